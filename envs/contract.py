@@ -1,0 +1,137 @@
+"""The tool contract between the episode loop and an environment.
+
+These are the env-facing record types. They live here, not in `harness.types`, because `envs/`
+and `conditions/` may not import `harness`; `harness.types` re-exports them so that every record
+type can still be imported from one module.
+"""
+
+from __future__ import annotations
+
+import traceback as _tb
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class ToolSpec(BaseModel):
+    """A tool as the model sees it: OpenAI function format."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+
+    def openai(self) -> dict[str, Any]:
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": self.description, "parameters": self.parameters},
+        }
+
+
+class ToolCall(BaseModel):
+    """One tool call the model made, however it was obtained."""
+
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    id: str | None = None
+    # how the call was obtained: native | tag | fenced | bare | llama | text_json (see backends.parse)
+    parse_mode: str = "native"
+
+
+class TextAnswer(BaseModel):
+    """A model turn without a tool call, offered to environments that read text (plan JSON, chat)."""
+
+    text: str
+    fenced: bool = False
+
+
+Action = ToolCall | TextAnswer
+
+
+class Violation(BaseModel):
+    """A structured failure. Conditions render it; environments never format feedback themselves.
+
+    message: the validator's own short diagnostic, with no alternatives in it (RawDiag).
+    raw: the real exception text or traceback, as an unguarded tool would leak it.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    code: str
+    location: str | None = None
+    observed: Any = None
+    allowed: list[str] = Field(default_factory=list)
+    message: str
+    raw: str = ""
+    tool: str | None = None
+
+    @classmethod
+    def from_exception(cls, exc: BaseException, **fields: Any) -> "Violation":
+        raw = "".join(_tb.format_exception(type(exc), exc, exc.__traceback__))
+        fields.setdefault("message", str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+        return cls(raw=raw, **fields)
+
+
+class Accepted(BaseModel):
+    """The environment took the action."""
+
+    observation: str
+    done: bool = False
+    won: bool = False
+    lost: bool = False
+
+
+Outcome = Accepted | Violation
+
+
+class Opening(BaseModel):
+    """What `env.reset()` hands the loop.
+
+    history: `full` keeps the conversation (step and tool protocols); `last` rebuilds every call
+    from the opening messages plus feedback about the previous attempt only (the paper's plan
+    protocol).
+    accepts: which actions the environment reads. A turn with no tool call in an environment that
+    does not accept text is a `no_action` Violation.
+    """
+
+    messages: list[dict[str, Any]]
+    tools: list[ToolSpec] = Field(default_factory=list)
+    history: Literal["full", "last"] = "full"
+    accepts: frozenset[Literal["tool", "text"]] = frozenset({"tool"})
+    # how much of the previous answer a `last`-history retry quotes back (paper: 240 chars)
+    echo_chars: int | None = 240
+
+
+@runtime_checkable
+class Env(Protocol):
+    """One task instance. `reset` starts it; `submit` takes one action; `close` frees resources."""
+
+    def reset(self) -> Opening: ...
+
+    def submit(self, action: Action) -> Outcome: ...
+
+    def close(self) -> None: ...
+
+
+class Task(BaseModel):
+    """A task as a suite lists it. `params` is whatever the suite needs to rebuild the env."""
+
+    suite: str
+    task_id: str
+    params: dict[str, Any] = Field(default_factory=dict)
+
+
+class Suite(Protocol):
+    """A named, seeded family of tasks.
+
+    `options_model` validates the run spec's `env_options` when the spec loads (unknown keys and
+    wrong types are errors there, not mid-run).
+    """
+
+    name: str
+    description: str
+    default_budget: int
+    options_model: type[BaseModel]
+
+    def tasks(self, options: BaseModel) -> list[Task]: ...
+
+    def make(self, task: Task, options: BaseModel) -> Env: ...

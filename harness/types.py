@@ -1,0 +1,176 @@
+"""Every record type of the harness, in one module.
+
+The env-facing contract types (ToolCall, ToolSpec, Violation, Accepted, ...) are defined in
+`envs.contract` because `envs/` may not import `harness`; they are re-exported here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from envs.contract import (  # noqa: F401  (re-exported)
+    Accepted,
+    Action,
+    Opening,
+    Outcome,
+    Task,
+    TextAnswer,
+    ToolCall,
+    ToolSpec,
+    Violation,
+)
+
+SCHEMA_VERSION = 1
+
+
+class Strict(BaseModel):
+    """Unknown keys are errors: a misspelt config key must not be silently ignored."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class Decoding(Strict):
+    temperature: float = 0.0
+    top_p: float = 1.0
+    max_tokens: int = 512
+    # passed to the server as `seed`; sample_seed of the key overrides it per episode
+    seed: int | None = None
+
+
+class RunSpec(Strict):
+    """A resolved run: what to play, with whom, under which conditions."""
+
+    suite: str
+    tasks: int | None = Field(None, description="first N tasks of the suite; None = all")
+    task_ids: list[str] | None = None
+    models: list[str]
+    conditions: list[str]
+    budgets: list[int] = Field(default_factory=lambda: [4])
+    sample_seeds: list[int] = Field(default_factory=lambda: [0])
+    decoding: Decoding = Field(default_factory=Decoding)
+    tool_mode: Literal["native", "prompt"] = "prompt"
+    # How a native-mode answer whose tool call came back as text is treated:
+    # `parse` runs our text parser on it, `violation` counts it as an unparsed call.
+    text_calls: Literal["parse", "violation"] = "parse"
+    # every rendered feedback value is cut to this many characters; the paper used 240
+    feedback_cut: int | None = None
+    env_options: dict[str, Any] = Field(default_factory=dict)
+    # execution settings: not part of the run's identity
+    endpoints: list[str] = Field(default_factory=list)
+    api_key_env: str = "OPENAI_API_KEY"
+    concurrency: int = 4
+    request_timeout_s: float = 120.0
+    max_retries: int = 4
+    out: str = "runs/latest"
+
+    def identity(self) -> dict[str, Any]:
+        """The fields that decide what the records mean. A run directory keeps one identity."""
+        return self.model_dump(
+            exclude={"endpoints", "api_key_env", "concurrency", "request_timeout_s", "max_retries", "out"}
+        )
+
+    def identity_hash(self) -> str:
+        blob = json.dumps(self.identity(), sort_keys=True, default=str)
+        return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+class EpisodeKey(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    suite: str
+    task_id: str
+    model: str
+    condition: str
+    budget: int
+    sample_seed: int
+
+    def id(self) -> str:
+        return "|".join(str(v) for v in self.model_dump().values())
+
+    def slug(self) -> str:
+        return hashlib.sha256(self.id().encode()).hexdigest()[:20]
+
+
+class Usage(BaseModel):
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+class ModelTurn(BaseModel):
+    """One model call's answer, with its cost."""
+
+    text: str = ""
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    usage: Usage = Field(default_factory=Usage)
+    latency_s: float = 0.0
+    finish_reason: str | None = None
+    # why a tool call was expected in the text but none could be read from it
+    parse_error: str | None = None
+    # the answer was wrapped in a markdown fence
+    fenced: bool = False
+    truncated: bool = False
+    model_id: str | None = None
+
+
+class CallLog(BaseModel):
+    """One model call inside an episode, as recorded."""
+
+    kind: Literal["action", "review"]
+    prompt_tokens: int
+    completion_tokens: int
+    latency_s: float
+    finish_reason: str | None = None
+    prompt_words: int
+    parse_modes: list[str] = Field(default_factory=list)
+    fenced: bool = False
+    truncated: bool = False
+    outcome: str  # accepted | won | lost | <violation code> | review
+
+
+EndReason = Literal["won", "lost", "done", "budget", "harness_error"]
+
+
+class EpisodeRecord(BaseModel):
+    """One finished episode: one JSON line of records.jsonl."""
+
+    schema_version: int = SCHEMA_VERSION
+    run_id: str
+    # the key, flattened so a DataFrame gets one column each
+    suite: str
+    task_id: str
+    model: str
+    condition: str
+    budget: int
+    sample_seed: int
+    condition_params: dict[str, Any]
+    config: dict[str, Any]
+    model_id: str | None = None
+    # None for a harness error: such an episode says nothing about the agent
+    success: bool | None
+    end_reason: EndReason
+    limit_hit: bool
+    model_calls: int
+    action_calls: int
+    review_calls: int
+    tool_calls: int
+    invalid_calls: int
+    first_call_valid: bool | None
+    repaired: bool
+    failure_codes: list[str]
+    final_failure: str | None
+    prompt_tokens: int
+    completion_tokens: int
+    prompt_words: int
+    latency_s: float
+    fenced_answers: int
+    calls: list[CallLog]
+    extra: dict[str, Any] = Field(default_factory=dict)
+    harness_error: str | None = None
+    transcript: str
+
+    def key(self) -> EpisodeKey:
+        return EpisodeKey(**self.model_dump(include=set(EpisodeKey.model_fields)))
