@@ -60,6 +60,7 @@ class RunSpec(Strict):
     feedback_cut: int | None = None
     env_options: dict[str, Any] = Field(default_factory=dict)
     # execution settings: not part of the run's identity
+    backend: Literal["openai", "vllm"] = "openai"
     endpoints: list[str] = Field(default_factory=list)
     api_key_env: str = "OPENAI_API_KEY"
     concurrency: int = 4
@@ -70,7 +71,7 @@ class RunSpec(Strict):
     def identity(self) -> dict[str, Any]:
         """The fields that decide what the records mean. A run directory keeps one identity."""
         return self.model_dump(
-            exclude={"endpoints", "api_key_env", "concurrency", "request_timeout_s", "max_retries", "out"}
+            exclude={"backend", "endpoints", "api_key_env", "concurrency", "request_timeout_s", "max_retries", "out"}
         )
 
     def identity_hash(self) -> str:

@@ -1,0 +1,102 @@
+"""Suite `bank-disputes`: the seed's bank case as seeded tasks behind `open_dispute`."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from envs.bank.backend import DisputeService, solved
+from envs.bank.contract import OpenDisputeInput, allowed_values
+from envs.bank.phrasing import complaint
+from envs.bank.world import World, make_world
+from envs.validation import violation_from_error
+from envs.contract import Accepted, Action, Opening, Outcome, Task, ToolCall, ToolSpec, Violation
+
+SEED_BASE = 7_000_000
+
+
+class BankOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    n_tasks: int = Field(200, ge=1, le=100_000)
+    # normalizing: the before phase repairs human notation; strict: it is rejected with feedback
+    contract: Literal["normalizing", "strict"] = "normalizing"
+
+
+SYSTEM = (
+    "You are a support agent of a retail bank. You act only through the tools you are given. "
+    "When the customer asks for a dispute, open it with one call of open_dispute, using the "
+    "customer's statement below to find the operation. Reasons: duplicate (charged twice; give the "
+    "id of the first, original charge as original_operation_id), fraud (the customer did not make "
+    "it), not_received (paid, goods not received), wrong_amount (charged a different amount)."
+)
+
+
+def statement(world: World) -> str:
+    rows = [f"Today is {world.today.isoformat()}. Customer's cards: {', '.join(world.cards)}.", "Recent operations:"]
+    for o in world.operations:
+        rows.append(f"- {o.id} | {o.at:%Y-%m-%d %H:%M} | card {o.card_last4} | {o.amount} RUB | {o.merchant}")
+    return "\n".join(rows)
+
+
+def tool_spec() -> ToolSpec:
+    schema = OpenDisputeInput.model_json_schema()
+    schema.pop("title", None)
+    return ToolSpec(name="open_dispute", description="Open a dispute about one card operation.", parameters=schema)
+
+
+class BankEnv:
+    def __init__(self, task: Task, options: BankOptions):
+        self.seed = int(task.params["seed"])
+        self.world = make_world(self.seed)
+        self.options = options
+        self.service = DisputeService()
+
+    def reset(self) -> Opening:
+        self.service = DisputeService()
+        _, message = complaint(self.world, self.seed)
+        return Opening(
+            messages=[
+                {"role": "system", "content": f"{SYSTEM}\n\n{statement(self.world)}"},
+                {"role": "user", "content": message},
+            ],
+            tools=[tool_spec()],
+        )
+
+    def submit(self, action: Action) -> Outcome:
+        if not isinstance(action, ToolCall):
+            return Violation(code="no_action", message="the answer contained no tool call", observed=action.text[:200])
+        if action.name != "open_dispute":
+            return Violation(
+                code="unknown_tool", location="name", observed=action.name, allowed=["open_dispute"],
+                message=f"there is no tool named {action.name!r}", tool=action.name,
+            )
+        context: dict[str, Any] = {"today": self.world.today, "world": self.world, "normalize": self.options.contract == "normalizing"}
+        try:
+            inp = OpenDisputeInput.model_validate(action.arguments, context=context)
+        except ValidationError as exc:
+            return violation_from_error(exc, "open_dispute", lambda f: allowed_values(f, self.world))
+        dispute = self.service.open(inp)
+        won = solved(self.service, self.world)
+        observation = json.dumps({"status": "accepted", "case_id": dispute.case_id})
+        return Accepted(observation=observation, done=True, won=won, lost=not won)
+
+    def close(self) -> None:
+        pass
+
+
+class BankDisputes:
+    name = "bank-disputes"
+    description = "The seed's bank case: open_dispute behind a pydantic input contract (200 seeded tasks, RU/EN)"
+    default_budget = 4
+    options_model = BankOptions
+
+    def tasks(self, options: BaseModel) -> list[Task]:
+        assert isinstance(options, BankOptions)
+        return [Task(suite=self.name, task_id=f"bank-{i:04d}", params={"seed": SEED_BASE + i}) for i in range(options.n_tasks)]
+
+    def make(self, task: Task, options: BaseModel) -> BankEnv:
+        assert isinstance(options, BankOptions)
+        return BankEnv(task, options)

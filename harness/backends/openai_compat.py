@@ -1,0 +1,156 @@
+"""Any OpenAI-compatible endpoint (vLLM, llama.cpp server, hosted APIs), through the `openai` SDK.
+
+Native mode sends the tools through the API (`tool_choice="auto"`: llama.cpp's server reads an
+omitted tool_choice as "none"). Prompt mode describes the tools in the system message and reads
+calls out of the text with our own parser. Transient failures (429, 5xx, timeouts, connection
+errors) are retried with exponential backoff; after that the call raises HarnessError.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import time
+from typing import Any
+
+import openai
+
+from harness.backends.base import HarnessError, ToolMode
+from harness.backends.parse import parse_tool_calls
+from harness.backends.prompt_tools import tools_prompt
+from harness.types import Decoding, ModelTurn, ToolCall, ToolSpec, Usage
+
+MAX_ANSWER_CHARS = 20_000
+_RETRYABLE = (openai.RateLimitError, openai.InternalServerError, openai.APITimeoutError, openai.APIConnectionError)
+
+
+def _with_tools_prompt(messages: list[dict[str, Any]], tools: list[ToolSpec]) -> list[dict[str, Any]]:
+    block = tools_prompt(tools)
+    out = [dict(m) for m in messages]
+    if out and out[0]["role"] == "system":
+        out[0]["content"] = f"{out[0]['content']}\n\n{block}"
+    else:
+        out.insert(0, {"role": "system", "content": block})
+    return out
+
+
+def _sanitize(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """llama.cpp's server answers 500 to an assistant message with content null; send ""."""
+    return [{**m, "content": m.get("content") or ""} for m in messages]
+
+
+class OpenAIBackend:
+    name = "openai"
+
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        *,
+        api_key_env: str = "OPENAI_API_KEY",
+        timeout_s: float = 120.0,
+        max_retries: int = 4,
+        backoff_s: float = 0.5,
+        text_calls: str = "parse",
+    ):
+        self.base_url, self.model = base_url, model
+        self.max_retries, self.backoff_s, self.text_calls = max_retries, backoff_s, text_calls
+        # the key is read here and handed only to the client: it is never part of a record
+        key = os.environ.get(api_key_env) or "no-key"
+        self.client = openai.AsyncOpenAI(base_url=base_url, api_key=key, timeout=timeout_s, max_retries=0)
+
+    async def model_id(self) -> str | None:
+        ids = await self.served_models()
+        return self.model if self.model in ids else (ids[0] if ids else None)
+
+    async def served_models(self) -> list[str]:
+        page = await self._with_retries(lambda: self.client.models.list())
+        return [m.id for m in page.data]
+
+    async def aclose(self) -> None:
+        await self.client.close()
+
+    async def _with_retries(self, make_call: Any) -> Any:
+        last: Exception | None = None
+        for attempt in range(self.max_retries + 1):
+            try:
+                return await make_call()
+            except _RETRYABLE as exc:
+                last = exc
+                if attempt < self.max_retries:
+                    await asyncio.sleep(self._delay(exc, attempt))
+            except openai.APIStatusError as exc:
+                raise HarnessError(f"{self.base_url}: HTTP {exc.status_code}: {exc.message}") from exc
+        fatal = isinstance(last, openai.APIConnectionError) and not isinstance(last, openai.APITimeoutError)
+        raise HarnessError(f"{self.base_url}: gave up after {self.max_retries + 1} attempts: {type(last).__name__}: {last}", fatal=fatal)
+
+    def _delay(self, exc: Exception, attempt: int) -> float:
+        delay = self.backoff_s * (2**attempt)
+        response = getattr(exc, "response", None)
+        if response is not None:
+            try:
+                delay = max(delay, float(response.headers.get("retry-after", 0)))
+            except ValueError:
+                pass
+        return min(delay, 30.0)
+
+    async def generate(self, messages: list[dict[str, Any]], tools: list[ToolSpec], decoding: Decoding, tool_mode: ToolMode) -> ModelTurn:
+        if tools and tool_mode == "prompt":
+            messages = _with_tools_prompt(messages, tools)
+        kwargs: dict[str, Any] = {
+            "model": self.model, "messages": _sanitize(messages), "temperature": decoding.temperature,
+            "top_p": decoding.top_p, "max_tokens": decoding.max_tokens,
+        }
+        if decoding.seed is not None:
+            kwargs["seed"] = decoding.seed
+        if tools and tool_mode == "native":
+            kwargs["tools"] = [t.openai() for t in tools]
+            kwargs["tool_choice"] = "auto"
+        start = time.perf_counter()
+        resp = await self._with_retries(lambda: self.client.chat.completions.create(**kwargs))
+        latency = time.perf_counter() - start
+        if not resp.choices:
+            raise HarnessError(f"{self.base_url}: the server answered with no choices")
+        return self._turn(resp, latency, tools, tool_mode)
+
+    def _turn(self, resp: Any, latency: float, tools: list[ToolSpec], tool_mode: ToolMode) -> ModelTurn:
+        choice = resp.choices[0]
+        text = choice.message.content or ""
+        truncated = len(text) > MAX_ANSWER_CHARS
+        text = text[:MAX_ANSWER_CHARS]
+        usage = Usage(
+            prompt_tokens=getattr(resp.usage, "prompt_tokens", 0) or 0,
+            completion_tokens=getattr(resp.usage, "completion_tokens", 0) or 0,
+        )
+        turn = ModelTurn(text=text, usage=usage, latency_s=latency, finish_reason=choice.finish_reason,
+                         truncated=truncated, model_id=resp.model)
+        if not tools:
+            turn.fenced = "```" in text
+            return turn
+        names = [t.name for t in tools]
+        native_calls = choice.message.tool_calls or []
+        if native_calls:
+            calls, errors = [], []
+            for c in native_calls:
+                try:
+                    args = json.loads(c.function.arguments or "{}")
+                    if not isinstance(args, dict):
+                        raise ValueError("arguments are not a JSON object")
+                    calls.append(ToolCall(name=c.function.name, arguments=args, id=c.id, parse_mode="native"))
+                except (ValueError, RecursionError) as exc:
+                    errors.append(f"tool call {c.function.name!r}: arguments are not valid JSON ({exc})")
+            turn.tool_calls = calls
+            turn.parse_error = "; ".join(errors) or None
+            if errors:
+                turn.tool_calls = []
+            return turn
+        parsed = parse_tool_calls(text, names)
+        turn.fenced = parsed.fenced
+        if tool_mode == "native" and self.text_calls == "violation":
+            if parsed.calls:
+                turn.parse_error = "the tool call came back as text, not as a native tool call"
+            return turn
+        turn.tool_calls = [c.model_copy(update={"parse_mode": c.parse_mode if tool_mode == "prompt" else f"text_{c.parse_mode}"}) for c in parsed.calls]
+        turn.parse_error = parsed.error
+        return turn

@@ -1,0 +1,153 @@
+"""The `repair-harness` command line."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import sys
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from conditions import CONDITIONS
+from envs import UnknownName, describe_suites
+from harness.spec import SpecError, build_spec, load_toml
+from harness.store import RunDirError
+
+app = typer.Typer(no_args_is_help=True, add_completion=False, help="Measure how LLM agents repair a failed tool call.")
+err_console = Console(stderr=True)
+out = Console()
+
+BAD_INPUT: tuple[type[BaseException], ...] = (UnknownName, SpecError, RunDirError)
+
+
+def bad_input_exits(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Bad input is one clear message and exit code 2, never a traceback."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except BAD_INPUT as exc:
+            err_console.print(f"[red]error:[/red] {exc}", highlight=False, markup=True, soft_wrap=True)
+            raise typer.Exit(2) from None
+
+    return wrapper
+
+
+def _split(value: str | None) -> list[str] | None:
+    return None if value is None else [v.strip() for v in value.split(",") if v.strip()]
+
+
+def parse_ints(value: str | None) -> list[int] | None:
+    """"3101,3102" or "3101..3103" (inclusive)."""
+    if value is None:
+        return None
+    out_: list[int] = []
+    for part in _split(value) or []:
+        try:
+            if ".." in part:
+                lo, hi = part.split("..")
+                out_.extend(range(int(lo), int(hi) + 1))
+            else:
+                out_.append(int(part))
+        except ValueError:
+            raise SpecError(f"not an integer list: {value!r} (use 1,2,3 or 1..3)") from None
+    return out_
+
+
+@app.command()
+@bad_input_exits
+def run(
+    config: Optional[Path] = typer.Option(None, "--config", help="TOML grid file; flags given too override it"),
+    suite: Optional[str] = typer.Option(None, help="suite name (see `repair-harness suites`)"),
+    model: Optional[str] = typer.Option(None, "--model", "--models", help="model name(s), comma-separated"),
+    endpoint: Optional[str] = typer.Option(None, "--endpoint", help="OpenAI-compatible base URL(s), comma-separated"),
+    conditions: Optional[str] = typer.Option(None, help="condition names, comma-separated"),
+    budget: Optional[str] = typer.Option(None, "--budget", help="model-call budget(s) per episode, e.g. 4 or 2,4,6,8"),
+    tasks: Optional[int] = typer.Option(None, help="first N tasks of the suite"),
+    task_ids: Optional[str] = typer.Option(None, help="task ids, comma-separated"),
+    seeds: Optional[str] = typer.Option(None, help="sample seeds, e.g. 0 or 3101..3103"),
+    temperature: Optional[float] = typer.Option(None),
+    top_p: Optional[float] = typer.Option(None),
+    max_tokens: Optional[int] = typer.Option(None),
+    tool_mode: Optional[str] = typer.Option(None, help="native | prompt"),
+    text_calls: Optional[str] = typer.Option(None, help="native mode, a call returned as text: parse | violation"),
+    feedback_cut: Optional[int] = typer.Option(None, help="cut every rendered feedback value to N chars (paper: 240)"),
+    env: Optional[list[str]] = typer.Option(None, "--env", help="suite option KEY=VALUE (repeatable)"),
+    concurrency: Optional[int] = typer.Option(None, help="concurrent episodes per endpoint"),
+    backend: Optional[str] = typer.Option(None, help="openai (any endpoint) | vllm (in-process, GPU)"),
+    out_dir: Optional[Path] = typer.Option(None, "--out", help="run directory"),
+    retry_errors: bool = typer.Option(False, help="rerun episodes recorded as harness errors"),
+) -> None:
+    """Run a grid of episodes; a rerun with the same --out resumes it."""
+    values: dict[str, Any] = load_toml(config) if config else {}
+    flags = {
+        "suite": suite, "models": _split(model), "endpoints": _split(endpoint), "conditions": _split(conditions),
+        "budgets": parse_ints(budget), "tasks": tasks, "task_ids": _split(task_ids), "sample_seeds": parse_ints(seeds),
+        "tool_mode": tool_mode, "text_calls": text_calls, "feedback_cut": feedback_cut, "concurrency": concurrency,
+        "backend": backend, "out": str(out_dir) if out_dir else None,
+    }
+    values.update({k: v for k, v in flags.items() if v is not None})
+    decoding = {"temperature": temperature, "top_p": top_p, "max_tokens": max_tokens}
+    values["decoding"] = {**values.get("decoding", {}), **{k: v for k, v in decoding.items() if v is not None}}
+    for item in env or []:
+        key, sep, raw = item.partition("=")
+        if not sep:
+            raise SpecError(f"--env expects KEY=VALUE, got {item!r}")
+        values.setdefault("env_options", {})[key] = _literal(raw)
+    spec = build_spec(values, source=str(config) if config else "flags")
+    run_spec(spec, retry_errors)
+
+
+def _literal(raw: str) -> Any:
+    """--env values: JSON scalars where they parse (12, true, null), strings otherwise."""
+    import json
+
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return raw
+
+
+def run_spec(spec: Any, retry_errors: bool = False) -> None:
+    from harness.runner import run as run_async
+
+    err_console.print(f"run → {spec.out}  ({spec.suite}; models {', '.join(spec.models)}; conditions {', '.join(spec.conditions)})")
+    summary = asyncio.run(run_async(spec, err_console, retry_errors=retry_errors))
+    err_console.print(
+        f"{summary.done} episodes played, {summary.skipped} already recorded, {summary.solved} solved, "
+        f"{summary.harness_errors} harness errors, {summary.tokens:,} tokens"
+    )
+    if summary.stopped:
+        err_console.print(f"[red]stopped:[/red] {summary.stopped}\nRerun the same command with --retry-errors to resume.")
+        raise typer.Exit(3)
+
+
+@app.command("conditions")
+def list_conditions() -> None:
+    """List the conditions."""
+    table = Table("name", "feedback", "arbiter", "paper", "what the agent is told")
+    for c in CONDITIONS.values():
+        table.add_row(c.name, c.feedback, c.arbiter, c.paper_name or "", c.description)
+    out.print(table)
+
+
+@app.command("suites")
+def list_suites() -> None:
+    """List the suites."""
+    table = Table("name", "budget", "description")
+    for s in describe_suites():
+        table.add_row(s["name"], str(s["default_budget"]), s["description"])
+    out.print(table)
+
+
+def main() -> None:  # pragma: no cover - console entry point
+    app()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(app())

@@ -1,0 +1,177 @@
+"""The one episode loop. Environments, backends, protocols and conditions are values plugged in.
+
+The loop owns the budget (every model call counts, review calls of the self-check arms included),
+asks the condition to render every Violation, and stops at a win, a loss or the budget.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from conditions import Condition
+from envs.contract import Accepted, Action, Env, Opening, Outcome, TextAnswer, ToolCall, Violation
+from harness.backends.base import Backend, HarnessError, ToolMode
+from harness.types import CallLog, Decoding, ModelTurn
+
+
+@dataclass
+class EpisodeSettings:
+    budget: int
+    decoding: Decoding
+    tool_mode: ToolMode
+    feedback_cut: int | None = None
+
+
+@dataclass
+class EpisodeResult:
+    """What the loop observed; the runner turns it into an EpisodeRecord."""
+
+    won: bool = False
+    lost: bool = False
+    done: bool = False
+    calls: list[CallLog] = field(default_factory=list)
+    outcomes: list[Outcome] = field(default_factory=list)
+    transcript: list[dict[str, Any]] = field(default_factory=list)
+    harness_error: str | None = None
+    model_id: str | None = None
+    fatal: bool = False
+    # actions handed to the environment (a rejected one counts; one skipped after it does not)
+    submitted: int = 0
+
+
+def prompt_words(messages: list[dict[str, Any]]) -> int:
+    """The paper's cost proxy: whitespace words of everything sent."""
+    return sum(len(str(m.get("content") or "").split()) for m in messages)
+
+
+def _actions(turn: ModelTurn, opening: Opening) -> list[Action] | Violation:
+    if turn.tool_calls:
+        return list(turn.tool_calls)
+    if "text" in opening.accepts:
+        return [TextAnswer(text=turn.text, fenced=turn.fenced)]
+    if turn.parse_error:
+        return Violation(code="unparseable_call", message=turn.parse_error, observed=turn.text[:500], raw=turn.parse_error)
+    return Violation(code="no_action", message="the answer contained no tool call", observed=turn.text[:500])
+
+
+def _assistant_message(turn: ModelTurn, native: bool) -> dict[str, Any]:
+    msg: dict[str, Any] = {"role": "assistant", "content": turn.text or ""}
+    # only calls the server returned natively: those parsed from text get a user-message reply
+    calls = [(i, c) for i, c in enumerate(turn.tool_calls) if c.parse_mode == "native"] if native else []
+    if calls:
+        msg["tool_calls"] = [
+            {"id": c.id or f"call_{i}", "type": "function",
+             "function": {"name": c.name, "arguments": json.dumps(c.arguments, ensure_ascii=False)}}
+            for i, c in calls
+        ]
+    return msg
+
+
+def _reply(text: str, call: Action | None, index: int, native: bool) -> dict[str, Any]:
+    """The environment's answer to one action, as the next message."""
+    if native and isinstance(call, ToolCall) and call.parse_mode == "native":
+        return {"role": "tool", "tool_call_id": call.id or f"call_{index}", "content": text}
+    return {"role": "user", "content": text}
+
+
+def _with_feedback(opening: Opening, answer: str, feedback: str) -> list[dict[str, Any]]:
+    """`last` history: the opening again, plus the previous answer and its feedback only."""
+    messages = [dict(m) for m in opening.messages]
+    quoted = answer if opening.echo_chars is None else answer[: opening.echo_chars]
+    messages[-1]["content"] = (
+        f"{messages[-1]['content']}\n\nYour previous answer was:\n{quoted}\n\n{feedback}"
+    )
+    return messages
+
+
+def _log(turn: ModelTurn, messages: list[dict[str, Any]], kind: str, outcome: str) -> CallLog:
+    return CallLog(
+        kind=kind, prompt_tokens=turn.usage.prompt_tokens, completion_tokens=turn.usage.completion_tokens,
+        latency_s=round(turn.latency_s, 4), finish_reason=turn.finish_reason, prompt_words=prompt_words(messages),
+        parse_modes=[c.parse_mode for c in turn.tool_calls], fenced=turn.fenced, truncated=turn.truncated,
+        outcome=outcome,
+    )
+
+
+async def run_episode(env: Env, backend: Backend, condition: Condition, settings: EpisodeSettings) -> EpisodeResult:
+    result = EpisodeResult()
+    try:
+        await _play(env, backend, condition, settings, result)
+    except HarnessError as exc:
+        result.harness_error = str(exc)
+        result.fatal = exc.fatal
+    return result
+
+
+async def _play(env: Env, backend: Backend, condition: Condition, s: EpisodeSettings, result: EpisodeResult) -> None:
+    opening = await asyncio.to_thread(env.reset)
+    native = s.tool_mode == "native"
+    messages = list(opening.messages)
+    review = condition.review_prompt()
+    while len(result.calls) < s.budget:
+        turn = await backend.generate(messages, opening.tools, s.decoding, s.tool_mode)
+        result.model_id = result.model_id or turn.model_id
+        sent = messages
+        result.transcript.append({"kind": "action", "messages": sent, "answer": turn.model_dump(mode="json")})
+        if review is not None and len(result.calls) + 2 <= s.budget:
+            result.calls.append(_log(turn, sent, "action", "review"))
+            asked = [*messages, _assistant_message(turn, native), {"role": "user", "content": review}]
+            revised = await backend.generate(asked, opening.tools, s.decoding, s.tool_mode)
+            result.transcript.append({"kind": "review", "messages": asked[len(messages):], "answer": revised.model_dump(mode="json")})
+            kind, log_messages = "review", asked
+            if revised.tool_calls or ("text" in opening.accepts and revised.text.strip()):
+                turn = revised
+        else:
+            kind, log_messages = "action", sent
+        actions = _actions(turn, opening)
+        outcome, replies, submitted = await _submit_all(env, actions, condition, s, native)
+        result.submitted += submitted
+        result.outcomes.append(outcome)
+        result.calls.append(_log(turn, log_messages, kind, _label(outcome)))
+        result.transcript[-1]["outcome"] = outcome.model_dump(mode="json")
+        if isinstance(outcome, Accepted) and outcome.done:
+            result.done, result.won, result.lost = True, outcome.won, outcome.lost
+            return
+        feedback_text = "\n\n".join(r["content"] for r in replies)
+        if opening.history == "last":
+            messages = _with_feedback(opening, turn.text, feedback_text)
+        else:
+            messages = [*messages, _assistant_message(turn, native), *replies]
+
+
+async def _submit_all(
+    env: Env, actions: list[Action] | Violation, condition: Condition, s: EpisodeSettings, native: bool
+) -> tuple[Outcome, list[dict[str, Any]], int]:
+    """Submit the turn's actions in order; a rejection or the end of the game stops the rest.
+    Returns the last outcome, one reply message per action (native tool calls each need their
+    answer) and how many actions reached the environment."""
+    if isinstance(actions, Violation):
+        return actions, [{"role": "user", "content": condition.render(actions, s.feedback_cut)}], 0
+    replies: list[dict[str, Any]] = []
+    outcome: Outcome | None = None
+    stopped = False
+    submitted = 0
+    for i, action in enumerate(actions):
+        if stopped:
+            replies.append(_reply("Not executed: an earlier call in this answer ended the turn.", action, i, native))
+            continue
+        submitted += 1
+        outcome = await asyncio.to_thread(env.submit, action)
+        if isinstance(outcome, Violation):
+            replies.append(_reply(condition.render(outcome, s.feedback_cut), action, i, native))
+            stopped = True
+        else:
+            replies.append(_reply(outcome.observation, action, i, native))
+            if outcome.done:
+                stopped = True
+    assert outcome is not None
+    return outcome, replies, submitted
+
+
+def _label(outcome: Outcome) -> str:
+    if isinstance(outcome, Violation):
+        return outcome.code
+    return "won" if outcome.won else "lost" if outcome.lost else "done" if outcome.done else "accepted"

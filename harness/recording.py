@@ -1,0 +1,63 @@
+"""Turn what the loop observed into one EpisodeRecord."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from envs.contract import Accepted, Violation
+from harness.loop import EpisodeResult
+from harness.types import EpisodeKey, EpisodeRecord
+
+
+def _end_reason(r: EpisodeResult) -> str:
+    if r.harness_error:
+        return "harness_error"
+    if r.won:
+        return "won"
+    if r.lost:
+        return "lost"
+    return "done" if r.done else "budget"
+
+
+def _final_failure(r: EpisodeResult) -> str | None:
+    if r.harness_error or r.won:
+        return None
+    last = r.outcomes[-1] if r.outcomes else None
+    if isinstance(last, Violation):
+        return last.code
+    if isinstance(last, Accepted):
+        return "lost" if last.lost else "incomplete"
+    return None
+
+
+def build_record(
+    key: EpisodeKey, result: EpisodeResult, *, run_id: str, condition_params: dict[str, Any],
+    config: dict[str, Any], transcript: str, extra: dict[str, Any] | None = None,
+) -> EpisodeRecord:
+    violations = [o for o in result.outcomes if isinstance(o, Violation)]
+    first_valid = None if not result.outcomes else not isinstance(result.outcomes[0], Violation)
+    success = None if result.harness_error else bool(result.won)
+    end = _end_reason(result)
+    return EpisodeRecord(
+        run_id=run_id, **key.model_dump(), condition_params=condition_params, config=config,
+        model_id=result.model_id, success=success, end_reason=end,  # type: ignore[arg-type]
+        limit_hit=end == "budget",
+        model_calls=len(result.calls),
+        action_calls=sum(c.kind == "action" for c in result.calls),
+        review_calls=sum(c.kind == "review" for c in result.calls),
+        tool_calls=result.submitted,
+        invalid_calls=len(violations),
+        first_call_valid=first_valid,
+        repaired=bool(success and first_valid is False),
+        failure_codes=[v.code for v in violations],
+        final_failure=_final_failure(result),
+        prompt_tokens=sum(c.prompt_tokens for c in result.calls),
+        completion_tokens=sum(c.completion_tokens for c in result.calls),
+        prompt_words=sum(c.prompt_words for c in result.calls),
+        latency_s=round(sum(c.latency_s for c in result.calls), 4),
+        fenced_answers=sum(c.fenced for c in result.calls),
+        calls=result.calls,
+        extra=extra or {},
+        harness_error=result.harness_error,
+        transcript=transcript,
+    )

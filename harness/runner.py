@@ -1,0 +1,140 @@
+"""Expand a spec into episodes, play them concurrently, append one record per finished episode."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from dataclasses import dataclass, field
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+from conditions import get_condition
+from envs import get_suite
+from envs.contract import Task
+from harness.backends.base import Backend
+from harness.loop import EpisodeResult, EpisodeSettings, run_episode
+from harness.models import ModelPool
+from harness.provenance import git_commit, versions
+from harness.recording import build_record
+from harness.store import RunDir
+from harness.types import EpisodeKey, RunSpec
+
+
+def select_tasks(spec: RunSpec) -> tuple[list[Task], Any]:
+    suite = get_suite(spec.suite)
+    options = suite.options_model(**spec.env_options)
+    tasks = suite.tasks(options)
+    if spec.task_ids:
+        known = {t.task_id: t for t in tasks}
+        missing = [t for t in spec.task_ids if t not in known]
+        if missing:
+            from envs import UnknownName
+
+            raise UnknownName(f"task id of suite {spec.suite}", missing[0], list(known)[:20] + ["..."])
+        tasks = [known[t] for t in spec.task_ids]
+    if spec.tasks is not None:
+        tasks = tasks[: spec.tasks]
+    return tasks, options
+
+
+def expand(spec: RunSpec, tasks: list[Task]) -> list[EpisodeKey]:
+    """Task-major order, so an interrupted run has whole tasks across conditions."""
+    return [
+        EpisodeKey(suite=spec.suite, task_id=t.task_id, model=m, condition=c, budget=b, sample_seed=s)
+        for t in tasks for m in spec.models for b in spec.budgets for s in spec.sample_seeds for c in spec.conditions
+    ]
+
+
+@dataclass
+class RunSummary:
+    total: int
+    skipped: int
+    done: int = 0
+    solved: int = 0
+    harness_errors: int = 0
+    tokens: int = 0
+    stopped: str | None = None
+    served: dict[str, Any] = field(default_factory=dict)
+
+
+def _config(spec: RunSpec) -> dict[str, Any]:
+    return spec.model_dump(include={"decoding", "tool_mode", "text_calls", "feedback_cut", "env_options"})
+
+
+async def run(spec: RunSpec, console: Console | None = None, retry_errors: bool = False) -> RunSummary:
+    console = console or Console(stderr=True)
+    tasks, options = select_tasks(spec)
+    by_id = {t.task_id: t for t in tasks}
+    keys = expand(spec, tasks)
+    store = RunDir(spec.out)
+    done = store.open(spec, {"versions": versions(), "git": git_commit()}, retry_errors=retry_errors)
+    pending = [k for k in keys if k.id() not in done]
+    summary = RunSummary(total=len(keys), skipped=len(keys) - len(pending))
+    if not pending:
+        return summary
+    suite = get_suite(spec.suite)
+    async with contextlib.AsyncExitStack() as stack:
+        pool = ModelPool(spec, stack)
+        backends = {m: await pool.open(m) for m in spec.models}
+        summary.served = pool.served
+        store.update_session(served=pool.served)
+        queues = {m: asyncio.Queue() for m in spec.models}
+        for k in pending:
+            queues[k.model].put_nowait(k)
+        with _progress(console) as progress:
+            bar = progress.add_task("episodes", total=len(pending), solved="0", tokens="0")
+
+            async def worker(model: str, backend: Backend) -> None:
+                q = queues[model]
+                while not q.empty() and summary.stopped is None:
+                    key = q.get_nowait()
+                    record = await _one(spec, suite, options, by_id[key.task_id], key, backend, store)
+                    summary.done += 1
+                    summary.solved += bool(record.success)
+                    summary.tokens += record.prompt_tokens + record.completion_tokens
+                    if record.harness_error:
+                        summary.harness_errors += 1
+                        if record.extra.get("fatal"):
+                            summary.stopped = f"the model server failed: {record.harness_error}"
+                    progress.update(bar, advance=1, solved=str(summary.solved), tokens=f"{summary.tokens:,}")
+
+            workers = [
+                worker(m, b) for m in spec.models for b in backends[m] for _ in range(max(1, spec.concurrency))
+            ]
+            await asyncio.gather(*workers)
+    return summary
+
+
+async def _one(spec: RunSpec, suite: Any, options: Any, task: Task, key: EpisodeKey, backend: Backend, store: RunDir):
+    condition = get_condition(key.condition)
+    decoding = spec.decoding.model_copy(update={"seed": key.sample_seed if spec.decoding.temperature > 0 else spec.decoding.seed})
+    settings = EpisodeSettings(budget=key.budget, decoding=decoding, tool_mode=spec.tool_mode, feedback_cut=spec.feedback_cut)
+    task = task.model_copy(update={"params": {**task.params, "budget": key.budget}})
+    env = None
+    try:
+        env = await asyncio.to_thread(suite.make, task, options)
+        result = await run_episode(env, backend, condition, settings)
+    except Exception as exc:  # an environment crash is the harness's failure, never the agent's
+        result = EpisodeResult(harness_error=f"{type(exc).__name__}: {exc}")
+    finally:
+        if env is not None:
+            await asyncio.to_thread(env.close)
+    transcript = store.write_transcript(key, {"turns": result.transcript, "harness_error": result.harness_error})
+    extra = {"fatal": True} if result.fatal else {}
+    extra.update(getattr(env, "record_extra", lambda: {})() if env is not None else {})
+    record = build_record(
+        key, result, run_id=store.run_id, condition_params={**condition.params(spec.feedback_cut), "tool_mode": spec.tool_mode},
+        config=_config(spec), transcript=transcript, extra=extra,
+    )
+    store.append(record)
+    return record
+
+
+def _progress(console: Console) -> Progress:
+    return Progress(
+        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+        TextColumn("solved {task.fields[solved]}"), TextColumn("tokens {task.fields[tokens]}"),
+        TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), console=console, transient=False,
+    )

@@ -1,0 +1,72 @@
+"""Build and validate a RunSpec from CLI flags or a TOML grid file.
+
+Every name is checked against its registry here, before anything runs: an unknown suite,
+condition, model or config key is one message with the bad value and the allowed ones.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from conditions import get_condition
+from envs import get_suite
+from harness.models import validate_model
+from harness.types import RunSpec
+
+
+class SpecError(ValueError):
+    """A spec that cannot run; the message says which field and what was expected."""
+
+
+def _explain(exc: ValidationError, source: str) -> SpecError:
+    lines = []
+    for err in exc.errors(include_url=False):
+        path = ".".join(str(p) for p in err["loc"]) or "(top level)"
+        if err["type"] == "extra_forbidden":
+            lines.append(f"{source}: unknown key {path!r}")
+        else:
+            lines.append(f"{source}: {path}: {err['msg']} (got {err.get('input')!r})")
+    return SpecError("\n".join(lines))
+
+
+def _allowed_keys(model: type) -> str:
+    return ", ".join(sorted(model.model_fields))
+
+
+def build_spec(values: dict[str, Any], source: str = "flags") -> RunSpec:
+    try:
+        spec = RunSpec(**values)
+    except ValidationError as exc:
+        err = _explain(exc, source)
+        if "unknown key" in str(err):
+            raise SpecError(f"{err}; allowed keys: {_allowed_keys(RunSpec)}") from None
+        raise err from None
+    suite = get_suite(spec.suite)
+    try:
+        suite.options_model(**spec.env_options)
+    except ValidationError as exc:
+        err = _explain(exc, f"{source}: env_options of suite {spec.suite}")
+        raise SpecError(f"{err}; allowed keys: {_allowed_keys(suite.options_model)}") from None
+    for name in spec.conditions:
+        get_condition(name)
+    for name in spec.models:
+        validate_model(name, spec)
+    for field, values_ in (("conditions", spec.conditions), ("models", spec.models)):
+        if not values_:
+            raise SpecError(f"{source}: {field} is empty")
+    if any(b < 1 for b in spec.budgets):
+        raise SpecError(f"{source}: budgets must be >= 1 (got {spec.budgets})")
+    return spec
+
+
+def load_toml(path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text())
+    except FileNotFoundError:
+        raise SpecError(f"config file {path} does not exist") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise SpecError(f"{path}: not valid TOML: {exc}") from None
