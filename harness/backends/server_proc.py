@@ -1,0 +1,197 @@
+"""Running a model server as a child process: start, wait until it answers, stop with nothing left.
+
+Shared by the embedded llama.cpp server (`local.py`) and `vllm serve` (`vllm_presets.py`).
+The child gets its own process group, so stopping it also stops the workers it spawned (vLLM
+starts engine and worker processes), and a Ctrl-C in the terminal reaches only the harness,
+which then stops the server itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import os
+import signal
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+
+class ServerStartError(RuntimeError):
+    """The server exited or did not answer in time; the message carries the tail of its log."""
+
+
+class MissingExtra(RuntimeError):
+    """An optional dependency is not installed; the message says what to install."""
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind((host, 0))
+        return s.getsockname()[1]
+
+
+def pid_alive(pid: int) -> bool:
+    """True while `pid` exists and is not a zombie."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+class ManagedServer:
+    """A server child process as a (sync or async) context manager.
+
+    ready_paths are polled in order, each until it answers 200, before the server counts as up.
+    """
+
+    label = "server"
+    ready_paths: tuple[str, ...] = ("/v1/models",)
+
+    def __init__(
+        self,
+        command: list[str],
+        *,
+        host: str,
+        port: int,
+        startup_timeout_s: float = 120.0,
+        stop_timeout_s: float = 15.0,
+        env: dict[str, str] | None = None,
+        log_path: str | Path | None = None,
+    ):
+        self.command = command
+        self.host = host
+        self.port = port
+        self.startup_timeout_s = startup_timeout_s
+        self.stop_timeout_s = stop_timeout_s
+        self.env = env
+        self.log_path = Path(log_path) if log_path else None
+        self.model_names: list[str] = []
+        self.startup_s: float | None = None
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._log: Any = None
+        self._stopping = threading.Event()
+
+    @property
+    def root_url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    @property
+    def base_url(self) -> str:
+        """The OpenAI-compatible base URL (what `openai.OpenAI(base_url=...)` takes)."""
+        return f"{self.root_url}/v1"
+
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc else None
+
+    def start(self) -> "ManagedServer":
+        if self._proc is not None:
+            raise RuntimeError(f"{self.label} already started (a server object is started once)")
+        if self.log_path is None:
+            fd, name = tempfile.mkstemp(prefix=f"{self.label.replace(' ', '-')}-", suffix=".log")
+            os.close(fd)
+            self.log_path = Path(name)
+        if self._stopping.is_set():  # stopped (cancelled) before it even started
+            raise ServerStartError(f"{self.label} was stopped before it started")
+        self._log = open(self.log_path, "wb")
+        t0 = time.monotonic()
+        env = {**os.environ, **(self.env or {})}
+        self._proc = subprocess.Popen(
+            self.command, stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT,
+            env=env, start_new_session=True,
+        )
+        atexit.register(self.stop)
+        try:
+            self._wait_ready(t0)
+        except BaseException:
+            self.stop()
+            raise
+        self.startup_s = time.monotonic() - t0
+        return self
+
+    def _wait_ready(self, t0: float) -> None:
+        deadline = t0 + self.startup_timeout_s
+        with httpx.Client(timeout=5.0) as client:
+            for path in self.ready_paths:
+                while True:
+                    if self._stopping.is_set():
+                        raise ServerStartError(f"{self.label} was stopped while starting")
+                    if self._proc is None or self._proc.poll() is not None:
+                        code = self._proc.returncode if self._proc else None
+                        raise ServerStartError(f"{self.label} exited with code {code} while starting.\n{self.log_tail()}")
+                    if time.monotonic() > deadline:
+                        raise ServerStartError(
+                            f"{self.label} did not answer {path} within {self.startup_timeout_s:.0f} s.\n{self.log_tail()}"
+                        )
+                    try:
+                        resp = client.get(self.root_url + path)
+                    except httpx.TransportError:
+                        resp = None
+                    if resp is not None and resp.status_code == 200:
+                        if path.endswith("/models"):
+                            self.model_names = [m["id"] for m in resp.json().get("data", [])]
+                        break
+                    time.sleep(0.25)
+
+    def log_tail(self, lines: int = 30) -> str:
+        if self.log_path is None or not self.log_path.exists():
+            return "(no log)"
+        text = self.log_path.read_text(errors="replace").splitlines()[-lines:]
+        return f"last lines of {self.log_path}:\n" + "\n".join(text)
+
+    def stop(self) -> None:
+        """SIGTERM to the server's process group, SIGKILL after stop_timeout_s. Idempotent."""
+        self._stopping.set()
+        proc = self._proc
+        if proc is not None:
+            if proc.poll() is None:
+                self._signal(proc, signal.SIGTERM)
+                try:
+                    proc.wait(self.stop_timeout_s)
+                except subprocess.TimeoutExpired:
+                    self._signal(proc, signal.SIGKILL)
+                    proc.wait(self.stop_timeout_s)
+            # workers that outlived their parent still belong to the group
+            self._signal(proc, signal.SIGKILL)
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+        atexit.unregister(self.stop)
+
+    @staticmethod
+    def _signal(proc: subprocess.Popen[bytes], sig: int) -> None:
+        try:
+            os.killpg(proc.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    def __enter__(self) -> "ManagedServer":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    async def __aenter__(self) -> "ManagedServer":
+        try:
+            await asyncio.to_thread(self.start)
+        except BaseException:  # cancelled while the thread was starting it
+            self.stop()
+            raise
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await asyncio.to_thread(self.stop)

@@ -1,0 +1,253 @@
+"""vLLM serving: one table of model presets, the `vllm serve` command they make, and the server.
+
+The paper served its models with `--generation-config vllm --max-model-len 8192
+--quantization awq`, native tool calls through vLLM's per-family tool parsers. Everything a
+preset or a flag would make vLLM reject is checked here, before a GPU is touched.
+
+Chat templates named by a preset are paths inside vLLM's source tree (`examples/...`); the pip
+wheel does not ship them. At launch they are looked up in the working directory and in
+`$VLLM_SOURCE_DIR`; `--chat-template PATH` overrides the preset's.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+import shutil
+import sys
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from harness.backends.server_proc import ManagedServer, MissingExtra
+
+# the parsers vLLM registers (vllm/tool_parsers); a typo here would only surface after loading
+KNOWN_TOOL_PARSERS = frozenset({
+    "hermes", "llama3_json", "llama4_json", "llama4_pythonic", "mistral", "pythonic", "granite",
+    "granite-20b-fc", "internlm", "jamba", "phi4_mini_json", "qwen3_coder", "qwen3_xml",
+    "deepseek_v3", "deepseek_v31", "glm45", "kimi_k2", "hunyuan_a13b", "minimax", "xlam",
+    "openai", "step3", "seed_oss",
+})
+QUANTIZATIONS = frozenset({"awq", "awq_marlin", "gptq", "gptq_marlin", "fp8", "bitsandbytes", "compressed-tensors"})
+EXTRA_HINT = "pip install 'repair-harness[vllm]'"
+
+
+class VllmPreset(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    hf_id: str
+    tool_parser: str
+    chat_template: str | None = None
+    max_model_len: int = 8192
+    quantization: str | None = None
+    extra_flags: tuple[str, ...] = ()
+    note: str = ""
+    study: bool = Field(False, description="one of the paper's models")
+
+
+_PAPER = {"max_model_len": 8192, "quantization": "awq", "study": True}
+PRESETS: dict[str, VllmPreset] = {
+    p.name: p
+    for p in [
+        VllmPreset(name="qwen2.5-coder-14b-awq", hf_id="Qwen/Qwen2.5-Coder-14B-Instruct-AWQ",
+                   tool_parser="hermes", note="often answers calls as fenced/bare JSON (vLLM issue 32926)",
+                   **_PAPER),
+        VllmPreset(name="llama-3.1-8b-awq", hf_id="hugging-quants/Meta-Llama-3.1-8B-Instruct-AWQ-INT4",
+                   tool_parser="llama3_json", chat_template="examples/tool_chat_template_llama3.1_json.jinja",
+                   **_PAPER),
+        VllmPreset(name="qwen2.5-7b", hf_id="Qwen/Qwen2.5-7B-Instruct", tool_parser="hermes"),
+        VllmPreset(name="qwen3-8b", hf_id="Qwen/Qwen3-8B", tool_parser="hermes",
+                   extra_flags=("--reasoning-parser", "qwen3"),
+                   note="thinks first; the reasoning parser keeps <think> text out of the content (vLLM >= 0.9)"),
+        VllmPreset(name="llama-3.2-3b", hf_id="meta-llama/Llama-3.2-3B-Instruct", tool_parser="llama3_json",
+                   chat_template="examples/tool_chat_template_llama3.2_json.jinja"),
+        VllmPreset(name="mistral-7b-v0.3", hf_id="mistralai/Mistral-7B-Instruct-v0.3", tool_parser="mistral",
+                   extra_flags=("--tokenizer-mode", "mistral", "--config-format", "mistral",
+                                "--load-format", "mistral"),
+                   note="mistral_common tokenizer, as vLLM recommends for its tool parser"),
+    ]
+}
+
+
+class VllmConfigError(ValueError):
+    """A preset or flag vLLM would reject; raised before launch, with the reason."""
+
+
+def get_preset(name: str) -> VllmPreset:
+    try:
+        return PRESETS[name]
+    except KeyError:
+        raise VllmConfigError(
+            f"unknown vLLM preset {name!r}; presets: {', '.join(PRESETS)} (or give a Hugging Face id, org/name)"
+        ) from None
+
+
+def resolve_preset(
+    preset: str | VllmPreset | None = None,
+    *,
+    model: str | None = None,
+    tool_parser: str | None = None,
+    chat_template: str | None = None,
+    max_model_len: int | None = None,
+    quantization: str | None = None,
+    native_tools: bool = True,
+) -> VllmPreset:
+    """A preset by name, or a row built for a raw HF id; flags given here override the preset's."""
+    if (preset is None) == (model is None):
+        raise VllmConfigError("give exactly one of a preset name or a Hugging Face model id")
+    if isinstance(preset, str):
+        preset = get_preset(preset)
+    if preset is None:
+        if native_tools and not tool_parser:
+            raise VllmConfigError(
+                f"model {model!r} has no preset, so its tool parser is unknown: pass --tool-parser "
+                f"(e.g. hermes for Qwen, llama3_json for Llama 3.x) or --no-native-tools"
+            )
+        preset = VllmPreset(name=str(model), hf_id=str(model), tool_parser=tool_parser or "")
+    overrides = {
+        k: v
+        for k, v in dict(tool_parser=tool_parser, chat_template=chat_template, max_model_len=max_model_len,
+                         quantization=quantization).items()
+        if v is not None
+    }
+    return preset.model_copy(update=overrides)
+
+
+def preset_row(
+    preset: str | VllmPreset,
+    *,
+    tool_parser: str | None = None,
+    chat_template: str | None = None,
+    max_model_len: int | None = None,
+    native_tools: bool = True,
+) -> VllmPreset:
+    """The row to serve: a preset (by name or as a row) or a raw `org/name` id, with overrides."""
+    kw = dict(tool_parser=tool_parser, chat_template=chat_template, max_model_len=max_model_len,
+              native_tools=native_tools)
+    if isinstance(preset, str) and preset not in PRESETS and "/" in preset:
+        return resolve_preset(model=preset, **kw)
+    return resolve_preset(preset, **kw)
+
+
+def tool_parsers() -> frozenset[str]:
+    """The parsers of the installed vLLM, or our list when vLLM is not installed here."""
+    if importlib.util.find_spec("vllm") is None:
+        return KNOWN_TOOL_PARSERS
+    for module in ("vllm.tool_parsers", "vllm.entrypoints.openai.tool_parsers"):
+        try:
+            manager = importlib.import_module(module).ToolParserManager
+            names = getattr(manager, "tool_parsers", None) or getattr(manager, "lazy_parsers", None)
+            if names:
+                return frozenset(names)
+        except Exception:  # noqa: BLE001  (any import failure: fall back to our list)
+            continue
+    return KNOWN_TOOL_PARSERS
+
+
+def _validate(p: VllmPreset, tp: int, dp: int, port: int, native_tools: bool) -> None:
+    problems = []
+    if tp < 1:
+        problems.append(f"--tp must be at least 1, got {tp}")
+    elif tp & (tp - 1):
+        problems.append(f"--tp must be a power of two (attention heads split evenly), got {tp}")
+    if dp < 1:
+        problems.append(f"--dp must be at least 1, got {dp}")
+    if not 1 <= port <= 65535:
+        problems.append(f"--port must be in 1..65535, got {port}")
+    if p.max_model_len <= 0:
+        problems.append(f"max model len must be positive, got {p.max_model_len}")
+    if native_tools and p.tool_parser not in (parsers := tool_parsers()):
+        problems.append(f"unknown tool parser {p.tool_parser!r}; known: {', '.join(sorted(parsers))}")
+    if p.quantization is not None and p.quantization not in QUANTIZATIONS:
+        problems.append(f"unknown quantization {p.quantization!r}; known: {', '.join(sorted(QUANTIZATIONS))}")
+    if problems:
+        raise VllmConfigError("; ".join(problems))
+
+
+def vllm_command(
+    preset: str | VllmPreset,
+    tp: int = 1,
+    dp: int = 1,
+    port: int = 8000,
+    host: str = "127.0.0.1",
+    native_tools: bool = True,
+    *,
+    tool_parser: str | None = None,
+    chat_template: str | None = None,
+    max_model_len: int | None = None,
+    executable: str = "vllm",
+) -> list[str]:
+    """The `vllm serve` argv for a preset (name or row) or a raw Hugging Face id (`org/name`,
+    which needs `tool_parser` unless native_tools is off). Raises VllmConfigError before launch."""
+    p = preset_row(preset, tool_parser=tool_parser, chat_template=chat_template, max_model_len=max_model_len,
+                   native_tools=native_tools)
+    _validate(p, tp, dp, port, native_tools)
+    cmd = [executable, "serve", p.hf_id]
+    if native_tools:
+        cmd += ["--enable-auto-tool-choice", "--tool-call-parser", p.tool_parser]
+        if p.chat_template:
+            cmd += ["--chat-template", p.chat_template]
+    cmd += ["--max-model-len", str(p.max_model_len)]
+    if p.quantization:
+        cmd += ["--quantization", p.quantization]
+    cmd += [
+        "--tensor-parallel-size", str(tp), "--data-parallel-size", str(dp),
+        "--host", host, "--port", str(port),
+        # decoding defaults from vLLM, not from the model's generation_config.json (paper setting)
+        "--generation-config", "vllm",
+        # answer to the HF id and to the preset's short name alike
+        "--served-model-name", *dict.fromkeys([p.hf_id, p.name]),
+        *p.extra_flags,
+    ]
+    return cmd
+
+
+def find_chat_template(path: str) -> Path:
+    """Locate a preset's chat template; raises VllmConfigError saying where to get it."""
+    candidates = [Path(path)]
+    if src := os.environ.get("VLLM_SOURCE_DIR"):
+        candidates.append(Path(src) / path)
+    for c in candidates:
+        if c.is_file():
+            return c.resolve()
+    raise VllmConfigError(
+        f"chat template {path!r} not found (looked in: {', '.join(map(str, candidates))}). It is part of "
+        f"vLLM's source tree, not its wheel: set VLLM_SOURCE_DIR to a vLLM checkout of your vLLM version, "
+        f"or pass --chat-template PATH"
+    )
+
+
+def vllm_executable() -> str:
+    """The `vllm` CLI next to this interpreter or on PATH; MissingExtra if vLLM is not installed."""
+    local = Path(sys.executable).with_name("vllm")
+    if local.is_file():
+        return str(local)
+    found = shutil.which("vllm")
+    if found and importlib.util.find_spec("vllm") is not None:
+        return found
+    raise MissingExtra(f"vLLM is not installed in this environment; install the extra: {EXTRA_HINT}")
+
+
+class VllmServer(ManagedServer):
+    """`vllm serve` for one preset, up once `/health` and then `/v1/models` answer.
+
+    Loading and compiling a model takes minutes, hence the long default startup timeout.
+    """
+
+    label = "vllm server"
+    ready_paths = ("/health", "/v1/models")
+
+    def __init__(self, preset: str | VllmPreset, *, tp: int = 1, dp: int = 1, port: int = 8000,
+                 host: str = "127.0.0.1", native_tools: bool = True, tool_parser: str | None = None,
+                 chat_template: str | None = None, startup_timeout_s: float = 1800.0,
+                 log_path: str | Path | None = None):
+        preset = preset_row(preset, tool_parser=tool_parser, chat_template=chat_template, native_tools=native_tools)
+        if native_tools and preset.chat_template:
+            preset = preset.model_copy(update={"chat_template": str(find_chat_template(preset.chat_template))})
+        command = vllm_command(preset, tp=tp, dp=dp, port=port, host=host, native_tools=native_tools,
+                               executable=vllm_executable())
+        super().__init__(command, host=host, port=port, startup_timeout_s=startup_timeout_s,
+                         stop_timeout_s=60.0, log_path=log_path)
+        self.preset = preset
