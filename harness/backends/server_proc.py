@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import ctypes
 import os
 import signal
 import socket
 import subprocess
 import tempfile
+import sys
 import threading
 import time
 from pathlib import Path
@@ -50,6 +52,18 @@ def pid_alive(pid: int) -> bool:
     except OSError:
         return True
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def _die_with_parent() -> None:
+    """In the child before exec: get SIGTERM when the harness dies, even by SIGKILL (Linux).
+
+    The signal follows the *thread* that started the child; servers started through
+    asyncio.to_thread live as long as the event loop's default executor.
+    """
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
 
 
 class ManagedServer:
@@ -112,7 +126,7 @@ class ManagedServer:
         env = {**os.environ, **(self.env or {})}
         self._proc = subprocess.Popen(
             self.command, stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT,
-            env=env, start_new_session=True,
+            env=env, start_new_session=True, preexec_fn=_die_with_parent if sys.platform == "linux" else None,
         )
         atexit.register(self.stop)
         try:
@@ -147,6 +161,9 @@ class ManagedServer:
                         break
                     time.sleep(0.25)
 
+    def alive(self) -> bool:
+        return self._proc is not None and self._proc.poll() is None
+
     def log_tail(self, lines: int = 30) -> str:
         if self.log_path is None or not self.log_path.exists():
             return "(no log)"
@@ -167,10 +184,21 @@ class ManagedServer:
                     proc.wait(self.stop_timeout_s)
             # workers that outlived their parent still belong to the group
             self._signal(proc, signal.SIGKILL)
+            self._wait_group_gone(proc.pid, 3.0)
         if self._log is not None:
             self._log.close()
             self._log = None
         atexit.unregister(self.stop)
+
+    @staticmethod
+    def _wait_group_gone(pgid: int, timeout_s: float) -> None:
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            try:
+                os.killpg(pgid, 0)
+            except (ProcessLookupError, PermissionError):
+                return
+            time.sleep(0.02)
 
     @staticmethod
     def _signal(proc: subprocess.Popen[bytes], sig: int) -> None:

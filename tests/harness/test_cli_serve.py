@@ -1,0 +1,57 @@
+"""`repair-harness serve`: dry runs print the command; bad input is exit 2 with the reason."""
+
+import importlib.util
+import shlex
+
+import pytest
+from typer.testing import CliRunner
+
+from harness.cli_serve import serve_app
+
+runner = CliRunner()
+
+
+def _run(*args):
+    return runner.invoke(serve_app, list(args))
+
+
+def test_dry_run_prints_the_preset_command():
+    res = _run("vllm", "--preset", "qwen2.5-coder-14b-awq", "--tp", "2", "--dp", "2", "--port", "8100", "--dry-run")
+    assert res.exit_code == 0, res.output
+    cmd = shlex.split(res.output.strip())
+    assert cmd[:3] == ["vllm", "serve", "Qwen/Qwen2.5-Coder-14B-Instruct-AWQ"]
+    for flag, value in [("--tool-call-parser", "hermes"), ("--tensor-parallel-size", "2"),
+                        ("--data-parallel-size", "2"), ("--port", "8100"), ("--quantization", "awq")]:
+        assert cmd[cmd.index(flag) + 1] == value
+
+
+def test_dry_run_for_a_raw_model_with_its_parser():
+    res = _run("vllm", "--model", "Qwen/Qwen2.5-0.5B-Instruct", "--tool-parser", "hermes", "--dry-run")
+    assert res.exit_code == 0 and "--tool-call-parser hermes" in res.output
+
+
+@pytest.mark.parametrize(
+    ("args", "reason"),
+    [
+        (["vllm", "--preset", "nope", "--dry-run"], "unknown vLLM preset 'nope'"),
+        (["vllm", "--dry-run"], "give exactly one of --preset"),
+        (["vllm", "--preset", "qwen2.5-7b", "--model", "a/b", "--dry-run"], "give exactly one of --preset"),
+        (["vllm", "--model", "Org/Model", "--dry-run"], "pass --tool-parser"),
+        (["vllm", "--model", "gpt2", "--dry-run"], "org/name"),
+        (["vllm", "--preset", "qwen2.5-7b", "--tp", "3", "--dry-run"], "power of two"),
+        (["vllm", "--preset", "qwen2.5-7b", "--dp", "0", "--dry-run"], "--dp must be at least 1"),
+        (["vllm", "--preset", "qwen2.5-7b", "--port", "70000", "--dry-run"], "65535"),
+        (["vllm", "--preset", "qwen2.5-7b", "--max-model-len", "0", "--dry-run"], "must be positive"),
+        (["local", "--port", "0"], "--port must be in 1..65535"),
+    ],
+)
+def test_bad_input_is_exit_2_with_the_reason_and_no_traceback(args, reason):
+    res = _run(*args)
+    assert res.exit_code == 2, res.output
+    assert reason in res.output and "Traceback" not in res.output
+
+
+@pytest.mark.skipif(importlib.util.find_spec("vllm") is not None, reason="vLLM is installed here")
+def test_serving_without_vllm_names_the_extra():
+    res = _run("vllm", "--preset", "qwen2.5-7b")
+    assert res.exit_code == 2 and "pip install 'repair-harness[vllm]'" in res.output
