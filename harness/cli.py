@@ -10,7 +10,7 @@ from typing import Any, Callable, Optional
 
 import typer
 from rich.console import Console
-from rich.table import Table
+from rich.table import Column, Table
 
 from conditions import CONDITIONS
 from envs import UnknownName, describe_suites
@@ -130,7 +130,7 @@ def run_spec(spec: Any, retry_errors: bool = False) -> None:
 @app.command("conditions")
 def list_conditions() -> None:
     """List the conditions."""
-    table = Table("name", "feedback", "arbiter", "paper", "what the agent is told")
+    table = Table(Column("name", no_wrap=True), Column("feedback", no_wrap=True), "arbiter", "paper", "what the agent is told")
     for c in CONDITIONS.values():
         table.add_row(c.name, c.feedback, c.arbiter, c.paper_name or "", c.description)
     out.print(table)
@@ -139,7 +139,7 @@ def list_conditions() -> None:
 @app.command("suites")
 def list_suites() -> None:
     """List the suites."""
-    table = Table("name", "budget", "description")
+    table = Table(Column("name", no_wrap=True), "budget", "description")
     for s in describe_suites():
         table.add_row(s["name"], str(s["default_budget"]), s["description"])
     out.print(table)

@@ -18,21 +18,11 @@ import openai
 
 from harness.backends.base import HarnessError, ToolMode
 from harness.backends.parse import parse_tool_calls
-from harness.backends.prompt_tools import tools_prompt
+from harness.backends.prompt_tools import with_tools_prompt
 from harness.types import Decoding, ModelTurn, ToolCall, ToolSpec, Usage
 
 MAX_ANSWER_CHARS = 20_000
 _RETRYABLE = (openai.RateLimitError, openai.InternalServerError, openai.APITimeoutError, openai.APIConnectionError)
-
-
-def _with_tools_prompt(messages: list[dict[str, Any]], tools: list[ToolSpec]) -> list[dict[str, Any]]:
-    block = tools_prompt(tools)
-    out = [dict(m) for m in messages]
-    if out and out[0]["role"] == "system":
-        out[0]["content"] = f"{out[0]['content']}\n\n{block}"
-    else:
-        out.insert(0, {"role": "system", "content": block})
-    return out
 
 
 def _sanitize(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -97,7 +87,7 @@ class OpenAIBackend:
 
     async def generate(self, messages: list[dict[str, Any]], tools: list[ToolSpec], decoding: Decoding, tool_mode: ToolMode) -> ModelTurn:
         if tools and tool_mode == "prompt":
-            messages = _with_tools_prompt(messages, tools)
+            messages = with_tools_prompt(messages, tools)
         kwargs: dict[str, Any] = {
             "model": self.model, "messages": _sanitize(messages), "temperature": decoding.temperature,
             "top_p": decoding.top_p, "max_tokens": decoding.max_tokens,

@@ -1,0 +1,165 @@
+"""The whole pipeline against a scripted OpenAI-compatible server over real HTTP."""
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from bank_script import GOLD, answer, customer_message, repairing
+from conditions import CONDITIONS
+from harness.runner import run
+from harness.spec import build_spec
+from scripted_server import Reply, ScriptedServer, last_message
+
+
+def spec_for(server, tmp_path, **kw):
+    values = {"suite": "bank-disputes", "models": ["scripted-model"], "endpoints": [server.url], "conditions": ["allowed_json"],
+              "tasks": 3, "out": str(tmp_path / "run"), "concurrency": 2, "tool_mode": "native", "max_retries": 2}
+    values.update(kw)
+    return build_spec(values)
+
+
+def records(spec):
+    return [json.loads(line) for line in Path(spec.out, "records.jsonl").read_text().splitlines()]
+
+
+def play(spec, **kw):
+    return asyncio.run(run(spec, **kw))
+
+
+@pytest.mark.parametrize("mode", ["native", "prompt"])
+def test_success_on_the_first_call(tmp_path, mode):
+    with ScriptedServer(lambda body: answer(GOLD[customer_message(body)], mode)) as server:
+        spec = spec_for(server, tmp_path, tool_mode=mode)
+        summary = play(spec)
+    rows = records(spec)
+    assert summary.done == 3 and len(rows) == 3
+    for r in rows:
+        assert r["success"] is True and r["model_calls"] == 1 and r["first_call_valid"] is True and not r["repaired"]
+        assert r["end_reason"] == "won" and r["prompt_tokens"] == 11 and r["completion_tokens"] == 7
+        assert r["calls"][0]["parse_modes"] == (["native"] if mode == "native" else ["tag"])
+    if mode == "native":
+        assert server.requests[0]["tool_choice"] == "auto" and server.requests[0]["tools"][0]["function"]["name"] == "open_dispute"
+    else:
+        assert "tools" not in server.requests[0] and "<tool_call>" in server.requests[0]["messages"][0]["content"]
+
+
+@pytest.mark.parametrize("condition", sorted(CONDITIONS))
+def test_repair_after_each_condition(tmp_path, condition):
+    with ScriptedServer(repairing("native", {"reason": "chargeback"})) as server:
+        spec = spec_for(server, tmp_path, conditions=[condition], tasks=2)
+        play(spec)
+    rows = records(spec)
+    assert all(r["success"] and r["repaired"] and r["first_call_valid"] is False for r in rows)
+    assert all(r["failure_codes"] == ["literal_error"] for r in rows)
+    self_check = CONDITIONS[condition].arbiter != "validator"
+    # self-check arms pay a review call per attempt: 2 attempts = 4 calls, 2 of them reviews
+    assert all(r["model_calls"] == (4 if self_check else 2) for r in rows)
+    assert all(r["review_calls"] == (2 if self_check else 0) for r in rows)
+    feedback = [last_message(b) for b in server.requests if b["messages"][-1]["role"] == "tool"]
+    assert feedback, "the feedback reached the model as the tool's answer"
+    # the traceback leaks pydantic's own message, which lists the literal's members
+    shows_allowed = CONDITIONS[condition].feedback in {"allowed_prose", "allowed_json", "traceback"}
+    assert all(("wrong_amount" in f) == shows_allowed for f in feedback)
+    assert all(r["condition"] == condition and r["condition_params"]["feedback"] == CONDITIONS[condition].feedback for r in rows)
+    if self_check:
+        assert any(b["messages"][-1]["content"] == CONDITIONS[condition].review_prompt() for b in server.requests)
+
+
+def test_budget_exhaustion_records_the_limit(tmp_path):
+    with ScriptedServer(repairing("native", {"card_last4": "0000"}, fail_times=99)) as server:
+        spec = spec_for(server, tmp_path, budgets=[3], tasks=1)
+        play(spec)
+    (r,) = records(spec)
+    assert r["success"] is False and r["limit_hit"] and r["end_reason"] == "budget"
+    assert r["model_calls"] == 3 == len(server.requests) and r["invalid_calls"] == 3
+    assert r["failure_codes"] == ["unknown_card"] * 3 and r["final_failure"] == "unknown_card"
+
+
+def test_unparseable_and_missing_calls_meet_the_feedback_condition(tmp_path):
+    answers = iter(['<tool_call>{"name": "open_dispute", "arguments": {"card_last4": </tool_call>', "I have opened the dispute for you."])
+
+    def responder(body):
+        nxt = next(answers, None)
+        return Reply(text=nxt) if nxt else answer(GOLD[customer_message(body)], "prompt")
+
+    with ScriptedServer(responder) as server:
+        spec = spec_for(server, tmp_path, tool_mode="prompt", tasks=1, concurrency=1)
+        play(spec)
+    (r,) = records(spec)
+    assert r["failure_codes"] == ["unparseable_call", "no_action"] and r["success"] and r["model_calls"] == 3
+    assert "Validator" not in last_message(server.requests[1])  # allowed_json renders a keyed object
+    assert json.loads(last_message(server.requests[1]).splitlines()[-1])["error"] == "unparseable_call"
+
+
+@pytest.mark.parametrize("status", [429, 500, 503])
+def test_transient_errors_are_retried(tmp_path, status):
+    seen = {"n": 0}
+
+    def responder(body):
+        seen["n"] += 1
+        if seen["n"] <= 2:
+            return Reply(status=status, headers={"retry-after": "0"})
+        return answer(GOLD[customer_message(body)], "native")
+
+    with ScriptedServer(responder) as server:
+        spec = spec_for(server, tmp_path, tasks=1, concurrency=1)
+        play(spec)
+    (r,) = records(spec)
+    assert r["success"] is True and r["harness_error"] is None and len(server.requests) == 3
+
+
+@pytest.mark.parametrize("failure", ["500", "timeout"])
+def test_persistent_failures_become_harness_errors_not_agent_failures(tmp_path, failure):
+    reply = Reply(status=500) if failure == "500" else Reply(text="late", delay_s=1.5)
+    with ScriptedServer(lambda body: reply) as server:
+        spec = spec_for(server, tmp_path, tasks=2, max_retries=1, request_timeout_s=0.5)
+        summary = play(spec)
+    rows = records(spec)
+    assert len(rows) == 2 and summary.harness_errors == 2
+    assert all(r["success"] is None and r["end_reason"] == "harness_error" and r["harness_error"] for r in rows)
+    assert len(server.requests) == 4  # 2 episodes x (1 try + 1 retry)
+
+
+def test_api_key_from_the_environment_never_reaches_records(tmp_path, monkeypatch):
+    monkeypatch.setenv("MY_SECRET_KEY", "sk-test-0123456789abcdef")
+    with ScriptedServer(lambda body: answer(GOLD[customer_message(body)], "native")) as server:
+        spec = spec_for(server, tmp_path, tasks=1, api_key_env="MY_SECRET_KEY")
+        play(spec)
+    headers = {k.lower(): v for k, v in server.headers_seen[0].items()}
+    assert headers["authorization"] == "Bearer sk-test-0123456789abcdef"
+    for path in Path(spec.out).rglob("*"):
+        if path.is_file():
+            assert "sk-test-0123456789abcdef" not in path.read_text(), path
+
+
+def test_same_spec_same_server_same_records(tmp_path):
+    responder = repairing("native", {"amount": "1.00"})
+    outs = []
+    for i in range(2):
+        with ScriptedServer(responder) as server:
+            spec = spec_for(server, tmp_path, out=str(tmp_path / f"run{i}"), conditions=["raw", "allowed_prose"], tasks=4)
+            play(spec)
+        outs.append(sorted(records(spec), key=lambda r: (r["task_id"], r["condition"])))
+
+    def strip(r):
+        r = {k: v for k, v in r.items() if k not in {"run_id", "latency_s"}}
+        r["calls"] = [{k: v for k, v in c.items() if k != "latency_s"} for c in r["calls"]]
+        return r
+
+    assert [strip(r) for r in outs[0]] == [strip(r) for r in outs[1]]
+    assert len(outs[0]) == 8
+
+
+def test_run_json_holds_spec_versions_commit_and_model_ids(tmp_path):
+    with ScriptedServer(lambda body: answer(GOLD[customer_message(body)], "native")) as server:
+        spec = spec_for(server, tmp_path, tasks=1)
+        play(spec)
+    meta = json.loads(Path(spec.out, "run.json").read_text())
+    assert meta["spec"]["suite"] == "bank-disputes" and meta["identity_hash"] == spec.identity_hash()
+    session = meta["sessions"][-1]
+    assert session["versions"]["pydantic"] and "commit" in session["git"]
+    assert session["served"]["scripted-model"]["model_ids"][server.url] == ["scripted-model"]
+    transcript = json.loads(Path(spec.out, records(spec)[0]["transcript"]).read_text())
+    assert transcript["turns"][0]["answer"]["tool_calls"][0]["name"] == "open_dispute"
