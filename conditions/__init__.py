@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from conditions.arbiters import Arbiter, review_prompt
@@ -18,6 +18,8 @@ class Condition:
     arbiter: Arbiter
     paper_name: str | None
     description: str
+    # suite options this condition sets (the output-contract arms shape the environment's faults)
+    env: dict[str, Any] = field(default_factory=dict)
 
     def render(self, violation: Violation, cut: int | None = None) -> str:
         return RENDERERS[self.feedback](violation, cut)
@@ -26,11 +28,11 @@ class Condition:
         return review_prompt(self.arbiter)
 
     def params(self, cut: int | None) -> dict[str, Any]:
-        return {"feedback": self.feedback, "arbiter": self.arbiter, "paper_name": self.paper_name, "cut": cut}
+        return {"feedback": self.feedback, "arbiter": self.arbiter, "paper_name": self.paper_name, "cut": cut, "env": self.env}
 
 
-def _c(name: str, feedback: str, arbiter: Arbiter, paper: str | None, text: str) -> tuple[str, Condition]:
-    return name, Condition(name, feedback, arbiter, paper, text)
+def _c(name: str, feedback: str, arbiter: Arbiter, paper: str | None, text: str, **env: Any) -> tuple[str, Condition]:
+    return name, Condition(name, feedback, arbiter, paper, text, env)
 
 
 CONDITIONS: dict[str, Condition] = dict(
@@ -43,6 +45,8 @@ CONDITIONS: dict[str, Condition] = dict(
         _c("allowed_json", "allowed_json", "validator", "TypedFields", "label, location, observed, allowed as JSON"),
         _c("self_check", "none", "self_check", None, "the model reviews its own call before execution; no validator output"),
         _c("self_check_wait", "none", "self_check_wait", None, "as self_check, prompted by a bare 'Wait'"),
+        _c("fault_raw", "allowed_json", "validator", None, "backend faults reach the model as the exception's text", fault_shape="raw"),
+        _c("fault_problem", "allowed_json", "validator", None, "backend faults reach the model as RFC 9457 problem details", fault_shape="problem"),
     ]
 )
 

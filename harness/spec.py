@@ -52,7 +52,13 @@ def build_spec(values: dict[str, Any], source: str = "flags") -> RunSpec:
         err = _explain(exc, f"{source}: env_options of suite {spec.suite}")
         raise SpecError(f"{err}; allowed keys: {_allowed_keys(suite.options_model)}") from None
     for name in spec.conditions:
-        get_condition(name)
+        condition = get_condition(name)
+        missing = sorted(set(condition.env) - set(suite.options_model.model_fields))
+        if missing:
+            raise SpecError(
+                f"{source}: condition {name!r} sets {', '.join(missing)}, which suite {spec.suite!r} does not have "
+                "(it needs a suite with backend faults)"
+            )
     for name in spec.models:
         validate_model(name, spec)
     for field, values_ in (("conditions", spec.conditions), ("models", spec.models)):

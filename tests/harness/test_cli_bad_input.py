@@ -73,3 +73,8 @@ def test_listing_commands_show_the_registries():
     assert result.exit_code == 0 and "allowed_prose" in text and "self_check_wait" in text
     result, text = invoke("suites")
     assert result.exit_code == 0 and "bank-disputes" in text
+
+
+def test_fault_conditions_need_a_suite_with_faults(tmp_path):
+    result, text = invoke("run", "--suite", "bank-disputes", "--model", "local", "--conditions", "fault_problem", "--out", str(tmp_path / "r"))
+    assert result.exit_code == 2 and "fault_shape" in text and "fault_problem" in text
