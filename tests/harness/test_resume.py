@@ -60,3 +60,36 @@ def test_cut_last_line_is_dropped_and_replayed(tmp_path):
         subprocess.run(cli(server, out, tasks=2), check=True, capture_output=True, timeout=300)
     after = keys(out)
     assert len(after) == 4 and set(after.values()) == {1}
+
+
+def test_server_dying_mid_run_stops_the_run_and_resume_finishes_it(tmp_path):
+    out = tmp_path / "run"
+
+    def slow(body):
+        reply = answer(GOLD[customer_message(body)], "native")
+        reply.delay_s = 0.1
+        return reply
+
+    server = ScriptedServer(slow).__enter__()
+    proc = subprocess.Popen(cli(server, out, tasks=15) + ["--concurrency", "1"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    records = out / "records.jsonl"
+    deadline = time.time() + 120
+    while time.time() < deadline and (not records.exists() or len(records.read_text().splitlines()) < 3):
+        time.sleep(0.05)
+    server.__exit__(None, None, None)  # the server dies; nothing listens on its port any more
+    _, stderr = proc.communicate(timeout=300)
+    assert proc.returncode == 3, stderr
+    assert "stopped" in stderr and "--retry-errors" in stderr
+    rows = [json.loads(line) for line in records.read_text().splitlines()]
+    errors = [r for r in rows if r["harness_error"]]
+    assert errors and all(r["success"] is None for r in errors)
+    assert len(rows) < 30, "episodes not started were not recorded as anything"
+    with ScriptedServer(lambda body: answer(GOLD[customer_message(body)], "native")) as again:
+        done = subprocess.run(cli(again, out, tasks=15) + ["--retry-errors"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    after = keys(out)
+    assert len(after) == 30 and set(after.values()) == {1}
+    rows = [json.loads(line) for line in records.read_text().splitlines()]
+    assert all(r["success"] is True for r in rows)
+    kept = [json.loads(line) for line in (out / "harness_errors.jsonl").read_text().splitlines()]
+    assert len(kept) == len(errors), "the error records were moved aside, not lost"
