@@ -1,0 +1,231 @@
+"""Paired contrasts between two conditions over the episodes both arms share.
+
+Pairs match on (suite, task_id, model, budget, sample_seed). With one pair per task the
+difference gets a paired bootstrap CI and an exact McNemar test; with several sample seeds
+per task (a sampling lane) the task is the unit: a task-cluster bootstrap and a sign-flip
+test on per-task mean differences. Holm's step-down runs over the contrasts asked for,
+within each model (and `by` group). The model-call difference gets the same treatment, with a
+sign-flip test in place of McNemar. Every resampling draws from its own seeded Generator.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy.stats import permutation_test
+from statsmodels.stats.contingency_tables import mcnemar
+from statsmodels.stats.multitest import multipletests
+
+from results.errors import UsageError
+from results.load import PAIR_FIELDS
+from results.stats import ALPHA, group_columns
+
+N_BOOT = 10_000
+SEED = 20260714
+CLUSTER = ("suite", "task_id")
+
+
+def parse_contrasts(spec: str | Sequence[str], present: Iterable[str]) -> list[tuple[str, str]]:
+    """'allowed_json-raw,loc_obs-raw' -> [(a, b), ...]; both conditions must be present."""
+    names = set(present)
+    items = [s.strip() for s in (spec.split(",") if isinstance(spec, str) else spec) if s.strip()]
+    if not items:
+        raise UsageError("no contrast given; write them as A-B, e.g. allowed_json-raw")
+    out = []
+    for item in items:
+        cuts = [i for i, ch in enumerate(item) if ch == "-"]
+        splits = [(item[:i], item[i + 1:]) for i in cuts]
+        found = [(a, b) for a, b in splits if a in names and b in names]
+        if len(found) != 1:
+            if len(splits) == 1:
+                absent = [c for c in splits[0] if c not in names]
+                raise UsageError(
+                    f"contrast {item!r}: condition {', '.join(map(repr, absent))} absent from the records; "
+                    f"present: {', '.join(sorted(names))}"
+                )
+            raise UsageError(f"contrast {item!r} is not A-B of two present conditions ({', '.join(sorted(names))})")
+        a, b = found[0]
+        if a == b:
+            raise UsageError(f"contrast {item!r} compares a condition with itself")
+        out.append((a, b))
+    return out
+
+
+def mcnemar_exact(a_only: int, b_only: int) -> float:
+    """Two-sided exact McNemar p from the discordant counts."""
+    return float(mcnemar([[0, a_only], [b_only, 0]], exact=True).pvalue)
+
+
+def percentile_ci(replicates: np.ndarray, alpha: float = ALPHA) -> tuple[float, float]:
+    if len(replicates) == 0:
+        return (math.nan, math.nan)
+    lo, hi = np.percentile(replicates, [100 * alpha / 2, 100 * (1 - alpha / 2)])
+    return float(lo), float(hi)
+
+
+def paired_bootstrap(diffs: Sequence[float], n_boot: int = N_BOOT, seed: int = SEED) -> np.ndarray:
+    """Bootstrap replicates of the mean paired difference (pairs resampled with replacement)."""
+    d = np.asarray(diffs, dtype=float)
+    if d.size == 0:
+        return np.array([])
+    idx = np.random.default_rng(seed).integers(0, d.size, size=(n_boot, d.size))
+    return d[idx].mean(axis=1)
+
+
+def cluster_bootstrap(diffs: Sequence[float], clusters: Sequence[object], n_boot: int = N_BOOT, seed: int = SEED) -> np.ndarray:
+    """Replicates of the pooled mean difference when whole clusters (tasks) are resampled."""
+    d = np.asarray(diffs, dtype=float)
+    if d.size == 0:
+        return np.array([])
+    codes, _ = pd.factorize(pd.Series(list(clusters)))
+    sums = np.bincount(codes, weights=d)
+    counts = np.bincount(codes).astype(float)
+    idx = np.random.default_rng(seed).integers(0, sums.size, size=(n_boot, sums.size))
+    return sums[idx].sum(axis=1) / counts[idx].sum(axis=1)
+
+
+def sign_flip_p(diffs: Sequence[float], n_resamples: int = N_BOOT, seed: int = SEED) -> float:
+    """Two-sided sign-flip permutation p for mean difference 0 (exact when 2**n <= n_resamples)."""
+    d = np.asarray(diffs, dtype=float)
+    if d.size == 0:
+        return math.nan
+    if not np.any(d):
+        return 1.0
+    res = permutation_test(
+        (d,), lambda x, axis: np.mean(x, axis=axis), permutation_type="samples",
+        vectorized=True, n_resamples=n_resamples, alternative="two-sided", rng=np.random.default_rng(seed),
+    )
+    return float(res.pvalue)
+
+
+def holm(pvalues: Sequence[float]) -> np.ndarray:
+    """Holm step-down adjusted p-values; NaN entries (no pairs) stay NaN and are not counted."""
+    p = np.asarray(pvalues, dtype=float)
+    out = np.full(p.shape, math.nan)
+    mask = ~np.isnan(p)
+    if mask.any():
+        out[mask] = multipletests(p[mask], method="holm")[1]
+    return out
+
+
+@dataclass
+class ContrastResult:
+    table: pd.DataFrame  # one row per contrast x group, see `_row`
+    unpaired: pd.DataFrame  # episodes of either arm with no usable partner, with the reason
+
+
+def _arm(rows: pd.DataFrame) -> tuple[pd.DataFrame, set[tuple]]:
+    ok = rows[rows["success"].notna()]
+    failed = {tuple(k) for k in rows.loc[rows["success"].isna(), list(PAIR_FIELDS)].itertuples(index=False)}
+    valid_keys = {tuple(k) for k in ok[list(PAIR_FIELDS)].itertuples(index=False)}
+    return ok, failed - valid_keys
+
+
+def pair(df: pd.DataFrame, a: str, b: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Paired rows (columns success_a/_b, model_calls_a/_b + PAIR_FIELDS) and the unpaired ones."""
+    cols = [*PAIR_FIELDS, "success", *(["model_calls"] if "model_calls" in df else [])]
+    ok_a, err_a = _arm(df[df["condition"] == a])
+    ok_b, err_b = _arm(df[df["condition"] == b])
+    paired = ok_a[cols].merge(ok_b[cols], on=list(PAIR_FIELDS), suffixes=("_a", "_b"), validate="one_to_one")
+    keys_a = {tuple(k) for k in ok_a[list(PAIR_FIELDS)].itertuples(index=False)}
+    keys_b = {tuple(k) for k in ok_b[list(PAIR_FIELDS)].itertuples(index=False)}
+
+    def status(key: tuple, ok: set, err: set) -> str:
+        return "ok" if key in ok else "harness_error" if key in err else "missing"
+
+    lost = sorted((keys_a | err_a | keys_b | err_b) - (keys_a & keys_b), key=lambda k: tuple(map(str, k)))
+    unpaired = pd.DataFrame(
+        [{**dict(zip(PAIR_FIELDS, k)), "contrast": f"{a}-{b}", "a": a, "b": b,
+          "status_a": status(k, keys_a, err_a), "status_b": status(k, keys_b, err_b)} for k in lost],
+        columns=["contrast", "a", "b", *PAIR_FIELDS, "status_a", "status_b"],
+    )
+    return paired, unpaired
+
+
+def _row(part: pd.DataFrame, n_boot: int, seed: int) -> dict[str, object]:
+    sa, sb = part["success_a"].astype(bool).to_numpy(), part["success_b"].astype(bool).to_numpy()
+    d = sa.astype(float) - sb.astype(float)
+    clusters = list(part[list(CLUSTER)].itertuples(index=False, name=None))
+    per_task = pd.Series(d).groupby(pd.factorize(pd.Series(clusters))[0]).mean().to_numpy() if len(d) else d
+    sampling = len(per_task) < len(d)
+    boot = cluster_bootstrap(d, clusters, n_boot, seed) if sampling else paired_bootstrap(d, n_boot, seed)
+    a_only, b_only = int((sa & ~sb).sum()), int((~sa & sb).sum())
+    row: dict[str, object] = {
+        "lane": "sampling" if sampling else "paired",
+        "n_pairs": len(d), "n_tasks": len(per_task),
+        "rate_a": float(sa.mean()) if len(d) else math.nan,
+        "rate_b": float(sb.mean()) if len(d) else math.nan,
+        "diff": float(d.mean()) if len(d) else math.nan,
+        "a_only": a_only, "b_only": b_only,
+        "test": "sign_flip" if sampling else "mcnemar_exact",
+        "p_value": sign_flip_p(per_task, n_boot, seed) if sampling else (mcnemar_exact(a_only, b_only) if len(d) else math.nan),
+    }
+    row["ci_low"], row["ci_high"] = percentile_ci(boot)
+    if "model_calls_a" in part:
+        ca = pd.to_numeric(part["model_calls_a"], errors="coerce").to_numpy(dtype=float)
+        cb = pd.to_numeric(part["model_calls_b"], errors="coerce").to_numpy(dtype=float)
+        dc = ca - cb
+        if len(dc) and not np.isnan(dc).any():
+            task_dc = pd.Series(dc).groupby(pd.factorize(pd.Series(clusters))[0]).mean().to_numpy()
+            cboot = cluster_bootstrap(dc, clusters, n_boot, seed) if sampling else paired_bootstrap(dc, n_boot, seed)
+            row.update(calls_a=float(ca.mean()), calls_b=float(cb.mean()), calls_diff=float(dc.mean()),
+                       calls_p=sign_flip_p(task_dc, n_boot, seed))
+            row["calls_ci_low"], row["calls_ci_high"] = percentile_ci(cboot)
+    return row
+
+
+CALL_COLUMNS = ("calls_a", "calls_b", "calls_diff", "calls_ci_low", "calls_ci_high", "calls_p")
+
+
+def contrasts(
+    df: pd.DataFrame,
+    pairs: Sequence[tuple[str, str]],
+    by: Sequence[str] | None = None,
+    n_boot: int = N_BOOT,
+    seed: int = SEED,
+) -> ContrastResult:
+    """Each (a, b) in `pairs`, per model (and key columns of `by`): diff = rate_a - rate_b.
+
+    Table columns: contrast, a, b, <group>, lane (paired|sampling), n_pairs, n_tasks, rate_a,
+    rate_b, diff, ci_low, ci_high, a_only, b_only (discordant counts), test, p_value, p_holm,
+    calls_a, calls_b, calls_diff, calls_ci_low, calls_ci_high, calls_p, calls_p_holm, n_unpaired.
+    """
+    present = set(df["condition"])
+    for a, b in pairs:
+        for c in (a, b):
+            if c not in present:
+                raise UsageError(f"contrast {a}-{b}: condition {c!r} absent; present: {', '.join(sorted(present))}")
+    # only key columns can split pairs; other `by` columns shape the summary tables alone
+    gcols = [c for c in group_columns(df, by) if c in PAIR_FIELDS]
+    rows, lost = [], []
+    for a, b in pairs:
+        paired, unpaired = pair(df, a, b)
+        lost.append(unpaired)
+        arms = df[df["condition"].isin([a, b])]
+        for keys, _ in arms.groupby(gcols, sort=True):
+            mask = np.ones(len(paired), dtype=bool)
+            for col, val in zip(gcols, keys):
+                mask &= (paired[col] == val).to_numpy()
+            group = dict(zip(gcols, keys))
+            n_lost = unpaired
+            for col, val in group.items():
+                n_lost = n_lost[n_lost[col] == val]
+            rows.append({"contrast": f"{a}-{b}", "a": a, "b": b, **group,
+                         **_row(paired[mask], n_boot, seed), "n_unpaired": len(n_lost)})
+    table = pd.DataFrame(rows)
+    for col in CALL_COLUMNS:
+        if col not in table and not table.empty:
+            table[col] = math.nan
+    if not table.empty:
+        table["p_holm"] = math.nan
+        table["calls_p_holm"] = math.nan
+        for _, part in table.groupby(gcols, sort=False):
+            idx = part.index
+            table.loc[idx, "p_holm"] = holm(table.loc[idx, "p_value"])
+            table.loc[idx, "calls_p_holm"] = holm(table.loc[idx, "calls_p"])
+    unpaired = pd.concat(lost, ignore_index=True) if lost else pd.DataFrame()
+    return ContrastResult(table=table, unpaired=unpaired)

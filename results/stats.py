@@ -1,0 +1,166 @@
+"""Per-cell statistics: solved/N with a Wilson interval, cost, validity, repair, failures.
+
+A harness error (success is None) says nothing about the agent: it is counted in
+`harness_errors` and left out of N and of every rate and cost below.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+from statsmodels.stats.proportion import proportion_confint
+
+from results.errors import unknown
+
+ALPHA = 0.05
+# DESIGN.md's order: floor first, then the paper's four, then the other arms
+CONDITION_ORDER = (
+    "none", "traceback", "raw", "loc_obs", "allowed_prose", "allowed_json",
+    "self_check", "self_check_wait", "fault_raw", "fault_problem",
+)
+# key columns that split cells automatically when a frame holds several of their values
+AUTO_SPLIT = ("suite", "budget")
+
+
+def wilson(solved: int, n: int, alpha: float = ALPHA) -> tuple[float, float]:
+    """Wilson score interval; (nan, nan) for n = 0."""
+    if n <= 0:
+        return (math.nan, math.nan)
+    lo, hi = proportion_confint(solved, n, alpha=alpha, method="wilson")
+    return float(lo), float(hi)
+
+
+def condition_rank(name: str) -> tuple[int, str]:
+    return (CONDITION_ORDER.index(name), "") if name in CONDITION_ORDER else (len(CONDITION_ORDER), name)
+
+
+def valid_rows(df: pd.DataFrame) -> pd.DataFrame:
+    return df[df["success"].notna()]
+
+
+def group_columns(df: pd.DataFrame, by: Sequence[str] | None = None) -> list[str]:
+    """model first, then the asked `by` columns, then suite/budget if the frame mixes them."""
+    cols = ["model"]
+    for col in by or ():
+        if col not in df.columns:
+            raise unknown("--by column", col, [c for c in df.columns if not c.startswith("_")])
+        if col not in cols and col != "condition":
+            cols.append(col)
+    for col in AUTO_SPLIT:
+        if col not in cols and df[col].nunique() > 1:
+            cols.append(col)
+    return cols
+
+
+def _mean(rows: pd.DataFrame, col: str) -> float:
+    if col not in rows.columns or rows.empty:
+        return math.nan
+    values = pd.to_numeric(rows[col], errors="coerce")
+    return float(values.mean()) if values.notna().any() else math.nan
+
+
+def _total(rows: pd.DataFrame, col: str) -> float:
+    if col not in rows.columns or rows.empty:
+        return math.nan
+    values = pd.to_numeric(rows[col], errors="coerce")
+    return float(values.sum()) if values.notna().any() else math.nan
+
+
+def _rate(rows: pd.DataFrame, col: str) -> float:
+    """Share of True among the rows that recorded the field (None = not applicable)."""
+    if col not in rows.columns:
+        return math.nan
+    values = rows[col].dropna()
+    return float(values.astype(bool).mean()) if len(values) else math.nan
+
+
+def cell(rows: pd.DataFrame) -> dict[str, float | int]:
+    """All statistics of one cell (the rows of one condition x model x ...)."""
+    ok = valid_rows(rows)
+    n = len(ok)
+    solved = int(ok["success"].astype(bool).sum())
+    lo, hi = wilson(solved, n)
+    prompt, completion = _total(ok, "prompt_tokens"), _total(ok, "completion_tokens")
+    tokens = prompt + completion
+    words = _total(ok, "prompt_words")
+    return {
+        "episodes": len(rows),
+        "sample_seeds": int(rows["sample_seed"].nunique()),
+        "harness_errors": len(rows) - n,
+        "n": n,
+        "solved": solved,
+        "rate": solved / n if n else math.nan,
+        "ci_low": lo,
+        "ci_high": hi,
+        "model_calls_mean": _mean(ok, "model_calls"),
+        "model_calls_total": _total(ok, "model_calls"),
+        "prompt_tokens_mean": _mean(ok, "prompt_tokens"),
+        "completion_tokens_mean": _mean(ok, "completion_tokens"),
+        "total_tokens_mean": tokens / n if n else math.nan,
+        "total_tokens": tokens,
+        "tokens_per_success": tokens / solved if solved else math.nan,
+        "prompt_words_mean": _mean(ok, "prompt_words"),
+        "words_per_success": words / solved if solved else math.nan,
+        "first_call_valid_rate": _rate(ok, "first_call_valid"),
+        "repaired": int(ok["repaired"].fillna(False).astype(bool).sum()) if "repaired" in ok else 0,
+        "repaired_rate": _rate(ok, "repaired"),
+        "limit_hit_rate": _rate(ok, "limit_hit"),
+        "fenced_answers": _total(ok, "fenced_answers"),
+    }
+
+
+def _sorted(frame: pd.DataFrame, cols: list[str], then: Sequence[tuple[str, bool]] = ()) -> pd.DataFrame:
+    """Groups in a stable order: by model etc., conditions in DESIGN order, then `then`."""
+    if frame.empty:
+        return frame
+    keys = [c for c in cols if c != "condition"] + ["_cond"] + [c for c, _ in then]
+    ascending = [True] * (len(keys) - len(then)) + [asc for _, asc in then]
+    frame = frame.assign(_cond=frame["condition"].map(condition_rank))
+    return frame.sort_values(keys, ascending=ascending, kind="stable").drop(columns="_cond").reset_index(drop=True)
+
+
+def summary(df: pd.DataFrame, by: Sequence[str] | None = None) -> pd.DataFrame:
+    """One row per condition x model (x `by` columns): see `cell` for the columns."""
+    cols = ["condition", *group_columns(df, by)]
+    rows = [{**dict(zip(cols, keys)), **cell(part)} for keys, part in df.groupby(cols, sort=False, dropna=False)]
+    return _sorted(pd.DataFrame(rows), cols)
+
+
+def failure_taxonomy(df: pd.DataFrame, by: Sequence[str] | None = None) -> pd.DataFrame:
+    """How the unsolved episodes ended: final failure code counts and shares per cell."""
+    cols = ["condition", *group_columns(df, by)]
+    failed = valid_rows(df)
+    failed = failed[~failed["success"].astype(bool)]
+    if failed.empty:
+        return pd.DataFrame(columns=[*cols, "final_failure", "count", "share"])
+    codes = failed.get("final_failure", pd.Series(index=failed.index, dtype=object))
+    failed = failed.assign(final_failure=codes.fillna("unrecorded").astype(str))
+    counts = failed.groupby([*cols, "final_failure"], sort=False).size().rename("count").reset_index()
+    counts["share"] = counts["count"] / counts.groupby(cols)["count"].transform("sum")
+    return _sorted(counts, cols, then=[("count", False), ("final_failure", True)])
+
+
+def funnel(df: pd.DataFrame, by: Sequence[str] | None = None) -> pd.DataFrame:
+    """Episodes -> first call valid -> repaired (failed first, then succeeded) -> solved, as counts."""
+    cols = ["condition", *group_columns(df, by)]
+    rows = []
+    for keys, part in valid_rows(df).groupby(cols, sort=False):
+        first = part["first_call_valid"] if "first_call_valid" in part else pd.Series(dtype=object)
+        rep = part["repaired"] if "repaired" in part else pd.Series(dtype=object)
+        rows.append({
+            **dict(zip(cols, keys)),
+            "n": len(part),
+            "first_call_valid": int(first.fillna(False).astype(bool).sum()),
+            "repaired": int(rep.fillna(False).astype(bool).sum()),
+            "solved": int(part["success"].astype(bool).sum()),
+        })
+    return _sorted(pd.DataFrame(rows), cols)
+
+
+def nan_to_none(value: object) -> object:
+    if isinstance(value, (float, np.floating)) and math.isnan(value):
+        return None
+    return value
