@@ -1,0 +1,155 @@
+"""Figures from records, drawn on the Agg canvas (no display, no pyplot global state).
+
+Each function takes the episode frame and returns a matplotlib Figure; `save_figures`
+writes all of them as PNG and PDF.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from results import paper
+from results.errors import unknown
+from results.stats import condition_rank, funnel, summary
+
+FORMATS = ("png", "pdf")
+
+
+def _figure(ncols: int, width: float = 4.2, height: float = 3.6) -> tuple[Figure, list]:
+    fig = Figure(figsize=(max(1, ncols) * width, height), layout="constrained")
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(1, max(1, ncols), squeeze=False)[0]
+    return fig, list(axes)
+
+
+def _conditions(frame: pd.DataFrame) -> list[str]:
+    return sorted(frame["condition"].unique(), key=condition_rank)
+
+
+def _hue(row: pd.Series, cols: Sequence[str]) -> str:
+    return ", ".join(f"{c}={row[c]}" for c in cols)
+
+
+def success_by_condition(df: pd.DataFrame) -> Figure:
+    """Solved rate per condition with Wilson 95% CIs, one panel per model; diamonds = paper."""
+    cells = summary(df)
+    models = sorted(cells["model"].unique())
+    fig, axes = _figure(len(models))
+    extra = [c for c in cells.columns if c in ("suite", "budget")]
+    for ax, model in zip(axes, models):
+        part = cells[cells["model"] == model]
+        conds = _conditions(part)
+        hues = sorted({_hue(r, extra) for _, r in part.iterrows()})
+        width = 0.8 / len(hues)
+        for h, hue in enumerate(hues):
+            sel = part[[_hue(r, extra) == hue for _, r in part.iterrows()]].set_index("condition")
+            x = np.array([conds.index(c) for c in sel.index]) + (h - (len(hues) - 1) / 2) * width
+            err = np.vstack([sel["rate"] - sel["ci_low"], sel["ci_high"] - sel["rate"]])
+            ax.bar(x, sel["rate"], width, yerr=err, capsize=3, label=hue or None)
+        suites = df.loc[df["model"] == model, "suite"].unique()
+        budgets = sorted(df.loc[df["model"] == model, "budget"].unique())
+        budget = paper.BUDGET if paper.BUDGET in budgets else int(budgets[0])
+        labelled = False
+        for i, cond in enumerate(conds):
+            ref, _ = paper.reference(model, cond, suite=suites[0] if len(suites) == 1 else "(mixed)", budget=budget)
+            if ref is not None:
+                ax.plot(i, ref.rate, "D", color="black", label=None if labelled else f"paper (budget {budget})")
+                labelled = True
+        ax.set_xticks(range(len(conds)), conds, rotation=30, ha="right")
+        ax.set_ylim(0, 1.05)
+        ax.set_ylabel("solved rate (95% Wilson CI)")
+        ax.set_title(model, fontsize=9)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=7)
+    return fig
+
+
+def success_vs_budget(df: pd.DataFrame) -> Figure:
+    """Solved rate against the call budget, one line per condition, one panel per model."""
+    cells = summary(df, by=["budget"])
+    models = sorted(cells["model"].unique())
+    fig, axes = _figure(len(models))
+    for ax, model in zip(axes, models):
+        part = cells[cells["model"] == model]
+        for cond in _conditions(part):
+            sel = part[part["condition"] == cond].sort_values("budget")
+            err = np.vstack([sel["rate"] - sel["ci_low"], sel["ci_high"] - sel["rate"]])
+            ax.errorbar(sel["budget"], sel["rate"], yerr=err, marker="o", capsize=3, label=cond)
+        ax.set_xticks(sorted(part["budget"].unique()))
+        ax.set_xlabel("budget (model calls)")
+        ax.set_ylabel("solved rate (95% Wilson CI)")
+        ax.set_ylim(0, 1.05)
+        ax.set_title(model, fontsize=9)
+        ax.legend(fontsize=7)
+    return fig
+
+
+def tokens_vs_success(df: pd.DataFrame) -> Figure:
+    """Tokens per success against solved rate: lower right is cheap and good."""
+    cells = summary(df)
+    fig, (ax,) = _figure(1, width=5.5, height=4.2)
+    markers = "osD^vP*X"
+    for m, model in enumerate(sorted(cells["model"].unique())):
+        part = cells[cells["model"] == model]
+        ax.scatter(part["rate"], part["tokens_per_success"], marker=markers[m % len(markers)], label=model)
+        for _, r in part.iterrows():
+            if pd.notna(r["tokens_per_success"]):
+                ax.annotate(r["condition"], (r["rate"], r["tokens_per_success"]), fontsize=7,
+                            xytext=(3, 3), textcoords="offset points")
+    ax.set_xlabel("solved rate")
+    ax.set_ylabel("tokens per success (prompt + completion)")
+    ax.set_xlim(-0.02, 1.02)
+    ax.legend(fontsize=7)
+    return fig
+
+
+def repair_funnel(df: pd.DataFrame) -> Figure:
+    """Share of episodes whose first call was valid, that were repaired, and that were solved."""
+    cells = funnel(df)
+    models = sorted(cells["model"].unique())
+    fig, axes = _figure(len(models))
+    stages = ("first_call_valid", "repaired", "solved")
+    for ax, model in zip(axes, models):
+        part = cells[cells["model"] == model].groupby("condition", sort=False)[["n", *stages]].sum()
+        conds = _conditions(part.reset_index())
+        part = part.loc[conds]
+        x = np.arange(len(conds))
+        for s, stage in enumerate(stages):
+            ax.bar(x + (s - 1) * 0.27, part[stage] / part["n"], 0.27, label=stage.replace("_", " "))
+        ax.set_xticks(x, conds, rotation=30, ha="right")
+        ax.set_ylim(0, 1.05)
+        ax.set_ylabel("share of episodes")
+        ax.set_title(model, fontsize=9)
+        ax.legend(fontsize=7)
+    return fig
+
+
+FIGURES: dict[str, Callable[[pd.DataFrame], Figure]] = {
+    "success_by_condition": success_by_condition,
+    "success_vs_budget": success_vs_budget,
+    "tokens_per_success": tokens_vs_success,
+    "repair_funnel": repair_funnel,
+}
+
+
+def save_figures(df: pd.DataFrame, out_dir: str | Path, formats: Sequence[str] = FORMATS) -> list[Path]:
+    """Write every figure as <out_dir>/<name>.<fmt>; returns the paths written."""
+    for fmt in formats:
+        if fmt not in FORMATS:
+            raise unknown("figure format", fmt, list(FORMATS))
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, make in FIGURES.items():
+        fig = make(df)
+        for fmt in formats:
+            path = out / f"{name}.{fmt}"
+            fig.savefig(path, dpi=150)
+            written.append(path)
+    return written

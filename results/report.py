@@ -1,0 +1,196 @@
+"""The report: every statistic of a frame, beside the published numbers, in one structure.
+
+`build_report(df, contrasts, by)` returns a plain dict (the `json` format, documented below);
+`render_report` turns it into text in any format. Structure (schema "repair-harness.report/1"):
+
+- meta: run_dirs, episodes, harness_errors, partial_lines, group_by (columns besides
+  condition), contrasts ("A-B" list), contrast_source (asked | planned | none), n_boot, seed, alpha
+- cells: one object per condition x group with the columns of `results.stats.cell`, plus
+  paper: {solved, n, rate, calls, calls_per_game, inside_ci, note}; solved etc. are null and
+  note says why when there is no published cell (e.g. "different model, no published reference")
+- contrasts: rows of `results.contrasts.contrasts` plus paper_diff (derived from the primary
+  table, null when not applicable) and paper_inside_ci
+- unpaired: episodes of a contrast's arms with no usable partner (status ok|missing|harness_error)
+- failures: final failure code counts of unsolved episodes per cell
+- headline: per group with raw and allowed_json, our gain (points, CI) and tokens-per-success
+  ratio beside the Self-Reflective APIs figures, which come from a different setting
+- references: the sources of every published number
+Floats are rounded to 6 decimals, NaN is null, keys are sorted.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from results import paper
+from results.contrasts import N_BOOT, SEED, contrasts as run_contrasts, parse_contrasts
+from results.errors import unknown
+from results.stats import ALPHA, failure_taxonomy, group_columns, summary
+
+SCHEMA = "repair-harness.report/1"
+FORMATS = ("table", "md", "csv", "latex", "json")
+
+
+def _clean(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean(v) for v in value]
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return None if math.isnan(value) else round(float(value), 6)
+    if value is None or value is pd.NA:
+        return None
+    return value
+
+
+def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    return [_clean(r) for r in frame.to_dict(orient="records")]
+
+
+def _setting(df: pd.DataFrame, row: dict[str, Any]) -> dict[str, Any]:
+    """Suite, budget and sample seeds of a cell, for choosing its published reference."""
+    rows = df
+    for col in ("model", "suite", "budget", "condition"):
+        if col in row:
+            rows = rows[rows[col] == row[col]]
+    suites, budgets = rows["suite"].unique(), rows["budget"].unique()
+    seeds = set(rows["sample_seed"].tolist())
+    return {
+        "suite": suites[0] if len(suites) == 1 else "(mixed)",
+        "budget": int(budgets[0]) if len(budgets) == 1 else -1,
+        "sample_seed": next(iter(seeds & set(paper.SAMPLING_LANE_SEEDS)), None),
+    }
+
+
+def _paper_cell(df: pd.DataFrame, row: dict[str, Any]) -> dict[str, Any]:
+    ref, note = paper.reference(row["model"], row["condition"], **_setting(df, row))
+    if ref is None:
+        return {"solved": None, "n": None, "rate": None, "calls": None, "calls_per_game": None,
+                "inside_ci": None, "note": note}
+    if row["n"] != ref.n:
+        note += f"; ours n={row['n']} of the paper's {ref.n} games"
+    return {"solved": ref.solved, "n": ref.n, "rate": ref.rate, "calls": ref.calls,
+            "calls_per_game": ref.calls_per_game, "note": note,
+            "inside_ci": paper.inside(ref.rate, row["ci_low"], row["ci_high"])}
+
+
+def _paper_diff(df: pd.DataFrame, row: dict[str, Any]) -> float | None:
+    cells = [paper.reference(row["model"], c, **_setting(df, {**row, "condition": c}))[0] for c in (row["a"], row["b"])]
+    if None in cells:
+        return None
+    return cells[0].rate - cells[1].rate
+
+
+def _headline(df: pd.DataFrame, by: Sequence[str] | None, cells: pd.DataFrame, seed: int, n_boot: int) -> list[dict]:
+    sr = paper.SELF_REFLECTIVE
+    a, b = sr["ours_structured"], sr["ours_plain"]
+    if not {a, b} <= set(df["condition"]):
+        return []
+    table = run_contrasts(df, [(a, b)], by=by, n_boot=n_boot, seed=seed).table
+    out = []
+    gcols = [c for c in table.columns if c in group_columns(df, by)]
+    for _, row in table.iterrows():
+        group = {c: row[c] for c in gcols}
+        tps = {}
+        for cond in (a, b):
+            sel = cells[cells["condition"] == cond]
+            for c, v in group.items():
+                sel = sel[sel[c] == v]
+            tps[cond] = float(sel["tokens_per_success"].iloc[0]) if len(sel) else math.nan
+        ratio = tps[b] / tps[a] if tps[a] and not math.isnan(tps[a]) else math.nan
+        lo, hi = sr["completion_gain_points"]
+        ci = (100 * row["ci_low"], 100 * row["ci_high"])
+        out.append({
+            **group, "contrast": f"{a}-{b}", "gain_points": 100 * row["diff"],
+            "gain_ci_low_points": ci[0], "gain_ci_high_points": ci[1],
+            "tokens_per_success_ratio": ratio,
+            "theirs_gain_points": list(sr["completion_gain_points"]),
+            "theirs_tokens_per_success_ratio": list(sr["tokens_per_success_ratio"]),
+            "gain_ci_overlaps_theirs": None if math.isnan(ci[0]) else bool(ci[0] <= hi and lo <= ci[1]),
+            "ratio_inside_theirs": None if math.isnan(ratio)
+            else paper.inside(ratio, *sr["tokens_per_success_ratio"]),
+            "note": "different setting: " + sr["setting"],
+        })
+    return out
+
+
+def build_report(
+    df: pd.DataFrame,
+    contrasts: str | Sequence[str] | Sequence[tuple[str, str]] | None = None,
+    by: Sequence[str] | None = None,
+    n_boot: int = N_BOOT,
+    seed: int = SEED,
+) -> dict[str, Any]:
+    """Everything the report shows, as the documented JSON-ready dict."""
+    present = set(df["condition"])
+    if contrasts is None:
+        pairs = [p for p in paper.PLANNED_CONTRASTS if set(p) <= present]
+        source = "planned" if pairs else "none"
+    elif isinstance(contrasts, str):
+        pairs, source = parse_contrasts(contrasts, present), "asked"
+    else:
+        items = [c if isinstance(c, str) else f"{c[0]}-{c[1]}" for c in contrasts]
+        pairs, source = (parse_contrasts(items, present), "asked") if items else ([], "none")
+    gcols = group_columns(df, by)
+    cells = summary(df, by)
+    cell_rows = _records(cells)
+    for row in cell_rows:
+        row["paper"] = _clean(_paper_cell(df, row))
+    result = run_contrasts(df, pairs, by=by, n_boot=n_boot, seed=seed) if pairs else None
+    contrast_rows = _records(result.table) if result else []
+    for row in contrast_rows:
+        diff = _paper_diff(df, row)
+        row["paper_diff"] = _clean(diff)
+        row["paper_inside_ci"] = None if diff is None or row["ci_low"] is None else paper.inside(
+            diff, row["ci_low"], row["ci_high"])
+    errors = int(df["success"].isna().sum())
+    return _clean({
+        "schema": SCHEMA,
+        "meta": {
+            "run_dirs": list(df.attrs.get("run_dirs", sorted(df["run_dir"].unique()) if "run_dir" in df else [])),
+            "episodes": len(df), "harness_errors": errors,
+            "partial_lines": int(df.attrs.get("partial_lines", 0)),
+            "group_by": gcols, "contrasts": [f"{a}-{b}" for a, b in pairs], "contrast_source": source,
+            "n_boot": n_boot, "seed": seed, "alpha": ALPHA,
+        },
+        "cells": cell_rows,
+        "contrasts": contrast_rows,
+        "unpaired": _records(result.unpaired) if result else [],
+        "failures": _records(failure_taxonomy(df, by)),
+        "headline": _headline(df, by, cells, seed, n_boot),
+        "references": {
+            "primary": paper.PRIMARY_SOURCE,
+            "planned_contrasts": [f"{a}-{b}" for a, b in paper.PLANNED_CONTRASTS],
+            "budget_lane": f"{paper.BUDGET_LANE.design}: {paper.BUDGET_LANE.note}",
+            "sampling_lane": f"{paper.SAMPLING_LANE.design}: {paper.SAMPLING_LANE.note}",
+            "self_reflective": paper.SELF_REFLECTIVE["source"],
+        },
+    })
+
+
+def render_report(
+    df: pd.DataFrame,
+    contrasts: str | Sequence[str] | None = None,
+    by: Sequence[str] | None = None,
+    fmt: str = "table",
+    width: int = 160,
+) -> str:
+    """The report as text: table (rich), md, csv (sections), latex, or json (stable)."""
+    if fmt not in FORMATS:
+        raise unknown("format", fmt, list(FORMATS))
+    report = build_report(df, contrasts=contrasts, by=by)
+    if fmt == "json":
+        return json.dumps(report, sort_keys=True, indent=2)
+    from results import tables
+
+    return tables.RENDERERS[fmt](report, width=width)

@@ -1,0 +1,227 @@
+"""Text renderings of a report dict (see `results.report`): rich table, markdown, CSV, LaTeX."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+from typing import Any
+
+import pandas as pd
+from rich import box
+from rich.console import Console
+from rich.table import Table
+
+KEY_ORDER = ("condition", "model", "suite", "budget", "sample_seed")
+TEST_NAMES = {"mcnemar_exact": "McNemar", "sign_flip": "sign-flip"}
+
+
+def _pct(x: float | None) -> str:
+    return "—" if x is None else f"{100 * x:.1f}%"
+
+
+def _num(x: float | None, digits: int = 1) -> str:
+    return "—" if x is None else f"{x:,.{digits}f}"
+
+
+def _p(x: float | None) -> str:
+    return "—" if x is None else (f"{x:.4f}" if x >= 1e-4 else f"{x:.1e}")
+
+
+def _yes(x: bool | None) -> str:
+    return "—" if x is None else ("yes" if x else "no")
+
+
+def _group(row: dict[str, Any], group_by: list[str]) -> dict[str, str]:
+    return {c: str(row[c]) for c in group_by if c in row}
+
+
+def cells_frame(report: dict[str, Any]) -> pd.DataFrame:
+    g = report["meta"]["group_by"]
+    rows = []
+    for r in report["cells"]:
+        p = r["paper"]
+        theirs = "—" if p["solved"] is None else f"{p['solved']}/{p['n']} ({_pct(p['rate'])})"
+        rows.append({
+            "condition": r["condition"], **_group(r, g),
+            "solved/N": f"{r['solved']}/{r['n']}",
+            "rate [95% CI]": f"{_pct(r['rate'])} [{_pct(r['ci_low'])}, {_pct(r['ci_high'])}]",
+            "errors": r["harness_errors"],
+            "calls/ep": _num(r["model_calls_mean"], 2),
+            "tokens/success": _num(r["tokens_per_success"], 0),
+            "words/success": _num(r["words_per_success"], 0),
+            "1st valid": _pct(r["first_call_valid_rate"]),
+            "repaired": _pct(r["repaired_rate"]),
+            "paper": theirs,
+            "paper calls/ep": _num(p["calls_per_game"], 2),
+            "paper in CI": _yes(p["inside_ci"]),
+            # the model/condition labels are in the json; the table keeps only what qualifies a cell
+            "paper note": p["note"].split("; ", 1)[1] if p["solved"] is not None and "; " in p["note"]
+            else ("" if p["solved"] is not None else p["note"]),
+        })
+    return pd.DataFrame(rows)
+
+
+def contrasts_frame(report: dict[str, Any]) -> pd.DataFrame:
+    g = [c for c in report["meta"]["group_by"] if c != "condition"]
+    rows = []
+    for r in report["contrasts"]:
+        rows.append({
+            "contrast": r["contrast"], **_group(r, g), "pairs": r["n_pairs"],
+            "diff, points [95% CI]": f"{100 * r['diff']:+.1f} [{100 * r['ci_low']:+.1f}, {100 * r['ci_high']:+.1f}]"
+            if r["diff"] is not None else "—",
+            "A only/B only": f"{r['a_only']}/{r['b_only']}",
+            "test": TEST_NAMES.get(r["test"], r["test"]), "p": _p(r["p_value"]), "p Holm": _p(r["p_holm"]),
+            "calls diff [95% CI]": "—" if r.get("calls_diff") is None
+            else f"{r['calls_diff']:+.2f} [{r['calls_ci_low']:+.2f}, {r['calls_ci_high']:+.2f}]",
+            "calls p Holm": _p(r.get("calls_p_holm")),
+            "paper diff": "—" if r["paper_diff"] is None else f"{100 * r['paper_diff']:+.1f}",
+            "paper in CI": _yes(r["paper_inside_ci"]),
+            "unpaired": r["n_unpaired"],
+        })
+    return pd.DataFrame(rows)
+
+
+def failures_frame(report: dict[str, Any]) -> pd.DataFrame:
+    g = report["meta"]["group_by"]
+    out: dict[tuple, list[str]] = {}
+    for r in report["failures"]:
+        key = (r["condition"], *(str(r[c]) for c in g))
+        out.setdefault(key, []).append(f"{r['final_failure']} {r['count']} ({_pct(r['share'])})")
+    return pd.DataFrame([{**dict(zip(["condition", *g], k)), "final failure of unsolved episodes": ", ".join(v)}
+                         for k, v in out.items()])
+
+
+def unpaired_frame(report: dict[str, Any]) -> pd.DataFrame:
+    return pd.DataFrame(report["unpaired"])
+
+
+def headline_frame(report: dict[str, Any]) -> pd.DataFrame:
+    rows = []
+    for r in report["headline"]:
+        lo, hi = r["theirs_gain_points"]
+        rlo, rhi = r["theirs_tokens_per_success_ratio"]
+        rows.append({
+            **{c: str(r[c]) for c in KEY_ORDER if c in r},
+            "ours: gain [95% CI]": "—" if r["gain_points"] is None
+            else f"{r['gain_points']:+.1f} [{r['gain_ci_low_points']:+.1f}, {r['gain_ci_high_points']:+.1f}] pts",
+            "theirs: gain": f"+{lo}..+{hi} pts",
+            "overlap": _yes(r["gain_ci_overlaps_theirs"]),
+            "ours: tokens/success raw÷json": _num(r["tokens_per_success_ratio"], 2),
+            "theirs": f"{rlo}..{rhi}x",
+            "ratio inside": _yes(r["ratio_inside_theirs"]),
+        })
+    return pd.DataFrame(rows)
+
+
+SECTIONS: dict[str, Callable[[dict[str, Any]], pd.DataFrame]] = {
+    "cells": cells_frame,
+    "contrasts": contrasts_frame,
+    "failures": failures_frame,
+    "headline": headline_frame,
+    "unpaired": unpaired_frame,
+}
+TITLES = {
+    "cells": "Solved per condition (Wilson 95% CI; harness errors excluded from N), beside the paper",
+    "contrasts": "Paired contrasts (A - B; bootstrap CI, exact McNemar or sign-flip, Holm per group)",
+    "failures": "Failure taxonomy of the final attempt",
+    "headline": "Self-Reflective APIs headline (a different setting: API side, Anthropic models)",
+    "unpaired": "Unpaired episodes (left out of the contrasts above)",
+}
+
+
+def _meta_lines(report: dict[str, Any]) -> list[str]:
+    m = report["meta"]
+    contrasts = ", ".join(m["contrasts"]) or "none"
+    return [
+        f"runs: {', '.join(m['run_dirs'])}",
+        f"episodes: {m['episodes']}, harness errors: {m['harness_errors']} (excluded from N)"
+        + (f", partial trailing lines ignored: {m['partial_lines']}" if m["partial_lines"] else ""),
+        f"contrasts ({m['contrast_source']}): {contrasts}; bootstrap {m['n_boot']} resamples, seed {m['seed']}",
+        f"paper: {report['references']['primary']}",
+        f"budget lane: {report['references']['budget_lane']}",
+    ] + (["sampling lane: the per-cell Wilson CIs count every seed's episode as independent; "
+          "the contrasts resample whole tasks"] if any(c["sample_seeds"] > 1 for c in report["cells"]) else [])
+
+
+def _frames(report: dict[str, Any]) -> list[tuple[str, pd.DataFrame]]:
+    return [(name, make(report)) for name, make in SECTIONS.items()]
+
+
+def _rich_table(title: str, frame: pd.DataFrame) -> Table:
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    for col in frame.columns:
+        longest = max((len(str(v)) for v in frame[col]), default=0)
+        header = str(col) if len(str(col)) <= longest else str(col).replace(" ", "\n")
+        # short columns never wrap; only long ones fold when the terminal is narrow
+        table.add_column(header, overflow="fold", no_wrap=longest <= 16)
+    for row in frame.itertuples(index=False):
+        table.add_row(*(str(v) for v in row))
+    return table
+
+
+def render_table(report: dict[str, Any], width: int = 160) -> str:
+    console = Console(file=io.StringIO(), width=width, force_terminal=False, color_system=None)
+    for line in _meta_lines(report):
+        console.print(line, highlight=False, markup=False)
+    for name, frame in _frames(report):
+        if frame.empty:
+            continue
+        notes: list[str] = []
+        if "paper note" in frame:
+            # long notes would squeeze every column; they go under the table, once per model
+            notes = sorted({f"{r['model']}: {r['paper note']}" for _, r in frame.iterrows() if r["paper note"]})
+            frame = frame.drop(columns="paper note")
+        # one table per model: model names (HF ids) are long, and cells compare within a model
+        parts = frame.groupby("model", sort=False) if "model" in frame else [(None, frame)]
+        for model, part in parts:
+            title = TITLES[name] + (f" — {model}" if model is not None else "")
+            console.print(_rich_table(title, part.drop(columns="model", errors="ignore")))
+        for note in notes:
+            console.print(f"  note: {note}", highlight=False, markup=False)
+    return console.file.getvalue()
+
+
+def _md(frame: pd.DataFrame) -> str:
+    def esc(v: object) -> str:
+        return str(v).replace("|", "\\|").replace("\n", " ")
+
+    head = "| " + " | ".join(esc(c) for c in frame.columns) + " |"
+    rule = "|" + "|".join("---" for _ in frame.columns) + "|"
+    body = ["| " + " | ".join(esc(v) for v in row) + " |" for row in frame.itertuples(index=False)]
+    return "\n".join([head, rule, *body])
+
+
+def render_md(report: dict[str, Any], width: int = 0) -> str:
+    parts = ["\n".join(f"- {line}" for line in _meta_lines(report))]
+    for name, frame in _frames(report):
+        if not frame.empty:
+            parts.append(f"## {TITLES[name]}\n\n{_md(frame)}")
+    return "\n\n".join(parts) + "\n"
+
+
+def render_csv(report: dict[str, Any], width: int = 0) -> str:
+    """Raw numbers, one block per section, each opened by a '# name' line (read_csv(comment='#'))."""
+    blocks = []
+    for name in ("cells", "contrasts", "failures", "headline", "unpaired"):
+        rows = report[name]
+        if not rows:
+            continue
+        flat = pd.json_normalize(rows, sep=".")
+        blocks.append(f"# {name}\n" + flat.to_csv(index=False, lineterminator="\n"))
+    return "\n".join(blocks)
+
+
+def render_latex(report: dict[str, Any], width: int = 0) -> str:
+    parts = []
+    for name, frame in _frames(report):
+        if not frame.empty:
+            parts.append(f"% {TITLES[name]}\n" + frame.to_latex(index=False, escape=True))
+    return "\n".join(parts)
+
+
+RENDERERS: dict[str, Callable[..., str]] = {
+    "table": render_table,
+    "md": render_md,
+    "csv": render_csv,
+    "latex": render_latex,
+}
