@@ -1,0 +1,92 @@
+"""The step protocol: native tool calls, one game command per call, on a running game.
+
+The game runs on the Z-machine (the observations are the game's own text) and keeps its state
+between calls. A call is checked against the current state by the tool's input model before it
+reaches the game, so a rejected call changes nothing. Codes: `unknown_tool`, `no_action`,
+`game_over`, and those of the input models (`invalid_action`, `missing`, `extra_forbidden`,
+`string_type`, `string_too_long`, ...), with `location` = `arguments.<name>`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from envs.contract import Accepted, Action, Opening, Outcome, TextAnswer, Violation
+from envs.textworld.manifest import GameEntry
+from envs.textworld.options import PlayOptions
+from envs.textworld.prompts import step_messages
+from envs.textworld.tools import Tool, derive_tools, violation_fields
+from envs.textworld.zmachine import ZSession, clean_feedback
+
+
+class StepRejected(Exception):
+    def __init__(self, code: str, message: str, **fields: Any):
+        super().__init__(message)
+        self.code, self.fields = code, fields
+
+    def violation(self) -> Violation:
+        return Violation.from_exception(self, code=self.code, message=str(self), **self.fields)
+
+
+class StepEnv:
+    """One game under the step protocol. `reset()` starts the game; `close()` ends it."""
+
+    def __init__(self, entry: GameEntry, z8: Path, options: PlayOptions, budget: int):
+        self.entry, self.z8, self.options, self.budget = entry, Path(z8), options, budget
+        self.session: ZSession | None = None
+        self.tools: dict[str, Tool] = {}
+        self.done = False
+        self.commands: list[str] = []
+
+    def reset(self) -> Opening:
+        self.close()
+        self.session = ZSession(self.z8)
+        self.tools = derive_tools(list(self.session.state["command_templates"]))
+        self.done = False
+        self.commands = []
+        return Opening(
+            messages=step_messages(self.entry, self.budget), tools=[t.spec() for t in self.tools.values()],
+            history="full", accepts=frozenset({"tool"}), echo_chars=self.options.echo_chars,
+        )
+
+    def submit(self, action: Action) -> Outcome:
+        if self.session is None or self.session.closed:
+            raise RuntimeError("submit() before reset() or after close() on a TextWorld step env")
+        try:
+            command = self._command(action)
+        except StepRejected as exc:
+            return exc.violation()
+        state = self.session.step(command)
+        self.commands.append(command)
+        won, lost = bool(state["won"]), bool(state["lost"])
+        self.done = won or lost
+        return Accepted(observation=clean_feedback(state["feedback"]), done=self.done, won=won, lost=lost)
+
+    def _command(self, action: Action) -> str:
+        names = list(self.tools)
+        if isinstance(action, TextAnswer):
+            raise StepRejected("no_action", "the answer contained no tool call", observed=action.text[:500],
+                               allowed=names)
+        if self.done:
+            raise StepRejected("game_over", "the game has ended", tool=action.name, observed=action.name)
+        tool = self.tools.get(action.name)
+        if tool is None:
+            raise StepRejected("unknown_tool", f"unknown tool {action.name[:100]!r}", location="name",
+                               observed=action.name[:200], allowed=names)
+        admissible = self.session.admissible
+        try:
+            args = tool.model.model_validate(action.arguments, context={"tool": tool, "admissible": admissible})
+        except ValidationError as exc:
+            fields = violation_fields(exc, tool, action.arguments, admissible)
+            raise StepRejected(fields.pop("code"), fields.pop("message"), tool=tool.name, **fields) from exc
+        return tool.command(args.model_dump(by_alias=True))
+
+    def record_extra(self) -> dict[str, Any]:
+        return {"protocol": "step", "game_seed": self.entry.seed, "commands": list(self.commands)}
+
+    def close(self) -> None:
+        if self.session is not None:
+            self.session.close()

@@ -1,0 +1,106 @@
+"""The TextWorld suites: `paper-textworld` (the paper's 50 games) and `textworld` (any parameters).
+
+`tasks()` builds any game that is not cached yet, so a run fails at its start, naming the seed,
+rather than in the middle; `make()` opens one game under the protocol the options choose.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from envs import UnknownName
+from envs.contract import Env, Task
+from envs.textworld import cache
+from envs.textworld.engine import load_model
+from envs.textworld.manifest import GameEntry, GenParams, Manifest
+from envs.textworld.options import (
+    PAPER_OBJECTS, PAPER_QUEST_LENGTH, PAPER_ROOMS, PAPER_SEEDS_SPEC, PaperOptions, PlayOptions, TextWorldOptions,
+)
+from envs.textworld.plan import PlanEnv
+from envs.textworld.step import StepEnv
+
+PAPER_BUDGET = 4
+
+
+class _TextWorldSuite:
+    name: str
+    description: str
+    default_budget = PAPER_BUDGET
+    options_model: type[PlayOptions]
+
+    def params(self, options: PlayOptions) -> list[GenParams]:
+        raise NotImplementedError
+
+    def build(self, options: PlayOptions, jobs: int | None = None, on_done=None) -> Manifest:
+        """Every game of the suite, generated where missing; the manifest of the suite."""
+        from importlib.metadata import version
+
+        games = cache.build(options.cache_path(), self.params(options), jobs=jobs, on_done=on_done)
+        return Manifest(suite=self.name, textworld_version=version("textworld"), games=games)
+
+    def manifest_path(self, options: PlayOptions) -> Path:
+        return options.cache_path() / "suites" / self.name / "manifest.json"
+
+    def tasks(self, options: PlayOptions) -> list[Task]:
+        options = self._options(options)
+        entries = self.build(options).games
+        return [Task(suite=self.name, task_id=e.task_id, params={"seed": e.seed, **e.options}) for e in entries]
+
+    def make(self, task: Task, options: PlayOptions) -> Env:
+        options = self._options(options)
+        params = GenParams(**{k: task.params[k] for k in ("seed", "rooms", "objects", "quest_length")})
+        entry, files = cache.ensure(options.cache_path(), params)
+        budget = int(task.params.get("budget") or options.budget or self.default_budget)
+        if options.protocol == "step":
+            return StepEnv(entry, files.z8, options, budget)
+        return PlanEnv(entry, load_model(files.json), options, budget)
+
+    def entry(self, seed: int, options: PlayOptions) -> GameEntry:
+        return cache.ensure(options.cache_path(), self._params_for(seed, options))[0]
+
+    def _params_for(self, seed: int, options: PlayOptions) -> GenParams:
+        raise NotImplementedError
+
+    def _options(self, options: PlayOptions | dict | None) -> PlayOptions:
+        if options is None:
+            return self.options_model()
+        if isinstance(options, dict):
+            return self.options_model.model_validate(options)
+        return options
+
+
+class PaperTextWorld(_TextWorldSuite):
+    name = "paper-textworld"
+    description = (
+        f"The paper's 50 TextWorld games: seeds {PAPER_SEEDS_SPEC}, {PAPER_ROOMS} rooms, {PAPER_OBJECTS} objects, "
+        f"quest length {PAPER_QUEST_LENGTH}, plans of at most 4 commands, budget {PAPER_BUDGET}"
+    )
+    options_model = PaperOptions
+
+    def params(self, options: PlayOptions) -> list[GenParams]:
+        return [self._params_for(s, options) for s in options.seed_list()]
+
+    def _params_for(self, seed: int, options: PlayOptions) -> GenParams:
+        return GenParams(seed=seed, rooms=PAPER_ROOMS, objects=PAPER_OBJECTS, quest_length=PAPER_QUEST_LENGTH)
+
+
+class TextWorld(_TextWorldSuite):
+    name = "textworld"
+    description = "TextWorld games from any seeds and generation parameters (rooms, objects, quest_length)"
+    options_model = TextWorldOptions
+
+    def params(self, options: PlayOptions) -> list[GenParams]:
+        return [self._params_for(s, options) for s in options.seed_list()]
+
+    def _params_for(self, seed: int, options: PlayOptions) -> GenParams:
+        assert isinstance(options, TextWorldOptions)
+        return GenParams(seed=seed, rooms=options.rooms, objects=options.objects, quest_length=options.quest_length)
+
+
+GAME_SUITES = {"paper-textworld": PaperTextWorld, "textworld": TextWorld}
+
+
+def game_suite(name: str) -> _TextWorldSuite:
+    if name not in GAME_SUITES:
+        raise UnknownName("suite", name, list(GAME_SUITES))
+    return GAME_SUITES[name]()
