@@ -1,0 +1,150 @@
+"""`repair-harness games`: build the TextWorld game suites and look at one game's opening."""
+
+from __future__ import annotations
+
+import functools
+import time
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+import typer
+from pydantic import ValidationError
+from rich.console import Console
+from rich.panel import Panel
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from envs import UnknownName
+
+games_app = typer.Typer(no_args_is_help=True, add_completion=False, help="Build and inspect TextWorld games.")
+err_console = Console(stderr=True)
+out = Console()
+
+
+class BadGamesInput(ValueError):
+    pass
+
+
+def _exits_on_bad_input(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Bad input is one message and exit code 2; a game that cannot be generated is exit code 1."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from envs.textworld.cache import GameGenerationError
+
+        try:
+            return fn(*args, **kwargs)
+        except (UnknownName, BadGamesInput) as exc:
+            err_console.print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
+            raise typer.Exit(2) from None
+        except ValidationError as exc:
+            lines = [f"{'.'.join(map(str, e['loc'])) or 'options'}: {e['msg'].removeprefix('Value error, ')}"
+                     for e in exc.errors(include_url=False)]
+            err_console.print("[red]error:[/red] " + "; ".join(lines), highlight=False, soft_wrap=True)
+            raise typer.Exit(2) from None
+        except GameGenerationError as exc:
+            err_console.print(f"[red]generation failed:[/red] {exc}", highlight=False, soft_wrap=True)
+            raise typer.Exit(1) from None
+
+    return wrapper
+
+
+def _suite_and_options(suite: str, rooms, objects, quest_length, seeds, cache_dir, protocol=None):
+    from envs.textworld.suite import game_suite
+
+    s = game_suite(suite)
+    opts: dict[str, Any] = {}
+    given = {"rooms": rooms, "objects": objects, "quest_length": quest_length}
+    if s.name == "paper-textworld" and any(v is not None for v in given.values()):
+        raise BadGamesInput("paper-textworld has fixed generation parameters; use --suite textworld to change them")
+    opts.update({k: v for k, v in given.items() if v is not None})
+    if seeds is not None:
+        opts["seeds"] = seeds
+    if cache_dir is not None:
+        opts["cache_dir"] = str(cache_dir)
+    if protocol is not None:
+        opts["protocol"] = protocol
+    return s, s.options_model.model_validate(opts)
+
+
+_SUITE = typer.Option(..., "--suite", help="paper-textworld or textworld")
+_ROOMS = typer.Option(None, "--rooms", help="rooms per game (suite textworld)")
+_OBJECTS = typer.Option(None, "--objects", help="objects per game (suite textworld)")
+_QUEST = typer.Option(None, "--quest-length", help="walkthrough length (suite textworld)")
+_SEEDS = typer.Option(None, "--seeds", help="e.g. 1..20 or 3,5,8")
+_CACHE = typer.Option(None, "--cache-dir", help="game cache (default $REPAIR_HARNESS_CACHE/textworld)")
+
+
+@games_app.command("build")
+@_exits_on_bad_input
+def build(
+    suite: str = _SUITE,
+    out_dir: Optional[Path] = typer.Option(None, "--out", help="where manifest.json goes (default: in the cache)"),
+    rooms: Optional[int] = _ROOMS,
+    objects: Optional[int] = _OBJECTS,
+    quest_length: Optional[int] = _QUEST,
+    seeds: Optional[str] = _SEEDS,
+    cache_dir: Optional[Path] = _CACHE,
+    jobs: Optional[int] = typer.Option(None, "--jobs", min=1, help="games generated at once (default: CPU count)"),
+) -> None:
+    """Generate the suite's games that are not cached yet and write its manifest.json."""
+    from envs.textworld.manifest import write_manifest
+
+    s, options = _suite_and_options(suite, rooms, objects, quest_length, seeds, cache_dir)
+    n = len(options.seed_list())
+    generated = 0
+    started = time.perf_counter()
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=err_console, transient=True) as progress:
+        bar = progress.add_task(f"building {s.name}", total=n)
+
+        def done(entry, fresh: bool) -> None:
+            nonlocal generated
+            generated += fresh
+            progress.update(bar, advance=1)
+
+        manifest = s.build(options, jobs=jobs, on_done=done)
+    elapsed = time.perf_counter() - started
+    path = write_manifest((out_dir / "manifest.json") if out_dir else s.manifest_path(options), manifest)
+    options_text = ", ".join(sorted({f"{g.options['rooms']} rooms, {g.options['objects']} objects, quest length "
+                                     f"{g.options['quest_length']}" for g in manifest.games}))
+    table = Table(title=f"{s.name}: {len(manifest.games)} games ({options_text})", title_justify="left")
+    table.add_column("task", no_wrap=True)
+    table.add_column("walkthrough", overflow="fold", max_width=32)
+    table.add_column("max", justify="right", no_wrap=True)
+    table.add_column("sha256", no_wrap=True)
+    table.add_column("objective", overflow="fold", ratio=1)
+    for g in manifest.games:
+        objective = g.objective if len(g.objective) <= 120 else g.objective[:119] + "…"
+        table.add_row(g.task_id, " / ".join(g.walkthrough), str(g.max_score), g.sha256[:10], objective)
+    out.print(table)
+    err_console.print(f"{generated} generated, {n - generated} from the cache in {elapsed:.1f} s; manifest → {path}")
+
+
+@games_app.command("show")
+@_exits_on_bad_input
+def show(
+    seed: int = typer.Argument(..., help="game seed, e.g. 20261051"),
+    suite: str = typer.Option("paper-textworld", "--suite", help="paper-textworld or textworld"),
+    rooms: Optional[int] = _ROOMS,
+    objects: Optional[int] = _OBJECTS,
+    quest_length: Optional[int] = _QUEST,
+    protocol: str = typer.Option("plan", "--protocol", help="plan or step"),
+    cache_dir: Optional[Path] = _CACHE,
+) -> None:
+    """Print the opening one game gives the agent (generating the game if needed)."""
+    from envs.contract import Task
+
+    s, options = _suite_and_options(suite, rooms, objects, quest_length, None, cache_dir, protocol)
+    params = s._params_for(seed, options)
+    entry = s.entry(seed, options)
+    env = s.make(Task(suite=s.name, task_id=entry.task_id, params={"seed": seed, **params.options()}), options)
+    try:
+        opening = env.reset()
+    finally:
+        env.close()
+    out.print(f"[bold]{entry.task_id}[/bold]  walkthrough: {' / '.join(entry.walkthrough)}  sha256 {entry.sha256[:12]}")
+    for m in opening.messages:
+        out.print(Panel(str(m["content"]), title=m["role"], title_align="left"), highlight=False)
+    for t in opening.tools:
+        out.print(f"tool [bold]{t.name}[/bold]: {t.description}  parameters: {', '.join(t.parameters.get('properties', {}))}")
