@@ -145,8 +145,16 @@ def list_suites() -> None:
     out.print(table)
 
 
-def main() -> None:  # pragma: no cover - console entry point
-    app()
+def _mount() -> None:
+    from harness import cli_games, cli_reproduce, cli_results, cli_serve
+
+    app.add_typer(cli_games.games_app, name="games", help="Build and inspect TextWorld game suites.")
+    app.add_typer(cli_serve.serve_app, name="serve", help="Serve a model: the embedded CPU model or vLLM.")
+    cli_results.register(app)
+    cli_reproduce.register(app)
+
+
+_mount()
 
 
 if __name__ == "__main__":  # pragma: no cover

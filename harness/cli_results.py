@@ -13,7 +13,6 @@ from typing import Annotated, TypeVar
 
 import typer
 
-from results import FORMATS, RecordsError, UsageError, load, render_report, to_parquet
 
 T = TypeVar("T")
 
@@ -26,6 +25,8 @@ def _fail(message: str) -> typer.Exit:
 
 
 def _guard(action: Callable[[], T]) -> T:
+    from results import RecordsError, UsageError
+
     try:
         return action()
     except (RecordsError, UsageError) as e:
@@ -40,12 +41,16 @@ def report(
     dirs: Dirs,
     contrasts: Annotated[str | None, typer.Option(help='e.g. "allowed_json-raw,allowed_prose-raw"; default: the paper\'s planned contrasts present')] = None,
     by: Annotated[str | None, typer.Option(help="extra grouping columns, e.g. model,budget")] = None,
-    fmt: Annotated[str, typer.Option("--format", help=f"one of {', '.join(FORMATS)}")] = "table",
+    fmt: Annotated[str, typer.Option("--format", help="table | md | csv | latex | json")] = "table",
 ) -> None:
     """Solved/N with Wilson CIs, paired contrasts and the paper's numbers side by side."""
+    # results (scipy, statsmodels) is imported here, not at start-up: `run` does not need it
+    from results import FORMATS, load, render_report
+
     if fmt not in FORMATS:  # before reading records: a typo should not wait for a big load
         raise _fail(f"unknown format {fmt!r}; allowed: {', '.join(FORMATS)}")
     width = max(120, shutil.get_terminal_size((180, 40)).columns)
+
     text = _guard(lambda: render_report(load(dirs), contrasts=contrasts, by=_split(by), fmt=fmt, width=width))
     typer.echo(text.rstrip("\n"))
 
@@ -57,6 +62,8 @@ def plot(
     """Success by condition, success vs budget, tokens per success vs success, repair funnel."""
     from results.plots import save_figures  # matplotlib only when plotting
 
+    from results import load
+
     paths = _guard(lambda: save_figures(load(dirs), out))
     for p in paths:
         typer.echo(str(p))
@@ -67,6 +74,8 @@ def export(
     parquet: Annotated[Path, typer.Option("--parquet", help="output .parquet file")],
 ) -> None:
     """Write the episode frame (one row per episode) as Parquet."""
+    from results import load, to_parquet
+
     df = _guard(lambda: load(dirs))
     path = to_parquet(df, parquet)
     typer.echo(f"{len(df)} episodes -> {path}")

@@ -7,15 +7,11 @@ harness writes. Their numbers are arithmetic fixtures, never published or measur
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
-# tests/ is on sys.path (tests/conftest.py), so this folder would shadow the `results` package
-# as a namespace package; a regular package anywhere on the path wins, so add the repo root.
-sys.path.append(str(Path(__file__).resolve().parents[2]))
 
 from harness.types import EpisodeRecord  # noqa: E402
 
