@@ -39,6 +39,7 @@ class _TextWorldSuite:
         return Manifest(suite=self.name, textworld_version=version("textworld"), games=games)
 
     def manifest_path(self, options: PlayOptions) -> Path:
+        """Where `games build` writes the manifest when not told: in the cache, one per suite."""
         return options.cache_path() / "suites" / self.name / "manifest.json"
 
     def tasks(self, options: PlayOptions) -> list[Task]:
@@ -91,6 +92,10 @@ class TextWorld(_TextWorldSuite):
 
     def params(self, options: PlayOptions) -> list[GenParams]:
         return [self._params_for(s, options) for s in options.seed_list()]
+
+    def manifest_path(self, options: PlayOptions) -> Path:
+        slug = self._params_for(0, options).slug
+        return options.cache_path() / "suites" / f"{self.name}-{slug}" / "manifest.json"
 
     def _params_for(self, seed: int, options: PlayOptions) -> GenParams:
         assert isinstance(options, TextWorldOptions)
