@@ -10,6 +10,8 @@ from envs.contract import Suite
 # name -> "module:factory"; imported only when the suite is used (TextWorld is heavy)
 SUITES: dict[str, str] = {
     "bank-disputes": "envs.bank.suite:BankDisputes",
+    "paper-textworld": "envs.textworld.suite:PaperTextWorld",
+    "textworld": "envs.textworld.suite:TextWorld",
 }
 
 

@@ -99,6 +99,9 @@ class Opening(BaseModel):
     accepts: frozenset[Literal["tool", "text"]] = frozenset({"tool"})
     # how much of the previous answer a `last`-history retry quotes back (paper: 240 chars)
     echo_chars: int | None = 240
+    # what the budget counts: model calls (plan protocol, tool tasks) or tool calls (step
+    # protocol: a turn with three game commands spends three)
+    budget_unit: Literal["model_calls", "tool_calls"] = "model_calls"
 
 
 @runtime_checkable

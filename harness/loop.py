@@ -40,6 +40,8 @@ class EpisodeResult:
     fatal: bool = False
     # actions handed to the environment (a rejected one counts; one skipped after it does not)
     submitted: int = 0
+    # budget used, in the environment's unit (Opening.budget_unit)
+    spent: int = 0
 
 
 def prompt_words(messages: list[dict[str, Any]]) -> int:
@@ -111,12 +113,14 @@ async def _play(env: Env, backend: Backend, condition: Condition, s: EpisodeSett
     native = s.tool_mode == "native"
     messages = list(opening.messages)
     review = condition.review_prompt()
-    while len(result.calls) < s.budget:
+    per_tool = opening.budget_unit == "tool_calls"
+    while result.spent < s.budget:
         turn = await backend.generate(messages, opening.tools, s.decoding, s.tool_mode)
         result.model_id = result.model_id or turn.model_id
         sent = messages
         result.transcript.append({"kind": "action", "messages": sent, "answer": turn.model_dump(mode="json")})
-        if review is not None and len(result.calls) + 2 <= s.budget:
+        if review is not None and result.spent + 2 <= s.budget:
+            result.spent += 1
             result.calls.append(_log(turn, sent, "action", "review"))
             asked = [*messages, _assistant_message(turn, native), {"role": "user", "content": review}]
             revised = await backend.generate(asked, opening.tools, s.decoding, s.tool_mode)
@@ -127,8 +131,10 @@ async def _play(env: Env, backend: Backend, condition: Condition, s: EpisodeSett
         else:
             kind, log_messages = "action", sent
         actions = _actions(turn, opening)
-        outcome, replies, submitted = await _submit_all(env, actions, condition, s, native)
+        room = s.budget - result.spent if per_tool else None
+        outcome, replies, submitted = await _submit_all(env, actions, condition, s, native, room)
         result.submitted += submitted
+        result.spent += max(1, submitted) if per_tool else 1
         result.outcomes.append(outcome)
         result.calls.append(_log(turn, log_messages, kind, _label(outcome)))
         result.transcript[-1]["outcome"] = outcome.model_dump(mode="json")
@@ -143,11 +149,13 @@ async def _play(env: Env, backend: Backend, condition: Condition, s: EpisodeSett
 
 
 async def _submit_all(
-    env: Env, actions: list[Action] | Violation, condition: Condition, s: EpisodeSettings, native: bool
+    env: Env, actions: list[Action] | Violation, condition: Condition, s: EpisodeSettings, native: bool,
+    room: int | None = None,
 ) -> tuple[Outcome, list[dict[str, Any]], int]:
-    """Submit the turn's actions in order; a rejection or the end of the game stops the rest.
-    Returns the last outcome, one reply message per action (native tool calls each need their
-    answer) and how many actions reached the environment."""
+    """Submit the turn's actions in order; a rejection, the end of the game or a spent budget
+    (`room`: tool calls left, when the budget counts tool calls) stops the rest. Returns the last
+    outcome, one reply message per action (native tool calls each need their answer) and how
+    many actions reached the environment."""
     if isinstance(actions, Violation):
         return actions, [{"role": "user", "content": condition.render(actions, s.feedback_cut)}], 0
     replies: list[dict[str, Any]] = []
@@ -155,8 +163,8 @@ async def _submit_all(
     stopped = False
     submitted = 0
     for i, action in enumerate(actions):
-        if stopped:
-            replies.append(_reply("Not executed: an earlier call in this answer ended the turn.", action, i, native))
+        if stopped or (room is not None and submitted >= room):
+            replies.append(_reply("Not executed: an earlier call in this answer ended the turn, or the budget is spent.", action, i, native))
             continue
         submitted += 1
         outcome = await asyncio.to_thread(env.submit, action)

@@ -112,10 +112,10 @@ async def _one(spec: RunSpec, suite: Any, options: Any, task: Task, key: Episode
     decoding = spec.decoding.model_copy(update={"seed": key.sample_seed if spec.decoding.temperature > 0 else spec.decoding.seed})
     settings = EpisodeSettings(budget=key.budget, decoding=decoding, tool_mode=spec.tool_mode, feedback_cut=spec.feedback_cut)
     task = task.model_copy(update={"params": {**task.params, "budget": key.budget}})
-    if condition.env:
-        options = options.model_validate({**options.model_dump(), **condition.env})
     env = None
     try:
+        if condition.env:
+            options = options.model_validate({**options.model_dump(), **condition.env})
         env = await asyncio.to_thread(suite.make, task, options)
         result = await run_episode(env, backend, condition, settings)
     except Exception as exc:  # an environment crash is the harness's failure, never the agent's

@@ -49,7 +49,7 @@ class StepEnv:
         self.commands = []
         return Opening(
             messages=step_messages(self.entry, self.budget), tools=[t.spec() for t in self.tools.values()],
-            history="full", accepts=frozenset({"tool"}), echo_chars=self.options.echo_chars,
+            history="full", accepts=frozenset({"tool"}), echo_chars=self.options.echo_chars, budget_unit="tool_calls",
         )
 
     def submit(self, action: Action) -> Outcome:
