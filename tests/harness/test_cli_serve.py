@@ -2,10 +2,15 @@
 
 import importlib.util
 import shlex
+import signal
+import subprocess
+import sys
+import time
 
 import pytest
 from typer.testing import CliRunner
 
+from harness.backends.server_proc import pid_alive
 from harness.cli_serve import serve_app
 
 runner = CliRunner()
@@ -55,3 +60,26 @@ def test_bad_input_is_exit_2_with_the_reason_and_no_traceback(args, reason):
 def test_serving_without_vllm_names_the_extra():
     res = _run("vllm", "--preset", "qwen2.5-7b")
     assert res.exit_code == 2 and "pip install 'repair-harness[vllm]'" in res.output
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGKILL])
+def test_serve_local_prints_the_url_and_leaves_no_server_behind(sig):
+    cli = subprocess.Popen([sys.executable, "-c", "from harness.cli_serve import serve_app; serve_app()", "local"],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        lines = []
+        while not lines or ("ready" not in lines[-1] and lines[-1]):
+            lines.append(cli.stdout.readline())
+        assert "ready" in lines[-1] and "http://127.0.0.1:" in lines[-1], "".join(lines)
+        assert "smollm2-135m-fc" in cli.stdout.readline()
+        (server_pid,) = map(int, subprocess.run(["pgrep", "-P", str(cli.pid)], capture_output=True, text=True).stdout.split())
+        cli.send_signal(sig)
+        cli.communicate(timeout=60)
+    finally:
+        cli.kill()
+    # Ctrl-C and SIGTERM stop it on the way out; SIGKILL of the CLI reaches it as a parent-death signal
+    deadline = time.monotonic() + 10
+    while pid_alive(server_pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not pid_alive(server_pid)
