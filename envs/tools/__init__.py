@@ -1,0 +1,19 @@
+"""Synthetic tool tasks: three domains of typed tools over simulated backends.
+
+Each domain (`bank`, `travel`, `calendar`) builds seeded tasks with a gold final state; one
+environment (`env.ToolsEnv`) plays them: the input contract (`tooling`, `notation`), the output
+contract with seeded backend faults in simulated time (`output`, `faults`), and the scripted
+customer of multi-turn slot filling (`slots`). Suite options: `options.ToolsOptions`.
+"""
+
+from envs.tools.options import ToolsOptions
+from envs.tools.output import ProblemDetails, ToolOutput
+
+# the lines of the suite table (envs.SUITES) that bind the three suites
+SUITE_ENTRIES: dict[str, str] = {
+    "tools-bank": "envs.tools.bank:BankTools",
+    "tools-travel": "envs.tools.travel:TravelTools",
+    "tools-calendar": "envs.tools.calendar:CalendarTools",
+}
+
+__all__ = ["SUITE_ENTRIES", "ProblemDetails", "ToolOutput", "ToolsOptions"]

@@ -1,0 +1,83 @@
+"""Suite `tools-bank`: the seed's support line with four tools over a simulated bank."""
+
+from __future__ import annotations
+
+from envs.bank.contract import allowed_values
+from envs.bank.world import REASONS
+from envs.contract import ToolCall
+from envs.tools.bank.backend import BankBackend
+from envs.tools.bank.contract import BLOCK_REASONS, BlockCardInput, DisputeStatusInput, FindOperationsInput, OpenDisputeArgs
+from envs.tools.bank.phrasing import customer
+from envs.tools.bank.world import BankWorld, make_bank_world
+from envs.tools.case import Case
+from envs.tools.suite import ToolsSuite
+from envs.tools.tooling import Tool
+
+SYSTEM = (
+    "You are a support agent of a retail bank, chatting with a customer. You act only through the tools "
+    "you are given; a reply without a tool call is sent to the customer. If you need something the customer "
+    "has not told you, ask them. A dispute about a repeated charge names the original (first) charge as "
+    "original_operation_id."
+)
+
+
+def _allowed(bank: BankBackend, field: str) -> list[str]:
+    if field in {"card_last4"}:
+        return list(bank.cards)
+    if field == "reason":
+        return list(REASONS)
+    if field == "case_id":
+        return bank.case_ids()
+    return allowed_values(field, bank.world.base)
+
+
+def tools(bank: BankBackend) -> list[Tool]:
+    ops = [o.id for o in bank.world.base.operations]
+    cards = {"card_last4": list(bank.cards)}
+    return [
+        Tool("find_operations", "List the customer's card operations, optionally filtered by dates and amount.",
+             FindOperationsInput, bank.find_operations, allowed=lambda f: _allowed(bank, f), enums=lambda: dict(cards)),
+        Tool("open_dispute", "Open a dispute about one card operation.", OpenDisputeArgs, bank.open_dispute, write=True,
+             slots={"card_last4": ("card",), "operation_date": ("date",), "amount": ("amount",), "reason": ("reason",)},
+             allowed=lambda f: _allowed(bank, f), enums=lambda: {**cards, "original_operation_id": ops}),
+        Tool("block_card", "Block one of the customer's cards.", BlockCardInput, bank.block_card, write=True,
+             slots={"card_last4": ("card",), "reason": ("block_reason",)},
+             allowed=lambda f: list(BLOCK_REASONS) if f == "reason" else _allowed(bank, f), enums=lambda: dict(cards)),
+        Tool("get_dispute_status", "Look up a dispute case.", DisputeStatusInput, bank.dispute_status,
+             allowed=lambda f: _allowed(bank, f), enums=lambda: {"case_id": bank.case_ids()}),
+    ]
+
+
+def gold_calls(w: BankWorld) -> list[ToolCall]:
+    op = w.base.op(w.base.target)
+    dispute = {"card_last4": op.card_last4, "operation_date": op.day.isoformat(), "amount": str(op.amount),
+               "reason": w.base.reason, "original_operation_id": w.base.original}
+    calls: list[ToolCall] = []
+    if w.kind == "status":
+        calls.append(ToolCall(name="get_dispute_status", arguments={"case_id": w.status_case}))
+    if w.block_card is not None:
+        calls.append(ToolCall(name="block_card", arguments={"card_last4": w.block_card, "reason": w.block_reason}))
+    if w.kind in {"dispute", "fraud_block"}:
+        calls.append(ToolCall(name="open_dispute", arguments=dispute))
+    return calls
+
+
+def build(seed: int) -> Case:
+    w = make_bank_world(seed)
+    bank = BankBackend(w)
+    cust, opening = customer(w)
+    today = w.today
+    system = f"{SYSTEM}\n\nToday is {today.isoformat()} ({today:%A}). Time zone: Europe/Moscow."
+    return Case(
+        domain="bank", kind=w.kind, dialogue=w.dialogue, service="api.bank.example", system=system, opening=opening,
+        customer=cust, tools=tools(bank), context={"today": today, "world": w.base, "bank": bank},
+        state=bank.state, gold_calls=gold_calls(w), needs_read=("get_dispute_status",) if w.kind == "status" else (),
+    )
+
+
+class BankTools(ToolsSuite):
+    name = "tools-bank"
+    description = "Bank support: find_operations, open_dispute, block_card, get_dispute_status; RU/EN dirty input, slots, faults"
+    prefix = "bank"
+    seed_base = 7_100_000
+    build = staticmethod(build)

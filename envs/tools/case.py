@@ -1,0 +1,69 @@
+"""What a domain builds for one task: the backend, its tools, the customer and the gold calls.
+
+A domain is a function `build(seed) -> Case`; it is called once for the episode and once more on
+a fresh backend to execute the gold calls, whose resulting state is the gold state (the success
+check is that the episode's backend state equals it, exactly).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+
+from envs.contract import ToolCall, Violation
+from envs.tools.notation import normalize_seconds
+from envs.tools.slots import Customer
+from envs.tools.tooling import Tool
+
+State = dict[str, Any]
+
+
+@dataclass
+class Case:
+    domain: str
+    kind: str
+    dialogue: Literal["single", "slots"]
+    service: str  # host name of the simulated service (fault URLs and problem types)
+    system: str
+    opening: str  # the customer's first message
+    customer: Customer
+    tools: list[Tool]
+    context: dict[str, Any]  # validation context: reference dates and the backend
+    state: Callable[[], State]  # a flat snapshot of the backend: entity key -> comparable value
+    gold_calls: list[ToolCall]
+    # read tools that must have run before the task counts as solved (a write without the check
+    # it depends on is a lucky guess)
+    needs_read: tuple[str, ...] = ()
+    notes: dict[str, Any] = field(default_factory=dict)
+
+
+def gold_state(case: Case, normalize: bool = True) -> State:
+    """Execute the gold calls on the case's (fresh) backend; raise if one of them is rejected."""
+    tools = {t.name: t for t in case.tools}
+    for call in case.gold_calls:
+        tool = tools[call.name]
+        inp = tool.validate(call.arguments, {**case.context, "normalize": normalize})
+        if isinstance(inp, Violation):
+            raise ValueError(f"gold call {call.name} of a {case.domain} task is rejected: {inp.message}")
+        tool.run(inp)
+    return case.state()
+
+
+class WaitInput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    seconds: int = Field(ge=1, le=600, description="How many seconds to let pass")
+
+    @field_validator("seconds", mode="before")
+    @classmethod
+    def _seconds(cls, v: object, info: ValidationInfo) -> object:
+        return normalize_seconds(v) if (info.context or {}).get("normalize", True) else v
+
+
+def wait_tool(run: Callable[[WaitInput], Any]) -> Tool:
+    return Tool(
+        name="wait", description="Let the given number of seconds pass before your next call. Time here is simulated.",
+        model=WaitInput, run=run, allowed=lambda f: ["1..600"] if f == "seconds" else [],
+    )

@@ -1,0 +1,95 @@
+"""A typed tool: its input contract, the schema the model sees, and the call into the backend.
+
+The schema is the input model's `model_json_schema()`, in one of two views:
+`open` strips every list of allowed values (they live only in the validator, and reach the agent
+only through feedback); `enum` keeps the static ones (Literal members) and adds the state-dependent
+ones of the task (the customer's cards, existing flight numbers, rooms). The validator is the
+same in both views, so a rejected call yields the same Violation whichever the model saw.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+from dataclasses import dataclass, field
+from typing import Any, Callable, Literal
+
+from pydantic import BaseModel, ValidationError
+from pydantic_core import PydanticCustomError
+
+from envs.contract import ToolSpec, Violation
+from envs.validation import violation_from_error
+
+SchemaView = Literal["open", "enum"]
+
+
+def fail(kind: str, message: str, field: str, observed: Any, allowed: list[str]) -> PydanticCustomError:
+    """An after-phase rule failure; `violation_from_error` reads field, observed and allowed."""
+    return PydanticCustomError(kind, message, {"field": field, "observed": observed, "allowed": allowed})
+
+
+def _strip_enums(node: Any) -> Any:
+    if isinstance(node, dict):
+        return {k: _strip_enums(v) for k, v in node.items() if k not in {"enum", "const"}}
+    if isinstance(node, list):
+        return [_strip_enums(v) for v in node]
+    return node
+
+
+def _add_enum(prop: dict[str, Any], values: list[str]) -> None:
+    """Put the values on the string branch of the property (an Optional field is an anyOf)."""
+    for branch in prop.get("anyOf", []):
+        if branch.get("type") == "string":
+            branch["enum"] = list(values)
+            return
+    prop["enum"] = list(values)
+
+
+@functools.lru_cache(maxsize=None)
+def _schema(model: type[BaseModel]) -> dict[str, Any]:
+    return model.model_json_schema()
+
+
+def schema_view(model: type[BaseModel], view: SchemaView, dynamic: dict[str, list[str]] | None = None) -> dict[str, Any]:
+    schema = copy.deepcopy(_schema(model))
+    schema.pop("title", None)
+    if view == "open":
+        return _strip_enums(schema)
+    for name, values in (dynamic or {}).items():
+        _add_enum(schema["properties"][name], values)
+    return schema
+
+
+@dataclass
+class Tool:
+    """One tool of a domain, bound to one task's backend.
+
+    run: executes a validated input against the backend and returns JSON-able data.
+    write: the call changes the backend state (faults fire on writes; inventions are checked).
+    slots: argument name -> the customer slots a value there depends on.
+    allowed: what the contract accepts at a field, for errors that do not carry their own list.
+    enums: the state-dependent allowed values that the `enum` view puts in the schema.
+    """
+
+    name: str
+    description: str
+    model: type[BaseModel]
+    run: Callable[[Any], Any]
+    write: bool = False
+    slots: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    allowed: Callable[[str], list[str]] = lambda _field: []
+    enums: Callable[[], dict[str, list[str]]] = dict
+
+    def spec(self, view: SchemaView) -> ToolSpec:
+        return ToolSpec(name=self.name, description=self.description, parameters=schema_view(self.model, view, self.enums()))
+
+    def allowed_at(self, field_name: str) -> list[str]:
+        if field_name not in self.model.model_fields:
+            return list(self.model.model_fields)  # an unknown argument: the ones that exist
+        return self.allowed(field_name)
+
+    def validate(self, arguments: dict[str, Any], context: dict[str, Any]) -> BaseModel | Violation:
+        try:
+            return self.model.model_validate(arguments, context=context)
+        except ValidationError as exc:
+            return violation_from_error(exc, self.name, self.allowed_at)
