@@ -36,6 +36,7 @@ from __future__ import annotations
 import importlib.metadata
 import importlib.util
 import json
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -137,9 +138,12 @@ class LocalServer(ManagedServer):
         with open(fd, "w") as fh:
             json.dump(self.config, fh, indent=1)
         self.config_path = Path(name)
+        # llama.cpp's OpenMP threads spin while they wait for each other; on a shared 2-core
+        # machine a spinning thread whose partner lost its core stalled decoding 5-10x here
+        env = {"OMP_WAIT_POLICY": os.environ.get("OMP_WAIT_POLICY", "PASSIVE")}
         super().__init__([sys.executable, "-m", "llama_cpp.server", "--config_file", name], host="127.0.0.1",
                          port=port, startup_timeout_s=startup_timeout_s, stop_timeout_s=stop_timeout_s,
-                         log_path=log_path)
+                         env=env, log_path=log_path)
 
     def stop(self) -> None:
         super().stop()

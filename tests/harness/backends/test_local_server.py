@@ -44,6 +44,18 @@ def test_config_serves_one_gguf_under_two_aliases_on_loopback():
     assert gguf_path().stat().st_size > 50_000_000
 
 
+def test_server_command_reads_the_config_file_and_threads_do_not_spin(monkeypatch):
+    monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
+    server = LocalServer(port=8124)
+    try:
+        assert server.command[-3:] == ["llama_cpp.server", "--config_file", str(server.config_path)]
+        assert json.loads(server.config_path.read_text())["port"] == 8124
+        assert server.env == {"OMP_WAIT_POLICY": "PASSIVE"}
+    finally:
+        server.stop()
+    assert not server.config_path.exists()
+
+
 def test_missing_weights_package_says_how_to_install(monkeypatch):
     def not_found(name):
         raise local.importlib.metadata.PackageNotFoundError(name)
