@@ -20,6 +20,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from harness.backends.local import N_CTX, LocalServer, local_model_name
 from harness.backends.server_proc import ManagedServer, MissingExtra, ServerStartError
 from harness.backends.vllm_presets import PRESETS, VllmConfigError, VllmServer, preset_row, vllm_command
 
@@ -57,12 +58,10 @@ def _hold(server: ManagedServer) -> None:
 @serve_app.command()
 def local(
     port: Optional[int] = typer.Option(None, help="port on 127.0.0.1 (default: a free one)"),
-    n_ctx: int = typer.Option(4096, help="context length in tokens"),
+    n_ctx: int = typer.Option(N_CTX, help="context length in tokens"),
     threads: int = typer.Option(2, help="CPU threads"),
 ) -> None:
     """The embedded model: SmolLM2-135M-Instruct on the CPU, one server, two aliases."""
-    from harness.backends.local import LocalServer, local_model_name
-
     if port is not None and not 1 <= port <= 65535:
         _fail(f"--port must be in 1..65535, got {port}", 2)
     try:
