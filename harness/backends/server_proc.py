@@ -57,8 +57,8 @@ def pid_alive(pid: int) -> bool:
 def _die_with_parent() -> None:
     """In the child before exec: get SIGTERM when the harness dies, even by SIGKILL (Linux).
 
-    The signal follows the *thread* that started the child; servers started through
-    asyncio.to_thread live as long as the event loop's default executor.
+    The signal follows the *thread* that started the child (hence `__aenter__` spawns from the
+    event loop's thread).
     """
     try:
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
@@ -98,6 +98,7 @@ class ManagedServer:
         self._proc: subprocess.Popen[bytes] | None = None
         self._log: Any = None
         self._stopping = threading.Event()
+        self._t0 = 0.0
 
     @property
     def root_url(self) -> str:
@@ -113,29 +114,35 @@ class ManagedServer:
         return self._proc.pid if self._proc else None
 
     def start(self) -> "ManagedServer":
+        self._spawn()
+        self._ready_or_stop()
+        return self
+
+    def _spawn(self) -> None:
         if self._proc is not None:
             raise RuntimeError(f"{self.label} already started (a server object is started once)")
+        if self._stopping.is_set():  # stopped (cancelled) before it even started
+            raise ServerStartError(f"{self.label} was stopped before it started")
         if self.log_path is None:
             fd, name = tempfile.mkstemp(prefix=f"{self.label.replace(' ', '-')}-", suffix=".log")
             os.close(fd)
             self.log_path = Path(name)
-        if self._stopping.is_set():  # stopped (cancelled) before it even started
-            raise ServerStartError(f"{self.label} was stopped before it started")
         self._log = open(self.log_path, "wb")
-        t0 = time.monotonic()
+        self._t0 = time.monotonic()
         env = {**os.environ, **(self.env or {})}
         self._proc = subprocess.Popen(
             self.command, stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT,
             env=env, start_new_session=True, preexec_fn=_die_with_parent if sys.platform == "linux" else None,
         )
         atexit.register(self.stop)
+
+    def _ready_or_stop(self) -> None:
         try:
-            self._wait_ready(t0)
+            self._wait_ready(self._t0)
         except BaseException:
             self.stop()
             raise
-        self.startup_s = time.monotonic() - t0
-        return self
+        self.startup_s = time.monotonic() - self._t0
 
     def _wait_ready(self, t0: float) -> None:
         deadline = t0 + self.startup_timeout_s
@@ -214,9 +221,12 @@ class ManagedServer:
         self.stop()
 
     async def __aenter__(self) -> "ManagedServer":
+        # spawned from the loop's thread, so the parent-death signal follows that thread, not a
+        # worker thread; only the wait for readiness runs in a thread
+        self._spawn()
         try:
-            await asyncio.to_thread(self.start)
-        except BaseException:  # cancelled while the thread was starting it
+            await asyncio.to_thread(self._ready_or_stop)
+        except BaseException:  # cancelled while waiting: the thread sees _stopping and gives up
             self.stop()
             raise
         return self

@@ -107,3 +107,19 @@ def test_a_server_object_starts_once(tmp_path):
         with pytest.raises(RuntimeError, match="already started"):
             server.start()
     json.dumps(server.model_names)
+
+
+def test_cancelling_an_async_start_stops_the_child():
+    server = ManagedServer([sys.executable, "-c", "import time; time.sleep(600)"],
+                           host="127.0.0.1", port=free_port(), startup_timeout_s=60)
+
+    async def enter():
+        async with server:
+            pass
+
+    async def main():
+        with pytest.raises(TimeoutError):
+            await asyncio.wait_for(enter(), 1.0)
+
+    asyncio.run(main())
+    assert server.pid is not None and not pid_alive(server.pid)
