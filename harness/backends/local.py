@@ -130,6 +130,8 @@ class LocalServer(ManagedServer):
     """
 
     label = "embedded llama.cpp server"
+    # the module run as `python -m MODULE --config_file FILE` (a wrapper of llama_cpp.server fits)
+    server_module = "llama_cpp.server"
 
     def __init__(self, *, port: int | None = None, n_ctx: int = N_CTX, n_threads: int = 2, seed: int = SEED,
                  startup_timeout_s: float = 120.0, stop_timeout_s: float = 10.0, log_path: str | Path | None = None):
@@ -143,7 +145,7 @@ class LocalServer(ManagedServer):
         # llama.cpp's OpenMP threads spin while they wait for each other; on a shared 2-core
         # machine a spinning thread whose partner lost its core stalled decoding 5-10x here
         env = {"OMP_WAIT_POLICY": os.environ.get("OMP_WAIT_POLICY", "PASSIVE")}
-        super().__init__([sys.executable, "-m", "llama_cpp.server", "--config_file", name], host="127.0.0.1",
+        super().__init__([sys.executable, "-m", self.server_module, "--config_file", name], host="127.0.0.1",
                          port=port, startup_timeout_s=startup_timeout_s, stop_timeout_s=stop_timeout_s,
                          env=env, log_path=log_path)
 
