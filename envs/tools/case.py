@@ -7,7 +7,7 @@ check is that the episode's backend state equals it, exactly).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
@@ -36,7 +36,6 @@ class Case:
     # read tools that must have run before the task counts as solved (a write without the check
     # it depends on is a lucky guess)
     needs_read: tuple[str, ...] = ()
-    notes: dict[str, Any] = field(default_factory=dict)
 
 
 def gold_state(case: Case, normalize: bool = True) -> State:
