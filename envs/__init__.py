@@ -12,6 +12,9 @@ SUITES: dict[str, str] = {
     "bank-disputes": "envs.bank.suite:BankDisputes",
     "paper-textworld": "envs.textworld.suite:PaperTextWorld",
     "textworld": "envs.textworld.suite:TextWorld",
+    "tools-bank": "envs.tools.bank:BankTools",
+    "tools-travel": "envs.tools.travel:TravelTools",
+    "tools-calendar": "envs.tools.calendar:CalendarTools",
 }
 
 

@@ -33,7 +33,8 @@ class ToolCall(BaseModel):
     name: str
     arguments: dict[str, Any] = Field(default_factory=dict)
     id: str | None = None
-    # how the call was obtained: native | tag | fenced | bare | llama | text_json (see backends.parse)
+    # how the call was obtained: native | tag | fenced | bare | llama, or text_<mode> for a call a
+    # native-mode server returned as text (see harness.backends.parse)
     parse_mode: str = "native"
 
 

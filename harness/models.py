@@ -42,10 +42,12 @@ class ModelPool:
         self.spec, self.stack = spec, stack
         self.served: dict[str, dict[str, Any]] = {}
 
-    def _client(self, url: str, model: str) -> OpenAIBackend:
+    def _client(self, url: str, model: str, local: bool = False) -> OpenAIBackend:
         return OpenAIBackend(
             url, model, api_key_env=self.spec.api_key_env, timeout_s=self.spec.request_timeout_s,
             max_retries=self.spec.max_retries, text_calls=self.spec.text_calls,
+            # llama.cpp's chatml formats render no tool turns (see harness.backends.local)
+            flatten_tool_turns=local,
         )
 
     async def open(self, name: str) -> list[Backend]:
@@ -75,7 +77,7 @@ class ModelPool:
         backends: list[Backend] = []
         ids: dict[str, list[str]] = {}
         for url in urls:
-            client = self._client(url, served_name)
+            client = self._client(url, served_name, local=name == LOCAL)
             self.stack.push_async_callback(client.aclose)
             ids[url] = await client.served_models()
             if served_name not in ids[url]:

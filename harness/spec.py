@@ -34,7 +34,7 @@ def _explain(exc: ValidationError, source: str) -> SpecError:
 
 
 def _allowed_keys(model: type) -> str:
-    return ", ".join(sorted(model.model_fields))
+    return ", ".join(sorted(f.alias or name for name, f in model.model_fields.items()))
 
 
 def build_spec(values: dict[str, Any], source: str = "flags") -> RunSpec:
@@ -53,7 +53,8 @@ def build_spec(values: dict[str, Any], source: str = "flags") -> RunSpec:
         raise SpecError(f"{err}; allowed keys: {_allowed_keys(suite.options_model)}") from None
     for name in spec.conditions:
         condition = get_condition(name)
-        missing = sorted(set(condition.env) - set(suite.options_model.model_fields))
+        keys = {f.alias or name for name, f in suite.options_model.model_fields.items()}
+        missing = sorted(set(condition.env) - keys)
         if missing:
             raise SpecError(
                 f"{source}: condition {name!r} sets {', '.join(missing)}, which suite {spec.suite!r} does not have "

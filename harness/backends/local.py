@@ -131,7 +131,8 @@ class LocalServer(ManagedServer):
 
     label = "embedded llama.cpp server"
     # the module run as `python -m MODULE --config_file FILE` (a wrapper of llama_cpp.server fits)
-    server_module = "llama_cpp.server"
+    # our entry resets the context before each completion: answers depend on the prompt alone
+    server_module = "harness.backends.llama_entry"
 
     def __init__(self, *, port: int | None = None, n_ctx: int = N_CTX, n_threads: int = 2, seed: int = SEED,
                  startup_timeout_s: float = 120.0, stop_timeout_s: float = 10.0, log_path: str | Path | None = None):

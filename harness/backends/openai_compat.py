@@ -30,6 +30,25 @@ def _sanitize(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{**m, "content": m.get("content") or ""} for m in messages]
 
 
+def _flatten_tool_turns(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """For chat templates that render no tool turns (llama.cpp's chatml formats drop `tool`
+    messages and the assistant's tool_calls): the call as tagged text, the result as a user turn.
+    Without this the model never sees an observation or any feedback."""
+    out = []
+    for m in messages:
+        if m["role"] == "tool":
+            out.append({"role": "user", "content": f"Tool result:\n{m.get('content') or ''}"})
+        elif m["role"] == "assistant" and m.get("tool_calls"):
+            calls = "".join(
+                f'<tool_call>{{"name": {json.dumps(c["function"]["name"])}, "arguments": {c["function"]["arguments"]}}}</tool_call>'
+                for c in m["tool_calls"]
+            )
+            out.append({"role": "assistant", "content": f"{m.get('content') or ''}{calls}"})
+        else:
+            out.append(m)
+    return out
+
+
 class OpenAIBackend:
     name = "openai"
 
@@ -43,9 +62,11 @@ class OpenAIBackend:
         max_retries: int = 4,
         backoff_s: float = 0.5,
         text_calls: str = "parse",
+        flatten_tool_turns: bool = False,
     ):
         self.base_url, self.model = base_url, model
         self.max_retries, self.backoff_s, self.text_calls = max_retries, backoff_s, text_calls
+        self.flatten_tool_turns = flatten_tool_turns
         # the key is read here and handed only to the client: it is never part of a record
         key = os.environ.get(api_key_env) or "no-key"
         self.client = openai.AsyncOpenAI(base_url=base_url, api_key=key, timeout=timeout_s, max_retries=0)
@@ -88,6 +109,8 @@ class OpenAIBackend:
     async def generate(self, messages: list[dict[str, Any]], tools: list[ToolSpec], decoding: Decoding, tool_mode: ToolMode) -> ModelTurn:
         if tools and tool_mode == "prompt":
             messages = with_tools_prompt(messages, tools)
+        if self.flatten_tool_turns:
+            messages = _flatten_tool_turns(messages)
         kwargs: dict[str, Any] = {
             "model": self.model, "messages": _sanitize(messages), "temperature": decoding.temperature,
             "top_p": decoding.top_p, "max_tokens": decoding.max_tokens,

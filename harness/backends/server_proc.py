@@ -55,13 +55,15 @@ def pid_alive(pid: int) -> bool:
 
 
 def _die_with_parent() -> None:
-    """In the child before exec: get SIGTERM when the harness dies, even by SIGKILL (Linux).
+    """In the child before exec: get SIGKILL when the harness dies, even by SIGKILL (Linux).
 
     The signal follows the *thread* that started the child (hence `__aenter__` spawns from the
     event loop's thread).
     """
     try:
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+        # SIGKILL, not SIGTERM: on SIGTERM uvicorn waits for the in-flight generation of a client
+        # that is already gone (seen here: minutes under load); nobody is left to wait for it
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
         pass
 

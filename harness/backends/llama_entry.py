@@ -1,0 +1,33 @@
+"""Entry point of the embedded llama.cpp server: llama-cpp-python's server, made deterministic.
+
+llama-cpp-python reuses the KV cache of the previous request's longest common prefix. When a
+prompt is wholly a prefix of the previous conversation (the next condition's first call after a
+full-history episode), it re-evaluates only the last token, alone, and the logits differ from a
+full evaluation in the last bits: greedy decoding then answers differently (seen here: the same
+992-token prompt gave two different answers depending on the request before it). Resetting the
+context before every completion makes each answer a function of its prompt alone, at the cost
+of evaluating the whole prompt each time. Same seeds + greedy + the same server = same records.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from llama_cpp import Llama
+from llama_cpp.server.__main__ import main
+
+
+def _fresh(method):  # type: ignore[no-untyped-def]
+    @functools.wraps(method)
+    def wrapper(self: Llama, *args, **kwargs):  # type: ignore[no-untyped-def]
+        self.reset()
+        return method(self, *args, **kwargs)
+
+    return wrapper
+
+
+Llama.create_chat_completion = _fresh(Llama.create_chat_completion)  # type: ignore[method-assign]
+Llama.create_completion = _fresh(Llama.create_completion)  # type: ignore[method-assign]
+
+if __name__ == "__main__":
+    main()
