@@ -8,7 +8,7 @@ from typing import Any, Optional
 import typer
 
 from conditions import PAPER_CONDITIONS
-from harness.cli import _split, bad_input_exits, err_console, run_spec
+from harness.cli_common import _split, bad_input_exits, err_console, run_spec
 from harness.spec import SpecError, build_spec
 
 # The paper's protocol (../shared/PAPER.md): plan protocol, K=12 alternatives, 240-char echo and

@@ -125,18 +125,19 @@ async def _play(env: Env, backend: Backend, condition: Condition, s: EpisodeSett
             asked = [*messages, _assistant_message(turn, native), {"role": "user", "content": review}]
             revised = await backend.generate(asked, opening.tools, s.decoding, s.tool_mode)
             result.transcript.append({"kind": "review", "messages": asked[len(messages):], "answer": revised.model_dump(mode="json")})
-            kind, log_messages = "review", asked
+            kind, log_messages, logged = "review", asked, revised
             if revised.tool_calls or ("text" in opening.accepts and revised.text.strip()):
                 turn = revised
         else:
-            kind, log_messages = "action", sent
+            kind, log_messages, logged = "action", sent, turn
         actions = _actions(turn, opening)
         room = s.budget - result.spent if per_tool else None
         outcome, replies, submitted = await _submit_all(env, actions, condition, s, native, room)
         result.submitted += submitted
         result.spent += max(1, submitted) if per_tool else 1
         result.outcomes.append(outcome)
-        result.calls.append(_log(turn, log_messages, kind, _label(outcome)))
+        # the call that produced the executed action: the review's usage when there was a review
+        result.calls.append(_log(logged, log_messages, kind, _label(outcome)))
         result.transcript[-1]["outcome"] = outcome.model_dump(mode="json")
         if isinstance(outcome, Accepted) and outcome.done:
             result.done, result.won, result.lost = True, outcome.won, outcome.lost

@@ -163,3 +163,21 @@ def test_run_json_holds_spec_versions_commit_and_model_ids(tmp_path):
     assert session["served"]["scripted-model"]["model_ids"][server.url] == ["scripted-model"]
     transcript = json.loads(Path(spec.out, records(spec)[0]["transcript"]).read_text())
     assert transcript["turns"][0]["answer"]["tool_calls"][0]["name"] == "open_dispute"
+
+
+def test_self_check_records_each_call_with_its_own_usage(tmp_path):
+    from bank_script import REVIEWS
+
+    inner = repairing("native", {"reason": "chargeback"})
+
+    def responder(body):
+        reply = inner(body)
+        reply.completion_tokens = 100 if body["messages"][-1].get("content") in REVIEWS else 7
+        return reply
+
+    with ScriptedServer(responder) as server:
+        spec = spec_for(server, tmp_path, conditions=["self_check"], tasks=1)
+        play(spec)
+    (r,) = records(spec)
+    assert [(c["kind"], c["completion_tokens"]) for c in r["calls"]] == [("action", 7), ("review", 100)] * 2
+    assert r["completion_tokens"] == 214 and r["action_calls"] == 2 and r["review_calls"] == 2

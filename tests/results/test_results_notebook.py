@@ -55,3 +55,33 @@ def test_notebook_rebuilds_tables_and_figures(two_model_run: Path, tmp_path: Pat
     assert sorted(p.name for p in figs.iterdir()) == sorted(
         f"{n}.{e}" for n in ("success_by_condition", "success_vs_budget", "tokens_per_success", "repair_funnel")
         for e in ("png", "pdf"))
+
+
+def test_notebook_on_a_run_the_harness_recorded(tmp_path: Path, venv_kernel: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The notebook on real records: a paper-protocol grid the runner plays against the scripted server."""
+    import asyncio
+    import json
+
+    from harness.runner import run
+    from harness.spec import build_spec
+    from scripted_server import Reply, ScriptedServer
+
+    def responder(body):  # a bad first plan, then one valid command: the game stays unfinished
+        retry = "Your previous answer was" in body["messages"][-1]["content"]
+        return Reply(text=json.dumps({"answer": {"commands": ["look"] if retry else ["xyzzy"]}}))
+
+    with ScriptedServer(responder) as server:
+        spec = build_spec({"suite": "paper-textworld", "models": ["scripted-model"], "endpoints": [server.url],
+                           "conditions": ["raw", "loc_obs", "allowed_prose", "allowed_json"], "tasks": 2,
+                           "budgets": [2], "feedback_cut": 240, "out": str(tmp_path / "run")})
+        asyncio.run(run(spec))
+    monkeypatch.setenv("RUN_DIR", spec.out)
+    monkeypatch.setenv("FIG_DIR", str(tmp_path / "figs"))
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    NotebookClient(nb, kernel_name=venv_kernel, timeout=300, resources={"metadata": {"path": str(tmp_path)}}).execute()
+    text = "\n".join(
+        str(out.get("text", "")) + str(out.get("data", {}).get("text/markdown", ""))
+        for cell in nb.cells if cell.cell_type == "code" for out in cell.outputs
+    )
+    assert "8 episodes" in text and "| allowed_json | scripted-model | 0/2 |" in text
+    assert len(list((tmp_path / "figs").iterdir())) == 8

@@ -48,7 +48,7 @@ def test_server_command_reads_the_config_file_and_threads_do_not_spin(monkeypatc
     monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
     server = LocalServer(port=8124)
     try:
-        assert server.command[-3:] == ["llama_cpp.server", "--config_file", str(server.config_path)]
+        assert server.command[-4:] == ["-m", "harness.backends.llama_entry", "--config_file", str(server.config_path)]
         assert json.loads(server.config_path.read_text())["port"] == 8124
         assert server.env == {"OMP_WAIT_POLICY": "PASSIVE"}
     finally:
