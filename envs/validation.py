@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from pydantic import ValidationError
+from pydantic import ValidationError, ValidationInfo
+from pydantic_core import PydanticCustomError
 
 from envs.contract import Violation
 
@@ -60,3 +61,19 @@ def _jsonable(value: Any) -> Any:
     if isinstance(value, dict):
         return {str(k): _jsonable(v) for k, v in value.items()}
     return str(value)
+
+
+def context_of(info: ValidationInfo) -> dict[str, Any]:
+    """The validation context a tool passes in: reference date, state, `normalize` switch."""
+    return info.context or {}
+
+
+def normalizing(info: ValidationInfo) -> bool:
+    """The before phase is on unless the context says the contract is strict."""
+    return context_of(info).get("normalize", True)
+
+
+def fail(kind: str, message: str, field: str, observed: Any, allowed: list[str]) -> PydanticCustomError:
+    """A rule failure that `violation_from_error` reads back: location, observed and allowed
+    travel in the error's context, and the message names no alternative."""
+    return PydanticCustomError(kind, message, {"field": field, "observed": observed, "allowed": allowed})

@@ -12,19 +12,17 @@ from __future__ import annotations
 import re
 from datetime import date, timedelta
 from decimal import Decimal
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
 from envs.bank.world import REASONS, Reason, World
+from envs.validation import context_of as _ctx
+from envs.validation import fail
 
 RELATIVE_DAYS = {"сегодня": 0, "today": 0, "вчера": 1, "yesterday": 1, "позавчера": 2, "day before yesterday": 2}
 _DOTTED = re.compile(r"^(\d{1,2})[./](\d{1,2})(?:[./](\d{2,4}))?$")
 
-
-def _ctx(info: ValidationInfo) -> dict[str, Any]:
-    return info.context or {}
 
 
 def normalize_card(v: object) -> object:
@@ -111,24 +109,20 @@ class OpenDisputeInput(BaseModel):
         return self
 
 
-def _fail(kind: str, message: str, field: str, observed: Any, allowed: list[str]) -> PydanticCustomError:
-    return PydanticCustomError(kind, message, {"field": field, "observed": observed, "allowed": allowed})
-
-
 def check_state(inp: OpenDisputeInput, world: World) -> None:
     if inp.card_last4 not in world.cards:
-        raise _fail("unknown_card", "not one of the customer's cards", "card_last4", inp.card_last4, world.cards)
+        raise fail("unknown_card", "not one of the customer's cards", "card_last4", inp.card_last4, world.cards)
     on_card = [o for o in world.operations if o.card_last4 == inp.card_last4]
     on_day = [o for o in on_card if o.day == inp.operation_date]
     if not on_day:
         days = sorted({o.day.isoformat() for o in on_card})
-        raise _fail("no_operation_on_date", "no operation on this card on that date", "operation_date", inp.operation_date.isoformat(), days)
+        raise fail("no_operation_on_date", "no operation on this card on that date", "operation_date", inp.operation_date.isoformat(), days)
     if not any(o.amount == inp.amount for o in on_day):
         amounts = sorted({str(o.amount) for o in on_day}, key=Decimal)
-        raise _fail("no_operation_with_amount", "no operation with this amount on that date", "amount", str(inp.amount), amounts)
+        raise fail("no_operation_with_amount", "no operation with this amount on that date", "amount", str(inp.amount), amounts)
     origin = inp.original_operation_id
     if origin is not None and origin not in {o.id for o in world.operations}:
-        raise _fail("unknown_operation", "not one of the customer's operations", "original_operation_id", origin, [o.id for o in world.operations])
+        raise fail("unknown_operation", "not one of the customer's operations", "original_operation_id", origin, [o.id for o in world.operations])
 
 
 def allowed_values(field: str, world: World) -> list[str]:

@@ -15,17 +15,12 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Literal
 
 from pydantic import BaseModel, ValidationError
-from pydantic_core import PydanticCustomError
 
 from envs.contract import ToolSpec, Violation
-from envs.validation import violation_from_error
+from envs.validation import fail, violation_from_error  # noqa: F401 (fail is re-exported)
 
 SchemaView = Literal["open", "enum"]
 
-
-def fail(kind: str, message: str, field: str, observed: Any, allowed: list[str]) -> PydanticCustomError:
-    """An after-phase rule failure; `violation_from_error` reads field, observed and allowed."""
-    return PydanticCustomError(kind, message, {"field": field, "observed": observed, "allowed": allowed})
 
 
 def _strip_enums(node: Any) -> Any:

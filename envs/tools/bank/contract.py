@@ -9,13 +9,15 @@ from __future__ import annotations
 import re
 from datetime import date
 from decimal import Decimal
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from envs.bank.contract import OpenDisputeInput, normalize_amount, normalize_card
 from envs.tools.notation import normalize_choice, normalize_day
 from envs.tools.tooling import fail
+from envs.validation import context_of as _ctx
+from envs.validation import normalizing as _norm
 
 BlockReason = Literal["lost", "stolen", "compromised"]
 BLOCK_REASONS: tuple[str, ...] = ("lost", "stolen", "compromised")
@@ -27,12 +29,6 @@ BLOCK_ALIASES = {
 _CASE = re.compile(r"(\d{1,4})\s*$")
 
 
-def _ctx(info: ValidationInfo) -> dict[str, Any]:
-    return info.context or {}
-
-
-def _norm(info: ValidationInfo) -> bool:
-    return _ctx(info).get("normalize", True)
 
 
 def _day(v: object, info: ValidationInfo) -> object:

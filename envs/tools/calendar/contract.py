@@ -13,6 +13,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 from envs.tools.calendar.world import ROOMS, ZONES, Room, Zone, busy
 from envs.tools.notation import normalize_count, normalize_day, normalize_local_datetime, normalize_minutes
 from envs.tools.tooling import fail
+from envs.validation import context_of as _ctx
+from envs.validation import normalizing as _norm
 
 ZONE_ALIASES = {
     **{z.lower(): z for z in ZONES},
@@ -31,12 +33,6 @@ ROOM_ALIASES = {"нева": "Neva", "волга": "Volga", "урал": "Ural", "
 _ROOM_WORDS = re.compile(r"^(?:переговорк[аеуи]|комнат[аеуы]|room|meeting room)\s+")
 
 
-def _ctx(info: ValidationInfo) -> dict[str, Any]:
-    return info.context or {}
-
-
-def _norm(info: ValidationInfo) -> bool:
-    return _ctx(info).get("normalize", True)
 
 
 def normalize_zone(v: object) -> object:

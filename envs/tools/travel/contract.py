@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from envs.tools.notation import normalize_choice, normalize_count, normalize_day
 from envs.tools.tooling import fail
 from envs.tools.travel.world import AIRPORTS, FareClass, TravelWorld
+from envs.validation import context_of as _ctx
+from envs.validation import normalizing as _norm
 
 FARE_ALIASES = {
     "эконом": "economy", "экономкласс": "economy", "эконом класс": "economy", "economy class": "economy", "eco": "economy",
@@ -32,12 +33,6 @@ _PREP = re.compile(r"^(?:из|в|во|до|from|to)\s+")
 _CODE = re.compile(r"\(([A-Za-z]{3})\)")
 
 
-def _ctx(info: ValidationInfo) -> dict[str, Any]:
-    return info.context or {}
-
-
-def _norm(info: ValidationInfo) -> bool:
-    return _ctx(info).get("normalize", True)
 
 
 def normalize_airport(v: object) -> object:
