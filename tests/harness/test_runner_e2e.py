@@ -181,3 +181,30 @@ def test_self_check_records_each_call_with_its_own_usage(tmp_path):
     (r,) = records(spec)
     assert [(c["kind"], c["completion_tokens"]) for c in r["calls"]] == [("action", 7), ("review", 100)] * 2
     assert r["completion_tokens"] == 214 and r["action_calls"] == 2 and r["review_calls"] == 2
+
+
+@pytest.mark.parametrize("text_calls", ["parse", "violation"])
+def test_native_call_returned_as_text_follows_the_switch(tmp_path, text_calls):
+    """vLLM's hermes parser hands Qwen2.5-Coder's fenced JSON back as plain text (vLLM #32926)."""
+
+    def responder(body):
+        gold = GOLD[customer_message(body)]
+        return Reply(text="```json\n" + json.dumps({"name": "open_dispute", "arguments": gold}) + "\n```")
+
+    with ScriptedServer(responder) as server:
+        spec = spec_for(server, tmp_path, tasks=1, text_calls=text_calls, budgets=[2])
+        play(spec)
+    (r,) = records(spec)
+    if text_calls == "parse":
+        assert r["success"] and r["calls"][0]["parse_modes"] == ["text_fenced"] and r["fenced_answers"] == 1
+    else:
+        assert not r["success"] and r["failure_codes"] == ["unparseable_call", "unparseable_call"]
+
+
+def test_episodes_are_spread_over_several_endpoints(tmp_path):
+    respond = lambda body: answer(GOLD[customer_message(body)], "native")  # noqa: E731
+    with ScriptedServer(respond) as a, ScriptedServer(respond) as b:
+        spec = spec_for(a, tmp_path, endpoints=[a.url, b.url], tasks=6, concurrency=1)
+        play(spec)
+    assert len(records(spec)) == 6 and a.requests and b.requests
+    assert len(a.requests) + len(b.requests) == 6
