@@ -38,8 +38,11 @@ class EpisodeResult:
     harness_error: str | None = None
     model_id: str | None = None
     fatal: bool = False
-    # actions handed to the environment (a rejected one counts; one skipped after it does not)
+    # tool calls handed to the environment (a rejected one counts; one skipped after it does not)
     submitted: int = 0
+    # per outcome: "message" for a text turn to the simulated user of a tool environment (a
+    # conversation, not an attempt at a call), else "action"
+    outcome_kinds: list[str] = field(default_factory=list)
     # budget used, in the environment's unit (Opening.budget_unit)
     spent: int = 0
 
@@ -133,9 +136,11 @@ async def _play(env: Env, backend: Backend, condition: Condition, s: EpisodeSett
         actions = _actions(turn, opening)
         room = s.budget - result.spent if per_tool else None
         outcome, replies, submitted = await _submit_all(env, actions, condition, s, native, room)
-        result.submitted += submitted
+        conversational = isinstance(actions, list) and isinstance(actions[0], TextAnswer) and "tool" in opening.accepts
+        result.submitted += 0 if conversational else submitted
         result.spent += max(1, submitted) if per_tool else 1
         result.outcomes.append(outcome)
+        result.outcome_kinds.append("message" if conversational else "action")
         # the call that produced the executed action: the review's usage when there was a review
         result.calls.append(_log(logged, log_messages, kind, _label(outcome)))
         result.transcript[-1]["outcome"] = outcome.model_dump(mode="json")

@@ -35,7 +35,9 @@ def build_record(
     config: dict[str, Any], transcript: str, extra: dict[str, Any] | None = None,
 ) -> EpisodeRecord:
     violations = [o for o in result.outcomes if isinstance(o, Violation)]
-    first_valid = None if not result.outcomes else not isinstance(result.outcomes[0], Violation)
+    attempts = [o for o, kind in zip(result.outcomes, result.outcome_kinds) if kind == "action"]
+    # validity of the first attempt at an action; messages to a simulated user are not attempts
+    first_valid = None if not attempts else not isinstance(attempts[0], Violation)
     success = None if result.harness_error else bool(result.won)
     end = _end_reason(result)
     return EpisodeRecord(
@@ -57,7 +59,7 @@ def build_record(
         latency_s=round(sum(c.latency_s for c in result.calls), 4),
         fenced_answers=sum(c.fenced for c in result.calls),
         calls=result.calls,
-        extra=extra or {},
+        extra={"messages_to_user": result.outcome_kinds.count("message"), **(extra or {})},
         harness_error=result.harness_error,
         transcript=transcript,
     )

@@ -78,3 +78,12 @@ def test_listing_commands_show_the_registries():
 def test_fault_conditions_need_a_suite_with_faults(tmp_path):
     result, text = invoke("run", "--suite", "bank-disputes", "--model", "local", "--conditions", "fault_problem", "--out", str(tmp_path / "r"))
     assert result.exit_code == 2 and "fault_shape" in text and "fault_problem" in text
+
+
+def test_the_example_grid_loads_and_expands():
+    from pathlib import Path
+
+    from harness.spec import build_spec, load_toml
+
+    spec = build_spec(load_toml(Path(__file__).parents[2] / "configs" / "example-grid.toml"), source="example-grid.toml")
+    assert spec.suite == "tools-bank" and spec.budgets == [4, 8] and spec.env_options["contract"] == "strict"

@@ -208,3 +208,12 @@ def test_episodes_are_spread_over_several_endpoints(tmp_path):
         play(spec)
     assert len(records(spec)) == 6 and a.requests and b.requests
     assert len(a.requests) + len(b.requests) == 6
+
+
+def test_messages_to_the_customer_are_not_tool_calls(tmp_path):
+    with ScriptedServer(lambda body: Reply(text="Could you tell me which card it was?")) as server:
+        spec = spec_for(server, tmp_path, suite="tools-bank", tasks=1, budgets=[2], tool_mode="prompt")
+        play(spec)
+    (r,) = records(spec)
+    assert r["tool_calls"] == 0 and r["first_call_valid"] is None and r["extra"]["messages_to_user"] == 2
+    assert r["model_calls"] == 2 and r["end_reason"] == "budget"
