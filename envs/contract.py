@@ -107,7 +107,11 @@ class Opening(BaseModel):
 
 @runtime_checkable
 class Env(Protocol):
-    """One task instance. `reset` starts it; `submit` takes one action; `close` frees resources."""
+    """One task instance. `reset` starts it; `submit` takes one action; `close` frees resources.
+
+    An environment may also define `record_extra() -> dict`: per-episode facts the runner stores
+    in the record's `extra` (whether answers were fenced, invented values, fault outcomes).
+    """
 
     def reset(self) -> Opening: ...
 

@@ -88,10 +88,8 @@ class ModelPool:
 
 
 def _hf_id(name: str) -> str:
-    try:
-        from harness.backends.vllm_presets import PRESETS
-    except ImportError:  # pragma: no cover - the presets module ships with the package
-        return name
+    from harness.backends.vllm_presets import PRESETS
+
     return PRESETS[name].hf_id if name in PRESETS else name
 
 

@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from conditions import get_condition
-from envs import get_suite
+from envs import UnknownName, get_suite
 from envs.contract import Task
 from harness.backends.base import Backend
 from harness.loop import EpisodeResult, EpisodeSettings, run_episode
@@ -30,8 +30,6 @@ def select_tasks(spec: RunSpec) -> tuple[list[Task], Any]:
         known = {t.task_id: t for t in tasks}
         missing = [t for t in spec.task_ids if t not in known]
         if missing:
-            from envs import UnknownName
-
             raise UnknownName(f"task id of suite {spec.suite}", missing[0], list(known)[:20] + ["..."])
         tasks = [known[t] for t in spec.task_ids]
     if spec.tasks is not None:
@@ -125,7 +123,9 @@ async def _one(spec: RunSpec, suite: Any, options: Any, task: Task, key: Episode
             await asyncio.to_thread(env.close)
     transcript = store.write_transcript(key, {"turns": result.transcript, "harness_error": result.harness_error})
     extra = {"fatal": True} if result.fatal else {}
-    extra.update(getattr(env, "record_extra", lambda: {})() if env is not None else {})
+    # optional per-episode facts an environment reports (fences, invented values, fault outcome)
+    if env is not None and hasattr(env, "record_extra"):
+        extra.update(env.record_extra())
     record = build_record(
         key, result, run_id=store.run_id, condition_params={**condition.params(spec.feedback_cut), "tool_mode": spec.tool_mode},
         config=_config(spec), transcript=transcript, extra=extra,
