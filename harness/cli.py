@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Any, Optional
@@ -12,7 +13,7 @@ from rich.table import Column, Table
 
 from conditions import CONDITIONS
 from envs import describe_suites
-from harness.cli_common import _split, bad_input_exits, parse_ints, run_spec  # noqa: F401 (re-exported)
+from harness.cli_common import _split, bad_input_exits, parse_ints, run_spec
 from harness.spec import SpecError, build_spec, load_toml
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help="Measure how LLM agents repair a failed tool call.")
@@ -65,8 +66,6 @@ def run(
 
 def _literal(raw: str) -> Any:
     """--env values: JSON scalars where they parse (12, true, null), strings otherwise."""
-    import json
-
     try:
         return json.loads(raw)
     except ValueError:
