@@ -23,7 +23,7 @@ from typing import Callable
 
 from pydantic import ValidationError
 
-from envs.textworld.generate import STORY_NAME, sha256_file
+from envs.textworld.generate import STORY_NAME, sha256_file, sha256_game_json
 from envs.textworld.manifest import PYTHONHASHSEED, GameEntry, GenParams
 
 GEN_TIMEOUT_S = 600
@@ -73,7 +73,11 @@ def load_cached(root: Path, params: GenParams) -> GameEntry | None:
         entry = GameEntry.model_validate_json(files.entry.read_text())
     except (OSError, ValueError, ValidationError):
         return None
-    if entry.params() != params or entry.sha256 != sha256_file(files.z8) or entry.json_sha256 != sha256_file(files.json):
+    try:
+        intact = entry.sha256 == sha256_file(files.z8) and entry.json_sha256 == sha256_game_json(files.json)
+    except (OSError, ValueError):  # a game .json that no longer parses is corrupt too
+        return None
+    if entry.params() != params or not intact:
         return None
     with _verified_lock:
         _verified[key] = (stamp, entry)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import sys
 from importlib.metadata import version
 from pathlib import Path
@@ -28,6 +29,15 @@ def normalise_serial(z8: Path) -> None:
 
 def sha256_file(path: Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def sha256_game_json(path: Path) -> str:
+    """The game .json's hash without `KB.text_grammars_path`, the absolute path of TextWorld's
+    grammar folder in site-packages: with it, the same game hashed differently in every
+    virtual environment (seen: a CI clone disagreed with the developer's checkout)."""
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    data.get("KB", {}).pop("text_grammars_path", None)
+    return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
 
 
 def generate_into(params: GenParams, dest: Path) -> Path:
@@ -64,7 +74,7 @@ def describe_game(z8: Path, params: GenParams) -> GameEntry:
             objective=state.objective, description=state.description,
             inventory=state.inventory, walkthrough=walkthrough, max_score=int(state.max_score),
             initial_admissible=list(state.admissible_commands), sha256=sha256_file(z8),
-            json_sha256=sha256_file(z8.with_suffix(".json")), textworld_version=version("textworld"),
+            json_sha256=sha256_game_json(z8.with_suffix(".json")), textworld_version=version("textworld"),
         )
         for command in walkthrough:
             state, _, _ = env.step(command)

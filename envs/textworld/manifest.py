@@ -49,6 +49,7 @@ class GameEntry(BaseModel):
     # admissible commands at the start, in TextWorld's order (a determinism check, not shown to agents)
     initial_admissible: list[str]
     # sha256 of the .z8 story file with its compile-date serial number zeroed, and of the game .json
+    # without its machine-specific grammar path
     sha256: str
     json_sha256: str
     textworld_version: str

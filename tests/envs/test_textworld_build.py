@@ -138,3 +138,18 @@ def test_unknown_suite_names_the_allowed_ones() -> None:
     with pytest.raises(ValueError, match=r"'nope'.*paper-textworld, textworld"):
         game_suite("nope")
     assert isinstance(game_suite("textworld"), TextWorld)
+
+
+def test_game_json_hash_does_not_depend_on_where_textworld_is_installed(paper: Manifest, tmp_path) -> None:
+    from envs.textworld.generate import sha256_game_json
+
+    src = cache.game_files(PaperOptions().cache_path(), GenParams(seed=20261051, rooms=3, objects=4, quest_length=2)).json
+    data = json.loads(src.read_text())
+    assert data["KB"]["text_grammars_path"].endswith("text_grammars")
+    data["KB"]["text_grammars_path"] = "/elsewhere/venv/lib/python3.11/site-packages/textworld/generator/data/text_grammars"
+    moved = tmp_path / "game.json"
+    moved.write_text(json.dumps(data))
+    assert sha256_game_json(moved) == sha256_game_json(src) == paper.games[0].json_sha256
+    data["quests"] = []
+    moved.write_text(json.dumps(data))
+    assert sha256_game_json(moved) != paper.games[0].json_sha256
