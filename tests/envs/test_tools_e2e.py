@@ -133,3 +133,22 @@ def test_an_inventing_agent_fails_through_the_runner(tmp_path, tool_suites):
     (r,) = _records(spec.out)
     assert r["success"] is False and r["end_reason"] == "lost" and r["model_calls"] == 1
     assert r["extra"]["end"] == "invented" and r["extra"]["invented_reached_backend"] and r["extra"]["state_matches_gold"]
+
+
+@pytest.mark.parametrize("contract", ["normalizing", "strict"])
+@pytest.mark.parametrize("suite", suites(), ids=lambda s: s.name)
+def test_every_domain_runs_under_every_feedback_condition_and_contract(tmp_path, tool_suites, suite, contract):
+    env_options = {"faults": 0.0, "contract": contract}
+    options = suite.options_model(**env_options)
+    task = next(t for t in suite.tasks(options) if t.params["dialogue"] == "single" and _writes(suite.build(t.params["seed"])))
+    conditions = ["none", "traceback", "raw", "loc_obs", "allowed_prose", "allowed_json"]
+    with ScriptedServer(Agents(suite, options, [task])) as server:
+        spec = build_spec({
+            "suite": suite.name, "models": ["scripted-model"], "endpoints": [server.url], "conditions": conditions,
+            "task_ids": [task.task_id], "budgets": [8], "out": str(tmp_path / "run"), "concurrency": 1,
+            "tool_mode": "native", "env_options": env_options,
+        })
+        asyncio.run(run(spec))
+    rows = _records(spec.out)
+    assert sorted(r["condition"] for r in rows) == sorted(conditions)
+    assert all(r["success"] is True and r["extra"]["options"]["contract"] == contract for r in rows), [r["extra"].get("end") for r in rows]
