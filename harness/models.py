@@ -12,10 +12,10 @@ from typing import Any
 
 from envs import UnknownName
 from harness.backends.base import Backend, HarnessError
+from harness.backends.local import LOCAL_MODEL as LOCAL
+from harness.backends.local import LocalServer, local_model_name
 from harness.backends.openai_compat import OpenAIBackend
 from harness.types import RunSpec
-
-LOCAL = "local"
 
 
 def preset_names() -> list[str]:
@@ -59,21 +59,13 @@ class ModelPool:
             self.stack.push_async_callback(backend.aclose)
             self.served[name] = {"backend": "vllm-inproc", "model_id": await backend.model_id()}
             return [backend]
-        urls, served_name = list(spec.endpoints), _hf_id(name)
-        if not urls and name == LOCAL:
-            from harness.backends.local import LocalServer, local_model_name
-
-            server = await self.stack.enter_async_context(LocalServer())
-            urls, served_name = [server.base_url], local_model_name(spec.tool_mode)
-        elif not urls:
+        urls = list(spec.endpoints)
+        served_name = local_model_name(spec.tool_mode) if name == LOCAL else _hf_id(name)
+        if not urls:  # serve it ourselves for the length of the run
             from harness.backends.vllm_presets import VllmServer
 
-            server = await self.stack.enter_async_context(VllmServer(name))
+            server = await self.stack.enter_async_context(LocalServer() if name == LOCAL else VllmServer(name))
             urls = [server.base_url]
-        elif name == LOCAL:
-            from harness.backends.local import local_model_name
-
-            served_name = local_model_name(spec.tool_mode)
         backends: list[Backend] = []
         ids: dict[str, list[str]] = {}
         for url in urls:

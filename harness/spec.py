@@ -22,35 +22,31 @@ class SpecError(ValueError):
     """A spec that cannot run; the message says which field and what was expected."""
 
 
-def _explain(exc: ValidationError, source: str) -> SpecError:
-    lines = []
+def _explain(exc: ValidationError, source: str, model: type) -> SpecError:
+    """One line per error; an unknown key also lists the keys `model` accepts."""
+    lines, unknown = [], False
     for err in exc.errors(include_url=False):
         path = ".".join(str(p) for p in err["loc"]) or "(top level)"
         if err["type"] == "extra_forbidden":
+            unknown = True
             lines.append(f"{source}: unknown key {path!r}")
         else:
             lines.append(f"{source}: {path}: {err['msg']} (got {err.get('input')!r})")
+    if unknown:
+        lines[-1] += f"; allowed keys: {', '.join(sorted(f.alias or n for n, f in model.model_fields.items()))}"
     return SpecError("\n".join(lines))
-
-
-def _allowed_keys(model: type) -> str:
-    return ", ".join(sorted(f.alias or name for name, f in model.model_fields.items()))
 
 
 def build_spec(values: dict[str, Any], source: str = "flags") -> RunSpec:
     try:
         spec = RunSpec(**values)
     except ValidationError as exc:
-        err = _explain(exc, source)
-        if "unknown key" in str(err):
-            raise SpecError(f"{err}; allowed keys: {_allowed_keys(RunSpec)}") from None
-        raise err from None
+        raise _explain(exc, source, RunSpec) from None
     suite = get_suite(spec.suite)
     try:
         suite.options_model(**spec.env_options)
     except ValidationError as exc:
-        err = _explain(exc, f"{source}: env_options of suite {spec.suite}")
-        raise SpecError(f"{err}; allowed keys: {_allowed_keys(suite.options_model)}") from None
+        raise _explain(exc, f"{source}: env_options of suite {spec.suite}", suite.options_model) from None
     for name in spec.conditions:
         condition = get_condition(name)
         keys = {f.alias or name for name, f in suite.options_model.model_fields.items()}

@@ -22,6 +22,13 @@ class RunDirError(ValueError):
     """The run directory cannot take this run (another spec's records are there)."""
 
 
+def _replace(path: Path, data: bytes) -> None:
+    """Write beside, then rename: a reader never sees half a file."""
+    tmp = path.with_suffix(".tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
 def _key_id(row: dict[str, Any]) -> str:
     return EpisodeKey(**{k: row[k] for k in EpisodeKey.model_fields}).id()
 
@@ -81,14 +88,10 @@ class RunDir:
         self._rewrite_bytes("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows).encode())
 
     def _rewrite_bytes(self, data: bytes) -> None:
-        tmp = self.records.with_suffix(".tmp")
-        tmp.write_bytes(data)
-        os.replace(tmp, self.records)
+        _replace(self.records, data)
 
     def _write_json(self, path: Path, obj: Any) -> None:
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(obj, indent=2, ensure_ascii=False, default=str))
-        os.replace(tmp, path)
+        _replace(path, json.dumps(obj, indent=2, ensure_ascii=False, default=str).encode())
 
     def write_transcript(self, key: EpisodeKey, data: dict[str, Any]) -> str:
         rel = f"transcripts/{key.slug()}.json"

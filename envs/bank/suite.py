@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any, Literal
 
@@ -41,7 +42,9 @@ def statement(world: World) -> str:
     return "\n".join(rows)
 
 
+@functools.cache
 def tool_spec() -> ToolSpec:
+    """The same for every task: built once, not at every reset."""
     schema = OpenDisputeInput.model_json_schema()
     schema.pop("title", None)
     return ToolSpec(name="open_dispute", description="Open a dispute about one card operation.", parameters=schema)

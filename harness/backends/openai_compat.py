@@ -153,10 +153,9 @@ class OpenAIBackend:
                     calls.append(ToolCall(name=c.function.name, arguments=args, id=c.id, parse_mode="native"))
                 except (ValueError, RecursionError) as exc:
                     errors.append(f"tool call {c.function.name!r}: arguments are not valid JSON ({exc})")
-            turn.tool_calls = calls
+            # one unreadable call spoils the turn: executing only its siblings would change the plan
+            turn.tool_calls = [] if errors else calls
             turn.parse_error = "; ".join(errors) or None
-            if errors:
-                turn.tool_calls = []
             return turn
         parsed = parse_tool_calls(text, names)
         turn.fenced = parsed.fenced
