@@ -29,7 +29,7 @@ from rich.table import Table
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from envs.contract import Task, TextAnswer  # noqa: E402
+from envs.contract import EpisodeContext, Task, TextAnswer  # noqa: E402
 from envs.textworld import cache  # noqa: E402
 from envs.textworld.options import PaperOptions  # noqa: E402
 from envs.textworld.suite import PaperTextWorld  # noqa: E402
@@ -86,7 +86,7 @@ def main() -> None:
         answer = TextAnswer(text=json.dumps({"answer": {"commands": plans[g.seed]}}))
         for i in range(a.repeats + 1):
             t = time.perf_counter()
-            env = suite.make(task, options)
+            env = suite.make(task, options, EpisodeContext(budget=4))
             out = env.submit(answer)
             env.close()
             times["ours, first call" if i == 0 else "ours"].append(time.perf_counter() - t)

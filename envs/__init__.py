@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from common.errors import UnknownName  # noqa: F401  (re-exported)
 from envs.contract import Suite
 
 # name -> "module:factory"; imported only when the suite is used (TextWorld is heavy)
@@ -16,14 +17,6 @@ SUITES: dict[str, str] = {
     "tools-travel": "envs.tools.travel:TravelTools",
     "tools-calendar": "envs.tools.calendar:CalendarTools",
 }
-
-
-class UnknownName(ValueError):
-    """An unknown registry name; the message names the bad value and the allowed ones."""
-
-    def __init__(self, kind: str, value: str, allowed: list[str]):
-        self.kind, self.value, self.allowed = kind, value, sorted(allowed)
-        super().__init__(f"unknown {kind} {value!r}; allowed: {', '.join(self.allowed)}")
 
 
 def get_suite(name: str) -> Suite:

@@ -48,6 +48,38 @@ class TextAnswer(BaseModel):
 Action = ToolCall | TextAnswer
 
 
+# how much of a model's text a Violation quotes back as `observed`
+OBSERVED_CHARS = 500
+NAME_CHARS = 200
+
+
+class Decoding(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    temperature: float = 0.0
+    top_p: float = 1.0
+    max_tokens: int = 512
+    # passed to the server as `seed`; sample_seed of the key overrides it per episode
+    seed: int | None = None
+
+
+class EpisodeContext(BaseModel):
+    """Everything one episode is played under, handed to `Suite.make` and to the loop.
+
+    One explicit value instead of side channels: the budget the key chose, the decoding, the tool
+    mode, the feedback cut and the options the condition sets on the environment (the
+    output-contract arms choose how backend faults are shaped).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    budget: int = Field(ge=1)
+    decoding: Decoding = Field(default_factory=Decoding)
+    tool_mode: Literal["native", "prompt"] = "prompt"
+    feedback_cut: int | None = None
+    condition_options: dict[str, Any] = Field(default_factory=dict)
+
+
 class Violation(BaseModel):
     """A structured failure. Conditions render it; environments never format feedback themselves.
 
@@ -70,6 +102,25 @@ class Violation(BaseModel):
         raw = "".join(_tb.format_exception(type(exc), exc, exc.__traceback__))
         fields.setdefault("message", str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
         return cls(raw=raw, **fields)
+
+    # The failures every environment meets, built in one place so that they read the same
+    # whichever environment or tool mode produced them.
+
+    @classmethod
+    def no_action(cls, text: str, allowed: list[str] | None = None) -> "Violation":
+        """A turn with no tool call where an action was needed."""
+        return cls(code="no_action", message="the answer contained no tool call", observed=text[:OBSERVED_CHARS],
+                   allowed=list(allowed or []))
+
+    @classmethod
+    def unparseable_call(cls, error: str, text: str) -> "Violation":
+        """The text looked like a tool call that could not be read."""
+        return cls(code="unparseable_call", message=error, observed=text[:OBSERVED_CHARS], raw=error)
+
+    @classmethod
+    def unknown_tool(cls, name: str, allowed: list[str]) -> "Violation":
+        return cls(code="unknown_tool", location="name", observed=name[:NAME_CHARS], allowed=list(allowed),
+                   message=f"there is no tool named {name[:100]!r}", tool=name[:NAME_CHARS])
 
 
 class Accepted(BaseModel):
@@ -142,4 +193,4 @@ class Suite(Protocol):
 
     def tasks(self, options: BaseModel) -> list[Task]: ...
 
-    def make(self, task: Task, options: BaseModel) -> Env: ...
+    def make(self, task: Task, options: BaseModel, ctx: EpisodeContext) -> Env: ...

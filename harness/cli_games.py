@@ -133,12 +133,12 @@ def show(
     cache_dir: Optional[Path] = _CACHE,
 ) -> None:
     """Print the opening one game gives the agent (generating the game if needed)."""
-    from envs.contract import Task
+    from envs.contract import EpisodeContext, Task
 
     s, options = _suite_and_options(suite, rooms, objects, quest_length, None, cache_dir, protocol)
     params = s._params_for(seed, options)
     entry = s.entry(seed, options)
-    env = s.make(Task(suite=s.name, task_id=entry.task_id, params={"seed": seed, **params.options()}), options)
+    env = s.make(Task(suite=s.name, task_id=entry.task_id, params={"seed": seed, **params.options()}), options, EpisodeContext(budget=4))
     try:
         opening = env.reset()
     finally:

@@ -12,17 +12,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from conditions import Condition
-from envs.contract import Accepted, Action, Env, Opening, Outcome, TextAnswer, ToolCall, Violation
-from harness.backends.base import Backend, HarnessError, ToolMode
-from harness.types import CallLog, Decoding, ModelTurn
-
-
-@dataclass
-class EpisodeSettings:
-    budget: int
-    decoding: Decoding
-    tool_mode: ToolMode
-    feedback_cut: int | None = None
+from envs.contract import Accepted, Action, Env, EpisodeContext, Opening, Outcome, TextAnswer, ToolCall, Violation
+from harness.backends.base import Backend, HarnessError
+from harness.types import CallLog, ModelTurn
 
 
 @dataclass
@@ -37,6 +29,7 @@ class EpisodeResult:
     transcript: list[dict[str, Any]] = field(default_factory=list)
     harness_error: str | None = None
     model_id: str | None = None
+    # the model server is gone: the runner stops the whole run (never an agent failure)
     fatal: bool = False
     # tool calls handed to the environment (a rejected one counts; one skipped after it does not)
     submitted: int = 0
@@ -58,8 +51,8 @@ def _actions(turn: ModelTurn, opening: Opening) -> list[Action] | Violation:
     if "text" in opening.accepts:
         return [TextAnswer(text=turn.text, fenced=turn.fenced)]
     if turn.parse_error:
-        return Violation(code="unparseable_call", message=turn.parse_error, observed=turn.text[:500], raw=turn.parse_error)
-    return Violation(code="no_action", message="the answer contained no tool call", observed=turn.text[:500])
+        return Violation.unparseable_call(turn.parse_error, turn.text)
+    return Violation.no_action(turn.text)
 
 
 def _assistant_message(turn: ModelTurn, native: bool) -> dict[str, Any]:
@@ -101,17 +94,17 @@ def _log(turn: ModelTurn, messages: list[dict[str, Any]], kind: str, outcome: st
     )
 
 
-async def run_episode(env: Env, backend: Backend, condition: Condition, settings: EpisodeSettings) -> EpisodeResult:
+async def run_episode(env: Env, backend: Backend, condition: Condition, ctx: EpisodeContext) -> EpisodeResult:
     result = EpisodeResult()
     try:
-        await _play(env, backend, condition, settings, result)
+        await _play(env, backend, condition, ctx, result)
     except HarnessError as exc:
         result.harness_error = str(exc)
         result.fatal = exc.fatal
     return result
 
 
-async def _play(env: Env, backend: Backend, condition: Condition, s: EpisodeSettings, result: EpisodeResult) -> None:
+async def _play(env: Env, backend: Backend, condition: Condition, s: EpisodeContext, result: EpisodeResult) -> None:
     opening = await asyncio.to_thread(env.reset)
     native = s.tool_mode == "native"
     messages = list(opening.messages)
@@ -155,7 +148,7 @@ async def _play(env: Env, backend: Backend, condition: Condition, s: EpisodeSett
 
 
 async def _submit_all(
-    env: Env, actions: list[Action] | Violation, condition: Condition, s: EpisodeSettings, native: bool,
+    env: Env, actions: list[Action] | Violation, condition: Condition, s: EpisodeContext, native: bool,
     room: int | None = None,
 ) -> tuple[Outcome, list[dict[str, Any]], int]:
     """Submit the turn's actions in order; a rejection, the end of the game or a spent budget

@@ -14,7 +14,8 @@ from conditions import get_condition
 from envs import UnknownName, get_suite
 from envs.contract import Task
 from harness.backends.base import Backend
-from harness.loop import EpisodeResult, EpisodeSettings, run_episode
+from envs.contract import EpisodeContext
+from harness.loop import EpisodeResult, run_episode
 from harness.models import ModelPool
 from harness.provenance import git_commit, versions
 from harness.recording import build_record
@@ -88,13 +89,13 @@ async def run(spec: RunSpec, console: Console | None = None, retry_errors: bool 
                 q = queues[model]
                 while not q.empty() and summary.stopped is None:
                     key = q.get_nowait()
-                    record = await _one(spec, suite, options, by_id[key.task_id], key, backend, store)
+                    record, fatal = await _one(spec, suite, options, by_id[key.task_id], key, backend, store)
                     summary.done += 1
                     summary.solved += bool(record.success)
                     summary.tokens += record.prompt_tokens + record.completion_tokens
                     if record.harness_error:
                         summary.harness_errors += 1
-                        if record.extra.get("fatal"):
+                        if fatal:
                             summary.stopped = f"the model server failed: {record.harness_error}"
                     progress.update(bar, advance=1, solved=str(summary.solved), tokens=f"{summary.tokens:,}")
 
@@ -108,30 +109,26 @@ async def run(spec: RunSpec, console: Console | None = None, retry_errors: bool 
 async def _one(spec: RunSpec, suite: Any, options: Any, task: Task, key: EpisodeKey, backend: Backend, store: RunDir):
     condition = get_condition(key.condition)
     decoding = spec.decoding.model_copy(update={"seed": key.sample_seed if spec.decoding.temperature > 0 else spec.decoding.seed})
-    settings = EpisodeSettings(budget=key.budget, decoding=decoding, tool_mode=spec.tool_mode, feedback_cut=spec.feedback_cut)
-    task = task.model_copy(update={"params": {**task.params, "budget": key.budget}})
+    ctx = EpisodeContext(budget=key.budget, decoding=decoding, tool_mode=spec.tool_mode, feedback_cut=spec.feedback_cut,
+                         condition_options=condition.env)
     env = None
     try:
-        if condition.env:
-            options = options.model_validate({**options.model_dump(), **condition.env})
-        env = await asyncio.to_thread(suite.make, task, options)
-        result = await run_episode(env, backend, condition, settings)
+        env = await asyncio.to_thread(suite.make, task, options, ctx)
+        result = await run_episode(env, backend, condition, ctx)
     except Exception as exc:  # an environment crash is the harness's failure, never the agent's
         result = EpisodeResult(harness_error=f"{type(exc).__name__}: {exc}")
     finally:
         if env is not None:
             await asyncio.to_thread(env.close)
     transcript = store.write_transcript(key, {"turns": result.transcript, "harness_error": result.harness_error})
-    extra = {"fatal": True} if result.fatal else {}
     # optional per-episode facts an environment reports (fences, invented values, fault outcome)
-    if env is not None and hasattr(env, "record_extra"):
-        extra.update(env.record_extra())
+    extra = env.record_extra() if env is not None and hasattr(env, "record_extra") else {}
     record = build_record(
         key, result, run_id=store.run_id, condition_params={**condition.params(spec.feedback_cut), "tool_mode": spec.tool_mode},
         config=_config(spec), transcript=transcript, extra=extra,
     )
     store.append(record)
-    return record
+    return record, result.fatal
 
 
 def _progress(console: Console) -> Progress:

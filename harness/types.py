@@ -15,6 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from envs.contract import (  # noqa: F401  (re-exported)
     Accepted,
     Action,
+    Decoding,
+    EpisodeContext,
     Opening,
     Outcome,
     Task,
@@ -31,14 +33,6 @@ class Strict(BaseModel):
     """Unknown keys are errors: a misspelt config key must not be silently ignored."""
 
     model_config = ConfigDict(extra="forbid")
-
-
-class Decoding(Strict):
-    temperature: float = 0.0
-    top_p: float = 1.0
-    max_tokens: int = 512
-    # passed to the server as `seed`; sample_seed of the key overrides it per episode
-    seed: int | None = None
 
 
 class RunSpec(Strict):

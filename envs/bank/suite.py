@@ -13,7 +13,7 @@ from envs.bank.contract import OpenDisputeInput, allowed_values
 from envs.bank.phrasing import complaint
 from envs.bank.world import World, make_world
 from envs.validation import violation_from_error
-from envs.contract import Accepted, Action, Opening, Outcome, Task, ToolCall, ToolSpec, Violation
+from envs.contract import Accepted, Action, EpisodeContext, Opening, Outcome, Task, ToolCall, ToolSpec, Violation
 
 SEED_BASE = 7_000_000
 
@@ -70,12 +70,9 @@ class BankEnv:
 
     def submit(self, action: Action) -> Outcome:
         if not isinstance(action, ToolCall):
-            return Violation(code="no_action", message="the answer contained no tool call", observed=action.text[:200])
+            return Violation.no_action(action.text)
         if action.name != "open_dispute":
-            return Violation(
-                code="unknown_tool", location="name", observed=action.name, allowed=["open_dispute"],
-                message=f"there is no tool named {action.name!r}", tool=action.name,
-            )
+            return Violation.unknown_tool(action.name, ["open_dispute"])
         context: dict[str, Any] = {"today": self.world.today, "world": self.world, "normalize": self.options.contract == "normalizing"}
         try:
             inp = OpenDisputeInput.model_validate(action.arguments, context=context)
@@ -100,6 +97,6 @@ class BankDisputes:
         assert isinstance(options, BankOptions)
         return [Task(suite=self.name, task_id=f"bank-{i:04d}", params={"seed": SEED_BASE + i}) for i in range(options.n_tasks)]
 
-    def make(self, task: Task, options: BaseModel) -> BankEnv:
+    def make(self, task: Task, options: BaseModel, ctx: EpisodeContext) -> BankEnv:
         assert isinstance(options, BankOptions)
         return BankEnv(task, options)

@@ -77,8 +77,6 @@ class PlayOptions(BaseModel):
     max_commands: int = Field(4, ge=1, le=100)
     # a command longer than this cannot be a game command; it is rejected without a lookup
     max_command_chars: int = Field(200, ge=1, le=10_000)
-    # filled by the runner per episode (task.params["budget"] wins over this); None = suite default
-    budget: int | None = Field(None, ge=1)
     cache_dir: str | None = None
     seeds: list[int] | str = PAPER_SEEDS_SPEC
 

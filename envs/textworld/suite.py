@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from envs import UnknownName
-from envs.contract import Env, Task
+from envs.contract import Env, EpisodeContext, Task
 from envs.textworld import cache
 from envs.textworld.engine import load_model
 from envs.textworld.manifest import GameEntry, GenParams, Manifest
@@ -47,14 +47,13 @@ class _TextWorldSuite:
         entries = self.build(options).games
         return [Task(suite=self.name, task_id=e.task_id, params={"seed": e.seed, **e.options}) for e in entries]
 
-    def make(self, task: Task, options: PlayOptions) -> Env:
+    def make(self, task: Task, options: PlayOptions, ctx: EpisodeContext) -> Env:
         options = self._options(options)
         params = GenParams(**{k: task.params[k] for k in ("seed", "rooms", "objects", "quest_length")})
         entry, files = cache.ensure(options.cache_path(), params)
-        budget = int(task.params.get("budget") or options.budget or self.default_budget)
         if options.protocol == "step":
-            return StepEnv(entry, files.z8, options, budget)
-        return PlanEnv(entry, load_model(files.json), options, budget)
+            return StepEnv(entry, files.z8, options, ctx.budget)
+        return PlanEnv(entry, load_model(files.json), options, ctx.budget)
 
     def entry(self, seed: int, options: PlayOptions) -> GameEntry:
         return cache.ensure(options.cache_path(), self._params_for(seed, options))[0]

@@ -44,8 +44,10 @@ def _empty(value: Any) -> bool:
 
 
 class ToolsEnv:
-    def __init__(self, task: Task, options: ToolsOptions, build: Builder):
+    def __init__(self, task: Task, options: ToolsOptions, build: Builder, fault_shape: str | None = None):
         self.task, self.options, self.build = task, options, build
+        # the output-contract conditions choose the shape; otherwise the suite option does
+        self.fault_shape = fault_shape or options.fault_shape
         self.seed = int(task.params["seed"])
         self.plan = FaultPlan.draw(self.seed, options.faults)
         self.case: Case | None = None  # built by reset(), which the loop calls first
@@ -79,10 +81,7 @@ class ToolsEnv:
             return self._talk(action.text)
         tool = self.tools.get(action.name)
         if tool is None:
-            return Violation(
-                code="unknown_tool", location="name", observed=action.name, allowed=list(self.tools),
-                message=f"there is no tool named {action.name!r}", tool=action.name,
-            )
+            return Violation.unknown_tool(action.name, list(self.tools))
         context = {**self.case.context, "normalize": self.options.contract == "normalizing"}
         if tool.name == "wait":
             inp = tool.validate(action.arguments, context)
@@ -111,7 +110,7 @@ class ToolsEnv:
         except Exception as exc:  # the output contract: a fault is an answer, never a crash
             if self.transport.hits > 1:
                 self.wasted += 1
-            return Accepted(observation=self.transport.output(exc, self.options.fault_shape).text())
+            return Accepted(observation=self.transport.output(exc, self.fault_shape).text())
         data = tool.run(inp)
         self.ran[tool.name] += 1
         if after_fault and tool.name == self.transport.fired_on:
@@ -143,7 +142,7 @@ class ToolsEnv:
         try:
             self.transport.send(tool.name, tool.write)
         except Exception as exc:
-            return self._finish(False, "retried_permanent", self.transport.output(exc, self.options.fault_shape).text())
+            return self._finish(False, "retried_permanent", self.transport.output(exc, self.fault_shape).text())
         raise AssertionError("a permanent fault let a call through")
 
     def _wait(self, inp: WaitInput) -> dict[str, int]:
@@ -202,14 +201,17 @@ class ToolsEnv:
             return {"retried_permanent": "retried_permanent", "reported": "reported"}.get(self.end or "", "unresolved")
         return "recovered" if self.recovered else "unresolved"
 
+    def _recorded_options(self) -> dict[str, Any]:
+        return {**self.options.recorded(), "fault_shape": self.fault_shape}
+
     def record_extra(self) -> dict[str, Any]:
         if self.case is None:
-            return {"options": self.options.recorded(), "end": None}
+            return {"options": self._recorded_options(), "end": None}
         customer = self.case.customer
         c = customer.correction
         return {
             "domain": self.case.domain, "kind": self.case.kind, "dialogue": self.case.dialogue,
-            "options": self.options.recorded(),
+            "options": self._recorded_options(),
             "end": self.end,
             "state_matches_gold": self.case.state() == self.gold,
             "invented": self.invented,

@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from envs.contract import EpisodeContext
 from envs.tools.options import ToolsOptions
 from envs.tools.suite import ToolsSuite
 from envs.tools.tooling import SchemaView
@@ -33,7 +34,7 @@ def suites() -> list[ToolsSuite]:
 
 def current(suite: ToolsSuite, view: SchemaView) -> dict[str, Any]:
     options = ToolsOptions(schema=view, faults=0.0, n_tasks=REFERENCE_TASK + 1)
-    env = suite.make(suite.tasks(options)[REFERENCE_TASK], options)
+    env = suite.make(suite.tasks(options)[REFERENCE_TASK], options, EpisodeContext(budget=4))
     return {spec.name: spec.openai() for spec in env.reset().tools}
 
 

@@ -6,7 +6,7 @@ import functools
 
 from pydantic import BaseModel
 
-from envs.contract import Task
+from envs.contract import EpisodeContext, Task
 from envs.tools.env import Builder, ToolsEnv
 from envs.tools.faults import FaultPlan
 from envs.tools.options import ToolsOptions
@@ -45,6 +45,6 @@ class ToolsSuite:
             out.append(Task(suite=self.name, task_id=f"{self.prefix}-{i:04d}", params=params))
         return out
 
-    def make(self, task: Task, options: BaseModel) -> ToolsEnv:
+    def make(self, task: Task, options: BaseModel, ctx: EpisodeContext) -> ToolsEnv:
         assert isinstance(options, ToolsOptions)
-        return ToolsEnv(task, options, self._builder())
+        return ToolsEnv(task, options, self._builder(), fault_shape=ctx.condition_options.get("fault_shape"))

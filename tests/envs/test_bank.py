@@ -7,7 +7,7 @@ from pydantic import ValidationError
 from envs import get_suite
 from envs.bank.contract import OpenDisputeInput, normalize_amount, normalize_card, normalize_date
 from envs.bank.world import make_world
-from envs.contract import Accepted, TextAnswer, ToolCall, Violation
+from envs.contract import Accepted, EpisodeContext, TextAnswer, ToolCall, Violation
 
 TODAY = date(2026, 8, 23)
 
@@ -75,7 +75,7 @@ def test_at_least_100_seeded_tasks_all_four_reasons_and_deterministic(bank):
 def test_gold_call_solves_every_task_and_the_opening_is_stable(bank):
     suite, options, tasks = bank
     for task in tasks:
-        env = suite.make(task, options)
+        env = suite.make(task, options, EpisodeContext(budget=4))
         first = env.reset()
         assert env.reset() == first
         out = env.submit(ToolCall(name="open_dispute", arguments=gold_args(env)))
@@ -85,7 +85,7 @@ def test_gold_call_solves_every_task_and_the_opening_is_stable(bank):
 def _env(bank, reason):
     suite, options, tasks = bank
     for task in tasks:
-        env = suite.make(task, options)
+        env = suite.make(task, options, EpisodeContext(budget=4))
         if env.world.reason == reason:
             env.reset()
             return env

@@ -10,7 +10,7 @@ import json
 import psutil
 import pytest
 
-from envs.contract import Task, TextAnswer, ToolCall
+from envs.contract import EpisodeContext, Task, TextAnswer, ToolCall
 from envs.textworld.options import PaperOptions
 from envs.textworld.suite import PaperTextWorld
 from envs.textworld.tools import call_for
@@ -51,7 +51,7 @@ async def cancelled_episode(task: Task) -> None:
 
 
 def step_episode(task: Task, kind: int) -> None:
-    env = SUITE.make(task, STEP)
+    env = SUITE.make(task, STEP, EpisodeContext(budget=4))
     if kind == 3:  # dropped without close(): the finalizer frees the game
         env.reset()
         env.submit(ToolCall(name="look"))
@@ -83,7 +83,7 @@ def test_no_interpreter_leaks_after_400_episodes() -> None:
             asyncio.run(cancelled_episode(task))
         else:
             step_episode(task, kind)
-        plan_env = SUITE.make(task, PLAN)
+        plan_env = SUITE.make(task, PLAN, EpisodeContext(budget=4))
         plan_env.reset()
         answer = TextAnswer(text=json.dumps({"answer": {"commands": plan_env.entry.walkthrough}}))
         assert plan_env.submit(answer).won

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from envs.contract import Accepted, Task, TextAnswer, ToolCall, Violation
+from envs.contract import Accepted, EpisodeContext, Task, TextAnswer, ToolCall, Violation
 from envs.textworld.options import PaperOptions
 from envs.textworld.plan import PlanEnv
 from envs.textworld.suite import PaperTextWorld
@@ -21,10 +21,7 @@ def tasks() -> list[Task]:
 
 
 def env_for(tasks: list[Task], i: int = 0, budget: int | None = None, **opts) -> PlanEnv:
-    task = tasks[i]
-    if budget is not None:
-        task = task.model_copy(update={"params": {**task.params, "budget": budget}})
-    env = SUITE.make(task, PaperOptions(**opts))
+    env = SUITE.make(tasks[i], PaperOptions(**opts), EpisodeContext(budget=budget or 4))
     assert isinstance(env, PlanEnv)
     return env
 
@@ -152,10 +149,9 @@ def test_each_plan_replays_from_the_start(tasks: list[Task]) -> None:
     assert env.submit(plan(*walk)).won
 
 
-def test_budget_defaults_and_closed_env(tasks: list[Task]) -> None:
-    task = tasks[0].model_copy(update={"params": {k: v for k, v in tasks[0].params.items() if k != "budget"}})
-    assert "4 attempts" in SUITE.make(task, PaperOptions()).reset().messages[1]["content"]
-    assert "9 attempts" in SUITE.make(task, PaperOptions(budget=9)).reset().messages[1]["content"]
+def test_budget_comes_from_the_episode_context_and_closed_env(tasks: list[Task]) -> None:
+    assert "4 attempts" in SUITE.make(tasks[0], PaperOptions(), EpisodeContext(budget=4)).reset().messages[1]["content"]
+    assert "9 attempts" in SUITE.make(tasks[0], PaperOptions(), EpisodeContext(budget=9)).reset().messages[1]["content"]
     env = env_for(tasks, 0)
     env.close()
     with pytest.raises(RuntimeError):

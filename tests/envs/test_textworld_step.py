@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from envs.contract import Accepted, Task, TextAnswer, ToolCall, Violation
+from envs.contract import Accepted, EpisodeContext, Task, TextAnswer, ToolCall, Violation
 from envs.textworld.options import PaperOptions
 from envs.textworld.step import StepEnv
 from envs.textworld.suite import PaperTextWorld
@@ -22,7 +22,7 @@ def tasks() -> list[Task]:
 
 @pytest.fixture()
 def env(tasks):
-    e = SUITE.make(tasks[0], STEP)
+    e = SUITE.make(tasks[0], STEP, EpisodeContext(budget=4))
     assert isinstance(e, StepEnv)
     e.reset()
     yield e
@@ -37,7 +37,7 @@ def call(env: StepEnv, command: str) -> ToolCall:
 
 def test_the_walkthrough_wins_every_paper_game_with_tool_calls(tasks: list[Task]) -> None:
     for task in tasks:
-        env = SUITE.make(task, STEP)
+        env = SUITE.make(task, STEP, EpisodeContext(budget=4))
         try:
             opening = env.reset()
             assert opening.history == "full" and opening.accepts == frozenset({"tool"})
@@ -107,7 +107,7 @@ def test_argument_errors(env: StepEnv) -> None:
 
 
 def test_submit_needs_a_running_game(tasks: list[Task]) -> None:
-    env = SUITE.make(tasks[0], STEP)
+    env = SUITE.make(tasks[0], STEP, EpisodeContext(budget=4))
     with pytest.raises(RuntimeError):
         env.submit(ToolCall(name="look"))
     env.reset()

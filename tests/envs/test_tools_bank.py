@@ -6,7 +6,7 @@ from decimal import Decimal
 import pytest
 from pydantic import ValidationError
 
-from envs.contract import Accepted, TextAnswer, Violation
+from envs.contract import Accepted, EpisodeContext, TextAnswer, Violation
 from envs.tools.bank import BankTools
 from envs.tools.bank.contract import BlockCardInput, DisputeStatusInput, OpenDisputeArgs, normalize_case
 from tools_agents import call, find_env, solve
@@ -129,7 +129,7 @@ def test_two_hundred_tasks_all_kinds_deterministic_and_each_solved_by_its_gold_c
     assert SUITE.tasks(OPTS) == tasks
     openings = set()
     for task in tasks:
-        env = SUITE.make(task, OPTS)
+        env = SUITE.make(task, OPTS, EpisodeContext(budget=4))
         first = env.reset()
         assert env.reset() == first
         openings.add(first.messages[-1]["content"])

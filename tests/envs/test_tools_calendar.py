@@ -5,6 +5,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from envs.contract import EpisodeContext
 from envs.tools.calendar import CalendarTools
 from envs.tools.calendar.contract import normalize_meeting, normalize_room, normalize_zone
 from envs.tools.calendar.phrasing import ROOM_RU, ZONE_WORDS
@@ -136,6 +137,6 @@ def test_two_hundred_tasks_all_kinds_deterministic_and_each_solved_by_its_gold_c
     assert len(tasks) == 200 and SUITE.tasks(OPTS) == tasks
     assert {t.params["kind"] for t in tasks} == {"create", "move", "cancel"}
     for task in tasks:
-        env = SUITE.make(task, OPTS)
+        env = SUITE.make(task, OPTS, EpisodeContext(budget=4))
         assert env.reset() == env.reset()
         assert solve(env)[-1].won, task.task_id

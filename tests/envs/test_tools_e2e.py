@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from envs.contract import EpisodeContext
 import envs
 from envs.tools import SUITE_ENTRIES
 from envs.tools.snapshot import suites
@@ -57,7 +58,7 @@ class Agents:
     def __init__(self, suite, options, tasks, invent=False):
         self.by_opening = {}
         for task in tasks:
-            env = suite.make(task, options)
+            env = suite.make(task, options, EpisodeContext(budget=4))
             self.by_opening[env.reset().messages[1]["content"]] = env
         self.live, self.invent = {}, invent
         self.tool_messages: list[str] = []

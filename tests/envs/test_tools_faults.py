@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from envs.contract import Accepted, TextAnswer, Violation
+from envs.contract import Accepted, EpisodeContext, TextAnswer, Violation
 from envs.tools.bank import BankTools
 from envs.tools.faults import FAULT_KINDS, TIMEOUT_S, FaultPlan
 from envs.tools.output import ProblemDetails, ToolOutput
@@ -130,6 +130,6 @@ def test_every_faulted_task_of_every_domain_is_solvable(shape):
     for suite in suites():
         options = suite.options_model(faults=1.0, fault_shape=shape, n_tasks=40)
         for task in suite.tasks(options):
-            env = suite.make(task, options)
+            env = suite.make(task, options, EpisodeContext(budget=4))
             assert solve(env)[-1].won, (suite.name, task.task_id)
             assert env.record_extra()["fault_outcome"] in {"recovered", "reported", "not_reached"}

@@ -2,7 +2,7 @@
 
 import pytest
 
-from envs.contract import Accepted, TextAnswer, Violation
+from envs.contract import Accepted, EpisodeContext, TextAnswer, Violation
 from envs.tools.slots import NOTHING_LEFT, Correction, Customer, SlotStore
 from envs.tools.snapshot import suites
 from tools_agents import ask_text, find_env, solve
@@ -117,7 +117,7 @@ def test_every_domain_has_slot_tasks_with_corrections():
         tasks = suite.tasks(suite.options_model())
         slots = [t for t in tasks if t.params["dialogue"] == "slots"]
         assert len(slots) >= 40, suite.name
-        envs = [suite.make(t, suite.options_model()) for t in slots]
+        envs = [suite.make(t, suite.options_model(), EpisodeContext(budget=4)) for t in slots]
         for e in envs:
             e.reset()
         assert sum(e.case.customer.correction is not None for e in envs) >= 5, suite.name

@@ -6,7 +6,7 @@ import json
 import pytest
 from pydantic import ValidationError
 
-from envs.contract import Task, Violation
+from envs.contract import EpisodeContext, Task, Violation
 from envs.tools import SUITE_ENTRIES, ToolsOptions
 from envs.tools.snapshot import VIEWS, current, path_for, render, suites
 from tools_agents import call, find_env
@@ -31,14 +31,14 @@ def test_registry_entries_name_their_suites_with_three_to_six_tools():
         module, attr = target.split(":")
         suite = getattr(importlib.import_module(module), attr)()
         assert suite.name == name and suite.options_model is ToolsOptions and suite.default_budget >= 8
-        env = suite.make(suite.tasks(ToolsOptions(n_tasks=1))[0], ToolsOptions())
+        env = suite.make(suite.tasks(ToolsOptions(n_tasks=1))[0], ToolsOptions(), EpisodeContext(budget=4))
         domain_tools = [t for t in env.reset().tools if t.name != "wait"]
         assert 3 <= len(domain_tools) <= 6 and len(env.reset().tools) <= 6
 
 
 def test_record_extra_is_safe_before_reset_and_records_the_options():
     suite = suites()[0]
-    env = suite.make(Task(suite=suite.name, task_id="x", params={"seed": suite.seed_base}), ToolsOptions(schema="enum"))
+    env = suite.make(Task(suite=suite.name, task_id="x", params={"seed": suite.seed_base}), ToolsOptions(schema="enum"), EpisodeContext(budget=4))
     assert env.record_extra()["options"]["schema"] == "enum"
     env.reset()
     extra = env.record_extra()
@@ -62,7 +62,7 @@ def test_the_open_view_has_no_allowed_values_and_the_enum_view_has_the_states(su
     enum_view = current(suite, "enum")
     assert '"enum"' not in open_view and '"const"' not in open_view
     options = ToolsOptions(schema="enum", n_tasks=1, faults=0.0)
-    env = suite.make(suite.tasks(options)[0], options)
+    env = suite.make(suite.tasks(options)[0], options, EpisodeContext(budget=4))
     state_values = {"bank": lambda: env.case.context["bank"].cards, "travel": lambda: [f.number for f in env.case.context["travel"].flights],
                     "calendar": lambda: ["Neva", "Europe/Moscow"]}
     env.reset()
@@ -91,7 +91,7 @@ def test_hostile_arguments_never_crash_a_tool(suite):
     """Model output is untrusted: every odd value in every argument is a Violation or an answer."""
     options = ToolsOptions(faults=0.0, n_tasks=2)
     for task in suite.tasks(options):
-        env = suite.make(task, options)
+        env = suite.make(task, options, EpisodeContext(budget=4))
         env.reset()
         for tool in env.tools.values():
             base = next((dict(c.arguments) for c in env.case.gold_calls if c.name == tool.name), {})

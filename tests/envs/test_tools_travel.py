@@ -5,7 +5,7 @@ from datetime import timedelta
 import pytest
 from pydantic import ValidationError
 
-from envs.contract import Accepted
+from envs.contract import Accepted, EpisodeContext
 from envs.tools.travel import TravelTools
 from envs.tools.travel.contract import BookFlightInput, normalize_airport, normalize_booking, normalize_flight
 from tools_agents import call, find_env, solve
@@ -130,6 +130,6 @@ def test_two_hundred_tasks_all_kinds_deterministic_and_each_solved_by_its_gold_c
     assert len(tasks) == 200 and SUITE.tasks(OPTS) == tasks
     assert {t.params["kind"] for t in tasks} == {"oneway", "return", "cancel"}
     for task in tasks:
-        env = SUITE.make(task, OPTS)
+        env = SUITE.make(task, OPTS, EpisodeContext(budget=4))
         assert env.reset() == env.reset()
         assert solve(env)[-1].won, task.task_id

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from envs.contract import Accepted, Outcome, TextAnswer, ToolCall, Violation
+from envs.contract import Accepted, EpisodeContext, Outcome, TextAnswer, ToolCall, Violation
 
 
 def ask_text(env: Any, slot: str) -> str:
@@ -74,7 +74,7 @@ def find_env(suite: Any, options: Any, pred: Any = None, **params: Any) -> Any:
     """The env of the first task whose params match (and that passes `pred(env)`), reset."""
     for task in suite.tasks(options):
         if all(task.params.get(k) == v for k, v in params.items()):
-            env = suite.make(task, options)
+            env = suite.make(task, options, EpisodeContext(budget=4))
             env.reset()
             if pred is None or pred(env):
                 return env

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from envs.contract import EpisodeContext
 from envs import get_suite
 from conditions.arbiters import REVIEW_PROMPT, WAIT_PROMPT
 from scripted_server import Reply, call, tagged
@@ -18,7 +19,7 @@ def gold_by_message(n: int = 200) -> dict[str, dict[str, Any]]:
     """customer message -> gold arguments, for the first n tasks."""
     out = {}
     for task in SUITE.tasks(OPTIONS)[:n]:
-        env = SUITE.make(task, OPTIONS)
+        env = SUITE.make(task, OPTIONS, EpisodeContext(budget=4))
         opening = env.reset()
         w = env.world
         op = w.op(w.target)

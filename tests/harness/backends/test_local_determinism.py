@@ -3,6 +3,7 @@
 import openai
 import pytest
 
+from envs.contract import EpisodeContext
 from harness.backends.local import LocalServer, local_model_name
 from harness.backends.prompt_tools import with_tools_prompt
 from envs import get_suite
@@ -13,7 +14,7 @@ pytestmark = pytest.mark.slow
 def test_answer_does_not_depend_on_the_previous_request():
     suite = get_suite("bank-disputes")
     options = suite.options_model()
-    opening = suite.make(suite.tasks(options)[0], options).reset()
+    opening = suite.make(suite.tasks(options)[0], options, EpisodeContext(budget=4)).reset()
     first = with_tools_prompt(opening.messages, opening.tools)
     # a conversation that holds the first prompt as its prefix: llama-cpp-python would otherwise
     # re-evaluate only the last token of `first` and answer differently

@@ -1,0 +1,19 @@
+"""The one base class of every error caused by what the user typed or pointed us at.
+
+The CLI's single guard turns any `UserError` into one line on stderr and exit code 2; anything
+else is a bug or an infrastructure failure and keeps its traceback.
+"""
+
+from __future__ import annotations
+
+
+class UserError(ValueError):
+    """Bad input: an unknown name, a malformed spec, a run directory that cannot be used."""
+
+
+class UnknownName(UserError):
+    """An unknown registry name; the message names the bad value and the allowed ones."""
+
+    def __init__(self, kind: str, value: str, allowed: list[str]):
+        self.kind, self.value, self.allowed = kind, value, sorted(allowed)
+        super().__init__(f"unknown {kind} {value!r}; allowed: {', '.join(self.allowed) or '(none)'}")

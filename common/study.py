@@ -1,0 +1,27 @@
+"""The published study's fixed parameters (Ray & Goyal 2026, arXiv:2607.14167), in one place.
+
+Every module that needs one of these numbers imports it from here; none repeats it.
+"""
+
+from __future__ import annotations
+
+PAPER = 'Ray & Goyal, "Structured Feedback Improves Repair in an LLM Agent Loop", arXiv:2607.14167 (2026)'
+
+# the paper's 50 TextWorld games and how they were generated
+GAME_SEEDS = range(20261051, 20261101)
+GAME_SEEDS_SPEC = f"{GAME_SEEDS.start}..{GAME_SEEDS.stop - 1}"
+ROOMS, OBJECTS, QUEST_LENGTH = 3, 4, 2
+MAX_COMMANDS = 4  # commands per plan
+
+# the protocol
+BUDGET = 4  # model calls per game
+MAX_TOKENS = 512
+K_ALLOWED = 12  # admissible commands an invalid action reports, in the game's order
+CUT = 240  # characters every rendered feedback value (and the echoed answer) was cut to
+
+# our condition name -> the paper's
+CONDITION_NAMES = {"raw": "RawDiag", "loc_obs": "LocObs", "allowed_prose": "SameNL", "allowed_json": "TypedFields"}
+CONDITIONS = tuple(CONDITION_NAMES)
+
+# how much of a model's answer the harness reads at all (a larger one is cut, never parsed whole)
+MAX_ANSWER_CHARS = 20_000
