@@ -1,0 +1,180 @@
+"""The episode loop on its own: a fake backend and a fake environment, no HTTP, no runner.
+
+Each test pins one rule of `harness.loop` that the runner-level tests cannot isolate: how the
+budget counts calls (self-check reviews included, odd budgets, tool-call units), which answer a
+review replaces, and that a rejection ends the rest of its turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from conditions import get_condition
+from envs.contract import Accepted, Action, EpisodeContext, Opening, Outcome, TextAnswer, ToolCall, Violation
+from harness.backends.base import HarnessError
+from harness.loop import run_episode
+from harness.types import ModelTurn, ToolSpec, Usage
+
+TOOL = ToolSpec(name="move", description="move", parameters={"type": "object", "properties": {}})
+
+
+def call(target: str) -> ToolCall:
+    return ToolCall(name="move", arguments={"to": target}, parse_mode="tag")
+
+
+def turn(*calls: ToolCall, text: str = "") -> ModelTurn:
+    return ModelTurn(text=text, tool_calls=list(calls), usage=Usage(prompt_tokens=10, completion_tokens=2))
+
+
+class FakeBackend:
+    """Answers from a script (the last answer repeats) and keeps every request it got."""
+
+    name = "fake"
+
+    def __init__(self, *answers: ModelTurn | Exception):
+        self.answers = list(answers)
+        self.requests: list[list[dict[str, Any]]] = []
+
+    async def generate(self, messages, tools, decoding, tool_mode) -> ModelTurn:
+        self.requests.append([dict(m) for m in messages])
+        answer = self.answers[min(len(self.requests), len(self.answers)) - 1]
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    async def model_id(self) -> str | None:
+        return "fake-model"
+
+    async def aclose(self) -> None:
+        pass
+
+
+class FakeEnv:
+    """Wins when `move` targets `goal`; any other target is an `invalid_action` Violation."""
+
+    def __init__(self, goal: str = "east", accepts: frozenset = frozenset({"tool"}), budget_unit: str = "model_calls",
+                 history: str = "full"):
+        self.goal, self.accepts, self.budget_unit, self.history = goal, accepts, budget_unit, history
+        self.submitted: list[Action] = []
+
+    def reset(self) -> Opening:
+        return Opening(messages=[{"role": "user", "content": "go somewhere"}], tools=[TOOL], accepts=self.accepts,
+                       budget_unit=self.budget_unit, history=self.history)
+
+    def submit(self, action: Action) -> Outcome:
+        self.submitted.append(action)
+        target = action.text.strip() if isinstance(action, TextAnswer) else action.arguments.get("to")
+        if target == self.goal:
+            return Accepted(observation="you won", done=True, won=True)
+        if target == "wall":
+            return Accepted(observation="you bump into a wall")
+        return Violation(code="invalid_action", location="arguments.to", observed=target, allowed=[self.goal],
+                         message="move: to: not possible here")
+
+    def close(self) -> None:
+        pass
+
+
+def play(env: FakeEnv, backend: FakeBackend, condition: str = "allowed_json", budget: int = 4):
+    ctx = EpisodeContext(budget=budget)
+    return asyncio.run(run_episode(env, backend, get_condition(condition), ctx))
+
+
+def test_a_win_stops_the_episode_and_costs_one_call():
+    env, backend = FakeEnv(), FakeBackend(turn(call("east")))
+    result = play(env, backend)
+    assert result.won and result.done and len(backend.requests) == 1 and result.spent == 1
+    assert [c.outcome for c in result.calls] == ["won"]
+
+
+def test_the_budget_counts_model_calls_and_stops_at_it():
+    env, backend = FakeEnv(), FakeBackend(turn(call("north")))
+    result = play(env, backend, budget=3)
+    assert not result.won and len(backend.requests) == 3 and result.spent == 3
+    assert [c.outcome for c in result.calls] == ["invalid_action"] * 3
+
+
+def test_rejection_feedback_is_rendered_by_the_condition():
+    env, backend = FakeEnv(), FakeBackend(turn(call("north")), turn(call("east")))
+    result = play(env, backend, condition="allowed_json")
+    assert result.won
+    feedback = backend.requests[1][-1]["content"]
+    assert '"allowed"' in feedback and "east" in feedback  # the keyed JSON names the allowed value
+    env2, backend2 = FakeEnv(), FakeBackend(turn(call("north")), turn(call("east")))
+    play(env2, backend2, condition="loc_obs")
+    assert "east" not in backend2.requests[1][-1]["content"]  # loc_obs never shows alternatives
+
+
+def test_self_check_with_an_odd_budget_never_exceeds_it():
+    # budget 3: action + review (2 calls), then one call left: no room for a review, a plain action
+    env, backend = FakeEnv(), FakeBackend(turn(call("north")))
+    result = play(env, backend, condition="self_check", budget=3)
+    assert len(backend.requests) == 3, "a review was asked for with no room left in the budget"
+    assert [c.kind for c in result.calls] == ["action", "review", "action"]
+    assert result.spent == 3 and len(env.submitted) == 2
+
+
+def test_self_check_with_an_even_budget_reviews_every_action():
+    env, backend = FakeEnv(), FakeBackend(turn(call("north")))
+    result = play(env, backend, condition="self_check", budget=4)
+    assert [c.kind for c in result.calls] == ["action", "review", "action", "review"]
+    assert len(backend.requests) == 4 and len(env.submitted) == 2
+
+
+def test_a_revision_replaces_the_answer_when_it_holds_a_call():
+    env, backend = FakeEnv(), FakeBackend(turn(call("north")), turn(call("east")))
+    result = play(env, backend, condition="self_check", budget=2)
+    assert result.won and [a.arguments["to"] for a in env.submitted] == ["east"]
+    assert backend.requests[1][-1]["content"].startswith("Before your call is executed")
+
+
+def test_a_revision_as_text_replaces_the_answer_in_an_environment_that_reads_text():
+    env = FakeEnv(accepts=frozenset({"text"}), history="last")
+    backend = FakeBackend(turn(text="north"), turn(text="east"))
+    result = play(env, backend, condition="self_check", budget=2)
+    assert [a.text for a in env.submitted] == ["east"], "a text revision must be what the environment gets"
+    assert result.won
+
+
+def test_an_empty_revision_keeps_the_original_answer():
+    env, backend = FakeEnv(), FakeBackend(turn(call("east")), turn(text="looks right"))
+    result = play(env, backend, condition="self_check", budget=2)
+    assert result.won and [a.arguments["to"] for a in env.submitted] == ["east"]
+
+
+def test_a_rejection_ends_the_rest_of_its_turn():
+    env, backend = FakeEnv(), FakeBackend(turn(call("north"), call("east")), turn(call("wall")))
+    result = play(env, backend, budget=2)
+    assert [a.arguments["to"] for a in env.submitted] == ["north", "wall"], "a call after a rejection was executed"
+    assert result.submitted == 2 and not result.won
+    replies = backend.requests[1][-2:]
+    assert "Not executed" in replies[1]["content"] and "Not executed" not in replies[0]["content"]
+
+
+def test_several_accepted_calls_in_one_turn_all_run():
+    env, backend = FakeEnv(), FakeBackend(turn(call("wall"), call("wall"), call("east")))
+    result = play(env, backend, budget=1)
+    assert result.won and len(env.submitted) == 3 and result.submitted == 3 and result.spent == 1
+
+
+def test_a_budget_in_tool_calls_runs_only_as_many_calls_as_are_left():
+    env = FakeEnv(budget_unit="tool_calls")
+    backend = FakeBackend(turn(call("wall"), call("wall"), call("wall")), turn(call("east")))
+    result = play(env, backend, budget=2)
+    assert len(env.submitted) == 2 and result.spent == 2 and len(backend.requests) == 1
+    assert not result.won
+
+
+def test_a_turn_without_a_call_is_a_no_action_violation_that_costs_a_call():
+    env, backend = FakeEnv(), FakeBackend(turn(text="I would go east"), turn(call("east")))
+    result = play(env, backend)
+    assert result.won and result.spent == 2 and env.submitted[0].arguments["to"] == "east"
+    assert isinstance(result.outcomes[0], Violation) and result.outcomes[0].code == "no_action"
+
+
+def test_a_server_failure_is_a_harness_error_and_stops_the_episode():
+    env, backend = FakeEnv(), FakeBackend(turn(call("north")), HarnessError("down", fatal=True))
+    result = play(env, backend)
+    assert result.harness_error == "down" and result.fatal and len(result.calls) == 1
+    assert not result.won
