@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from common import study
 from conditions.arbiters import Arbiter, review_prompt
 from conditions.feedback import RENDERERS
 from envs import UnknownName
@@ -39,10 +40,10 @@ CONDITIONS: dict[str, Condition] = dict(
     [
         _c("none", "none", "validator", None, "only 'invalid, try again' (floor)"),
         _c("traceback", "traceback", "validator", None, "the full Python traceback an unguarded tool leaks"),
-        _c("raw", "raw", "validator", "RawDiag", "generic retry line + the validator's raw message"),
-        _c("loc_obs", "loc_obs", "validator", "LocObs", "label, location, observed value as JSON; no alternatives"),
-        _c("allowed_prose", "allowed_prose", "validator", "SameNL", "location, observed, allowed values as prose"),
-        _c("allowed_json", "allowed_json", "validator", "TypedFields", "label, location, observed, allowed as JSON"),
+        _c("raw", "raw", "validator", study.CONDITION_NAMES["raw"], "generic retry line + the validator's raw message"),
+        _c("loc_obs", "loc_obs", "validator", study.CONDITION_NAMES["loc_obs"], "label, location, observed value as JSON; no alternatives"),
+        _c("allowed_prose", "allowed_prose", "validator", study.CONDITION_NAMES["allowed_prose"], "location, observed, allowed values as prose"),
+        _c("allowed_json", "allowed_json", "validator", study.CONDITION_NAMES["allowed_json"], "label, location, observed, allowed as JSON"),
         _c("self_check", "none", "self_check", None, "the model reviews its own call before execution; no validator output"),
         _c("self_check_wait", "none", "self_check_wait", None, "as self_check, prompted by a bare 'Wait'"),
         _c("fault_raw", "allowed_json", "validator", None, "backend faults reach the model as the exception's text", fault_shape="raw"),
@@ -50,7 +51,7 @@ CONDITIONS: dict[str, Condition] = dict(
     ]
 )
 
-PAPER_CONDITIONS = ["raw", "loc_obs", "allowed_prose", "allowed_json"]
+PAPER_CONDITIONS = list(study.CONDITIONS)
 
 
 def get_condition(name: str) -> Condition:

@@ -12,6 +12,8 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from common import study
+
 
 class ToolSpec(BaseModel):
     """A tool as the model sees it: OpenAI function format."""
@@ -150,7 +152,7 @@ class Opening(BaseModel):
     history: Literal["full", "last"] = "full"
     accepts: frozenset[Literal["tool", "text"]] = frozenset({"tool"})
     # how much of the previous answer a `last`-history retry quotes back (paper: 240 chars)
-    echo_chars: int | None = 240
+    echo_chars: int | None = study.CUT
     # what the budget counts: model calls (plan protocol, tool tasks) or tool calls (step
     # protocol: a turn with three game commands spends three)
     budget_unit: Literal["model_calls", "tool_calls"] = "model_calls"

@@ -8,16 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-PAPER = 'Ray & Goyal, "Structured Feedback Improves Repair in an LLM Agent Loop", arXiv:2607.14167 (2026)'
-PRIMARY_SOURCE = f"{PAPER}, primary table (solved of 50; total model calls), via ../shared/PAPER.md"
+from common.study import BUDGET, CONDITIONS, GAME_SEEDS, MAX_TOKENS, PAPER  # noqa: F401  (re-exported)
+from common.study import CONDITION_NAMES as PAPER_CONDITION_NAMES
+
+GAMES = len(GAME_SEEDS)
+PRIMARY_SOURCE = f"{PAPER}, primary table (solved of {GAMES}; total model calls), via ../shared/PAPER.md"
 SUITE = "paper-textworld"
-GAMES = 50
-GAME_SEEDS = (20261051, 20261100)  # inclusive
-BUDGET = 4
-MAX_TOKENS = 512
-CONDITIONS = ("raw", "loc_obs", "allowed_prose", "allowed_json")
-# the paper's names for our conditions
-PAPER_CONDITION_NAMES = {"raw": "RawDiag", "loc_obs": "LocObs", "allowed_prose": "SameNL", "allowed_json": "TypedFields"}
 # Holm family: these four, per model; written A-B, difference = rate(A) - rate(B)
 PLANNED_CONTRASTS = (
     ("allowed_prose", "raw"),

@@ -13,9 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-PAPER_SEEDS = range(20261051, 20261101)
-PAPER_ROOMS, PAPER_OBJECTS, PAPER_QUEST_LENGTH = 3, 4, 2
-PAPER_SEEDS_SPEC = f"{PAPER_SEEDS.start}..{PAPER_SEEDS.stop - 1}"
+from common import study
 # a seed list longer than this is a typo (an "A..B" with a missing digit), not a suite
 MAX_SEEDS = 100_000
 _RANGE = re.compile(r"^\s*(-?\d+)\s*\.\.\s*(-?\d+)\s*$")
@@ -69,16 +67,16 @@ class PlayOptions(BaseModel):
 
     protocol: Literal["plan", "step"] = "plan"
     # how many admissible commands an invalid action reports, in the game's own order (None = all)
-    k_allowed: int | None = Field(12, ge=0)
+    k_allowed: int | None = Field(study.K_ALLOWED, ge=0)
     # off in the paper: a fenced JSON answer was a parse failure
     fence_strip: bool = False
     # how much of a rejected plan answer a retry quotes back (paper 240; None = all)
-    echo_chars: int | None = Field(240, ge=0)
-    max_commands: int = Field(4, ge=1, le=100)
+    echo_chars: int | None = Field(study.CUT, ge=0)
+    max_commands: int = Field(study.MAX_COMMANDS, ge=1, le=100)
     # a command longer than this cannot be a game command; it is rejected without a lookup
     max_command_chars: int = Field(200, ge=1, le=10_000)
     cache_dir: str | None = None
-    seeds: list[int] | str = PAPER_SEEDS_SPEC
+    seeds: list[int] | str = study.GAME_SEEDS_SPEC
 
     @field_validator("seeds")
     @classmethod
@@ -99,15 +97,15 @@ class PaperOptions(PlayOptions):
     @field_validator("seeds")
     @classmethod
     def _seeds_in_paper(cls, v: list[int] | str) -> list[int] | str:
-        outside = [s for s in parse_seeds(v) if s not in PAPER_SEEDS]
+        outside = [s for s in parse_seeds(v) if s not in study.GAME_SEEDS]
         if outside:
-            raise ValueError(f"seed {outside[0]} is not a paper game; allowed: {PAPER_SEEDS_SPEC}")
+            raise ValueError(f"seed {outside[0]} is not a paper game; allowed: {study.GAME_SEEDS_SPEC}")
         return v
 
 
 class TextWorldOptions(PlayOptions):
     """The parametric suite: any seeds and generation parameters."""
 
-    rooms: int = Field(PAPER_ROOMS, ge=1, le=50)
-    objects: int = Field(PAPER_OBJECTS, ge=0, le=100)
-    quest_length: int = Field(PAPER_QUEST_LENGTH, ge=1, le=30)
+    rooms: int = Field(study.ROOMS, ge=1, le=50)
+    objects: int = Field(study.OBJECTS, ge=0, le=100)
+    quest_length: int = Field(study.QUEST_LENGTH, ge=1, le=30)

@@ -8,24 +8,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from common import study
 from envs import UnknownName
 from envs.contract import Env, EpisodeContext, Task
 from envs.textworld import cache
 from envs.textworld.engine import load_model
 from envs.textworld.manifest import GameEntry, GenParams, Manifest
-from envs.textworld.options import (
-    PAPER_OBJECTS, PAPER_QUEST_LENGTH, PAPER_ROOMS, PAPER_SEEDS_SPEC, PaperOptions, PlayOptions, TextWorldOptions,
-)
+from envs.textworld.options import PaperOptions, PlayOptions, TextWorldOptions
 from envs.textworld.plan import PlanEnv
 from envs.textworld.step import StepEnv
-
-PAPER_BUDGET = 4
 
 
 class _TextWorldSuite:
     name: str
     description: str
-    default_budget = PAPER_BUDGET
+    default_budget = study.BUDGET
     options_model: type[PlayOptions]
 
     def params(self, options: PlayOptions) -> list[GenParams]:
@@ -72,8 +69,9 @@ class _TextWorldSuite:
 class PaperTextWorld(_TextWorldSuite):
     name = "paper-textworld"
     description = (
-        f"The paper's 50 TextWorld games: seeds {PAPER_SEEDS_SPEC}, {PAPER_ROOMS} rooms, {PAPER_OBJECTS} objects, "
-        f"quest length {PAPER_QUEST_LENGTH}, plans of at most 4 commands, budget {PAPER_BUDGET}"
+        f"The paper's {len(study.GAME_SEEDS)} TextWorld games: seeds {study.GAME_SEEDS_SPEC}, {study.ROOMS} rooms, "
+        f"{study.OBJECTS} objects, quest length {study.QUEST_LENGTH}, plans of at most {study.MAX_COMMANDS} commands, "
+        f"budget {study.BUDGET}"
     )
     options_model = PaperOptions
 
@@ -81,7 +79,7 @@ class PaperTextWorld(_TextWorldSuite):
         return [self._params_for(s, options) for s in options.seed_list()]
 
     def _params_for(self, seed: int, options: PlayOptions) -> GenParams:
-        return GenParams(seed=seed, rooms=PAPER_ROOMS, objects=PAPER_OBJECTS, quest_length=PAPER_QUEST_LENGTH)
+        return GenParams(seed=seed, rooms=study.ROOMS, objects=study.OBJECTS, quest_length=study.QUEST_LENGTH)
 
 
 class TextWorld(_TextWorldSuite):

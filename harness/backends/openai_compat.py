@@ -16,12 +16,12 @@ from typing import Any
 
 import openai
 
+from common.study import MAX_ANSWER_CHARS
 from harness.backends.base import HarnessError, ToolMode
 from harness.backends.parse import parse_tool_calls
 from harness.backends.prompt_tools import with_tools_prompt
 from harness.types import Decoding, ModelTurn, ToolCall, ToolSpec, Usage
 
-MAX_ANSWER_CHARS = 20_000
 _RETRYABLE = (openai.RateLimitError, openai.InternalServerError, openai.APITimeoutError, openai.APIConnectionError)
 
 

@@ -24,6 +24,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
+from common.study import MAX_ANSWER_CHARS
 from envs.contract import ToolCall
 
 # Past this depth an argument tree is pathological for every tool we have, and deep trees can
@@ -239,7 +240,7 @@ def _result(calls, problems, fenced, truncated, warnings, attempted) -> Parsed:
     return Parsed([], error, fenced, truncated, tuple(warnings))
 
 
-def parse_tool_calls(text: str, tool_names: Collection[str] | None = None, max_chars: int = 20000) -> Parsed:
+def parse_tool_calls(text: str, tool_names: Collection[str] | None = None, max_chars: int = MAX_ANSWER_CHARS) -> Parsed:
     """Read the tool calls in a model's text answer. Never raises on any input text.
 
     tool_names: the tools offered. A call naming another tool is still returned (the env rejects

@@ -20,6 +20,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from common.study import MAX_ANSWER_CHARS
 from harness.backends.base import HarnessError, ToolMode
 from harness.backends.parse import parse_tool_calls
 from harness.backends.prompt_tools import with_tools_prompt
@@ -27,7 +28,6 @@ from harness.backends.server_proc import MissingExtra
 from harness.backends.vllm_presets import EXTRA_HINT, VllmPreset, preset_row
 from harness.types import Decoding, ModelTurn, ToolSpec, Usage
 
-MAX_ANSWER_CHARS = 20_000
 # the parse modes that vLLM's server-side parser of each family would have turned into tool calls
 NATIVE_TEXT_MODES: dict[str, frozenset[str]] = {
     "hermes": frozenset({"tag"}),
