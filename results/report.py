@@ -1,7 +1,8 @@
 """The report: every statistic of a frame, beside the published numbers, in one structure.
 
-`build_report(df, contrasts, by)` returns a plain dict (the `json` format, documented below);
-`render_report` turns it into text in any format. Structure (schema "repair-harness.report/1"):
+`build_report(df, contrasts, by)` returns a typed `Report` (`results.report_model`; its JSON dump
+is the `json` format, documented below); `render_report` turns it into text in any format.
+Structure (schema "repair-harness.report/1"):
 
 - meta: run_dirs, episodes, harness_errors, partial_lines, group_by (columns besides
   condition), contrasts ("A-B" list), contrast_source (asked | planned | none), n_boot, seed, alpha
@@ -31,9 +32,9 @@ import pandas as pd
 from results import paper
 from results.contrasts import N_BOOT, SEED, contrasts as run_contrasts, parse_contrasts
 from results.errors import unknown
+from results.report_model import SCHEMA, Report
 from results.stats import ALPHA, failure_taxonomy, group_columns, summary
 
-SCHEMA = "repair-harness.report/1"
 FORMATS = ("table", "md", "csv", "latex", "json")
 
 
@@ -130,8 +131,8 @@ def build_report(
     by: Sequence[str] | None = None,
     n_boot: int = N_BOOT,
     seed: int = SEED,
-) -> dict[str, Any]:
-    """Everything the report shows, as the documented JSON-ready dict."""
+) -> Report:
+    """Everything the report shows, typed; `Report.to_json()` is the documented JSON."""
     present = set(df["condition"])
     if contrasts is None:
         pairs = [p for p in paper.PLANNED_CONTRASTS if set(p) <= present]
@@ -154,7 +155,7 @@ def build_report(
         row["paper_inside_ci"] = None if diff is None or row["ci_low"] is None else paper.inside(
             diff, row["ci_low"], row["ci_high"])
     errors = int(df["success"].isna().sum())
-    return _clean({
+    return Report.model_validate(_clean({
         "schema": SCHEMA,
         "meta": {
             "run_dirs": list(df.attrs.get("run_dirs", sorted(df["run_dir"].unique()) if "run_dir" in df else [])),
@@ -175,7 +176,7 @@ def build_report(
             "sampling_lane": f"{paper.SAMPLING_LANE.design}: {paper.SAMPLING_LANE.note}",
             "self_reflective": paper.SELF_REFLECTIVE["source"],
         },
-    })
+    }))
 
 
 def render_report(
@@ -190,7 +191,7 @@ def render_report(
         raise unknown("format", fmt, list(FORMATS))
     report = build_report(df, contrasts=contrasts, by=by)
     if fmt == "json":
-        return json.dumps(report, sort_keys=True, indent=2)
+        return report.to_json()
     from results import tables
 
     return tables.RENDERERS[fmt](report, width=width)

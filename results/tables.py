@@ -1,15 +1,16 @@
-"""Text renderings of a report dict (see `results.report`): rich table, markdown, CSV, LaTeX."""
+"""Text renderings of a typed report (`results.report_model.Report`): rich table, markdown, CSV, LaTeX."""
 
 from __future__ import annotations
 
 import io
 from collections.abc import Callable
-from typing import Any
 
 import pandas as pd
 from rich import box
 from rich.console import Console
 from rich.table import Table
+
+from results.report_model import Report
 
 KEY_ORDER = ("condition", "model", "suite", "budget", "sample_seed")
 TEST_NAMES = {"mcnemar_exact": "McNemar", "sign_flip": "sign-flip"}
@@ -31,89 +32,85 @@ def _yes(x: bool | None) -> str:
     return "—" if x is None else ("yes" if x else "no")
 
 
-def _group(row: dict[str, Any], group_by: list[str]) -> dict[str, str]:
-    return {c: str(row[c]) for c in group_by if c in row}
-
-
-def cells_frame(report: dict[str, Any]) -> pd.DataFrame:
-    g = report["meta"]["group_by"]
+def cells_frame(report: Report) -> pd.DataFrame:
+    g = report.meta.group_by
     rows = []
-    for r in report["cells"]:
-        p = r["paper"]
-        theirs = "—" if p["solved"] is None else f"{p['solved']}/{p['n']} ({_pct(p['rate'])})"
+    for r in report.cells:
+        p = r.paper
+        theirs = "—" if p.solved is None else f"{p.solved}/{p.n} ({_pct(p.rate)})"
         rows.append({
-            "condition": r["condition"], **_group(r, g),
-            "solved/N": f"{r['solved']}/{r['n']}",
-            "rate [95% CI]": f"{_pct(r['rate'])} [{_pct(r['ci_low'])}, {_pct(r['ci_high'])}]",
-            "errors": r["harness_errors"],
-            "calls/ep": _num(r["model_calls_mean"], 2),
-            "tokens/success": _num(r["tokens_per_success"], 0),
-            "words/success": _num(r["words_per_success"], 0),
-            "1st valid": _pct(r["first_call_valid_rate"]),
-            "repaired": _pct(r["repaired_rate"]),
+            "condition": r.condition, **r.group(g),
+            "solved/N": f"{r.solved}/{r.n}",
+            "rate [95% CI]": f"{_pct(r.rate)} [{_pct(r.ci_low)}, {_pct(r.ci_high)}]",
+            "errors": r.harness_errors,
+            "calls/ep": _num(r.model_calls_mean, 2),
+            "tokens/success": _num(r.tokens_per_success, 0),
+            "words/success": _num(r.words_per_success, 0),
+            "1st valid": _pct(r.first_call_valid_rate),
+            "repaired": _pct(r.repaired_rate),
             "paper": theirs,
-            "paper calls/ep": _num(p["calls_per_game"], 2),
-            "paper in CI": _yes(p["inside_ci"]),
+            "paper calls/ep": _num(p.calls_per_game, 2),
+            "paper in CI": _yes(p.inside_ci),
             # the model/condition labels are in the json; the table keeps only what qualifies a cell
-            "paper note": p["note"].split("; ", 1)[1] if p["solved"] is not None and "; " in p["note"]
-            else ("" if p["solved"] is not None else p["note"]),
+            "paper note": p.note.split("; ", 1)[1] if p.solved is not None and "; " in p.note
+            else ("" if p.solved is not None else p.note),
         })
     return pd.DataFrame(rows)
 
 
-def contrasts_frame(report: dict[str, Any]) -> pd.DataFrame:
-    g = [c for c in report["meta"]["group_by"] if c != "condition"]
+def contrasts_frame(report: Report) -> pd.DataFrame:
+    g = [c for c in report.meta.group_by if c != "condition"]
     rows = []
-    for r in report["contrasts"]:
+    for r in report.contrasts:
         rows.append({
-            "contrast": r["contrast"], **_group(r, g), "pairs": r["n_pairs"],
-            "diff, points [95% CI]": f"{100 * r['diff']:+.1f} [{100 * r['ci_low']:+.1f}, {100 * r['ci_high']:+.1f}]"
-            if r["diff"] is not None else "—",
-            "A only/B only": f"{r['a_only']}/{r['b_only']}",
-            "test": TEST_NAMES.get(r["test"], r["test"]), "p": _p(r["p_value"]), "p Holm": _p(r["p_holm"]),
-            "calls diff [95% CI]": "—" if r.get("calls_diff") is None
-            else f"{r['calls_diff']:+.2f} [{r['calls_ci_low']:+.2f}, {r['calls_ci_high']:+.2f}]",
-            "calls p Holm": _p(r.get("calls_p_holm")),
-            "paper diff": "—" if r["paper_diff"] is None else f"{100 * r['paper_diff']:+.1f}",
-            "paper in CI": _yes(r["paper_inside_ci"]),
-            "unpaired": r["n_unpaired"],
+            "contrast": r.contrast, **r.group(g), "pairs": r.n_pairs,
+            "diff, points [95% CI]": f"{100 * r.diff:+.1f} [{100 * r.ci_low:+.1f}, {100 * r.ci_high:+.1f}]"
+            if r.diff is not None else "—",
+            "A only/B only": f"{r.a_only}/{r.b_only}",
+            "test": TEST_NAMES.get(r.test, r.test), "p": _p(r.p_value), "p Holm": _p(r.p_holm),
+            "calls diff [95% CI]": "—" if r.calls_diff is None
+            else f"{r.calls_diff:+.2f} [{r.calls_ci_low:+.2f}, {r.calls_ci_high:+.2f}]",
+            "calls p Holm": _p(r.calls_p_holm),
+            "paper diff": "—" if r.paper_diff is None else f"{100 * r.paper_diff:+.1f}",
+            "paper in CI": _yes(r.paper_inside_ci),
+            "unpaired": r.n_unpaired,
         })
     return pd.DataFrame(rows)
 
 
-def failures_frame(report: dict[str, Any]) -> pd.DataFrame:
-    g = report["meta"]["group_by"]
+def failures_frame(report: Report) -> pd.DataFrame:
+    g = report.meta.group_by
     out: dict[tuple, list[str]] = {}
-    for r in report["failures"]:
-        key = (r["condition"], *(str(r[c]) for c in g))
-        out.setdefault(key, []).append(f"{r['final_failure']} {r['count']} ({_pct(r['share'])})")
+    for r in report.failures:
+        key = (r.condition, *r.group(g).values())
+        out.setdefault(key, []).append(f"{r.final_failure} {r.count} ({_pct(r.share)})")
     return pd.DataFrame([{**dict(zip(["condition", *g], k)), "final failure of unsolved episodes": ", ".join(v)}
                          for k, v in out.items()])
 
 
-def unpaired_frame(report: dict[str, Any]) -> pd.DataFrame:
-    return pd.DataFrame(report["unpaired"])
+def unpaired_frame(report: Report) -> pd.DataFrame:
+    return pd.DataFrame(report.section("unpaired"))
 
 
-def headline_frame(report: dict[str, Any]) -> pd.DataFrame:
+def headline_frame(report: Report) -> pd.DataFrame:
     rows = []
-    for r in report["headline"]:
-        lo, hi = r["theirs_gain_points"]
-        rlo, rhi = r["theirs_tokens_per_success_ratio"]
+    for r in report.headline:
+        lo, hi = r.theirs_gain_points
+        rlo, rhi = r.theirs_tokens_per_success_ratio
         rows.append({
-            **{c: str(r[c]) for c in KEY_ORDER if c in r},
-            "ours: gain [95% CI]": "—" if r["gain_points"] is None
-            else f"{r['gain_points']:+.1f} [{r['gain_ci_low_points']:+.1f}, {r['gain_ci_high_points']:+.1f}] pts",
+            **r.group(list(KEY_ORDER)),
+            "ours: gain [95% CI]": "—" if r.gain_points is None
+            else f"{r.gain_points:+.1f} [{r.gain_ci_low_points:+.1f}, {r.gain_ci_high_points:+.1f}] pts",
             "theirs: gain": f"+{lo}..+{hi} pts",
-            "overlap": _yes(r["gain_ci_overlaps_theirs"]),
-            "ours: tokens/success raw÷json": _num(r["tokens_per_success_ratio"], 2),
+            "overlap": _yes(r.gain_ci_overlaps_theirs),
+            "ours: tokens/success raw÷json": _num(r.tokens_per_success_ratio, 2),
             "theirs": f"{rlo}..{rhi}x",
-            "ratio inside": _yes(r["ratio_inside_theirs"]),
+            "ratio inside": _yes(r.ratio_inside_theirs),
         })
     return pd.DataFrame(rows)
 
 
-SECTIONS: dict[str, Callable[[dict[str, Any]], pd.DataFrame]] = {
+SECTIONS: dict[str, Callable[[Report], pd.DataFrame]] = {
     "cells": cells_frame,
     "contrasts": contrasts_frame,
     "failures": failures_frame,
@@ -129,21 +126,21 @@ TITLES = {
 }
 
 
-def _meta_lines(report: dict[str, Any]) -> list[str]:
-    m = report["meta"]
-    contrasts = ", ".join(m["contrasts"]) or "none"
+def _meta_lines(report: Report) -> list[str]:
+    m = report.meta
+    contrasts = ", ".join(m.contrasts) or "none"
     return [
-        f"runs: {', '.join(m['run_dirs'])}",
-        f"episodes: {m['episodes']}, harness errors: {m['harness_errors']} (excluded from N)"
-        + (f", partial trailing lines ignored: {m['partial_lines']}" if m["partial_lines"] else ""),
-        f"contrasts ({m['contrast_source']}): {contrasts}; bootstrap {m['n_boot']} resamples, seed {m['seed']}",
-        f"paper: {report['references']['primary']}",
-        f"budget lane: {report['references']['budget_lane']}",
+        f"runs: {', '.join(m.run_dirs)}",
+        f"episodes: {m.episodes}, harness errors: {m.harness_errors} (excluded from N)"
+        + (f", partial trailing lines ignored: {m.partial_lines}" if m.partial_lines else ""),
+        f"contrasts ({m.contrast_source}): {contrasts}; bootstrap {m.n_boot} resamples, seed {m.seed}",
+        f"paper: {report.references.primary}",
+        f"budget lane: {report.references.budget_lane}",
     ] + (["sampling lane: the per-cell Wilson CIs count every seed's episode as independent; "
-          "the contrasts resample whole tasks"] if any(c["sample_seeds"] > 1 for c in report["cells"]) else [])
+          "the contrasts resample whole tasks"] if any(c.sample_seeds > 1 for c in report.cells) else [])
 
 
-def _frames(report: dict[str, Any]) -> list[tuple[str, pd.DataFrame]]:
+def _frames(report: Report) -> list[tuple[str, pd.DataFrame]]:
     return [(name, make(report)) for name, make in SECTIONS.items()]
 
 
@@ -159,7 +156,7 @@ def _rich_table(title: str, frame: pd.DataFrame) -> Table:
     return table
 
 
-def render_table(report: dict[str, Any], width: int = 160) -> str:
+def render_table(report: Report, width: int = 160) -> str:
     console = Console(file=io.StringIO(), width=width, force_terminal=False, color_system=None)
     for line in _meta_lines(report):
         console.print(line, highlight=False, markup=False)
@@ -191,7 +188,7 @@ def _md(frame: pd.DataFrame) -> str:
     return "\n".join([head, rule, *body])
 
 
-def render_md(report: dict[str, Any], width: int = 0) -> str:
+def render_md(report: Report, width: int = 0) -> str:
     parts = ["\n".join(f"- {line}" for line in _meta_lines(report))]
     for name, frame in _frames(report):
         if not frame.empty:
@@ -199,11 +196,11 @@ def render_md(report: dict[str, Any], width: int = 0) -> str:
     return "\n\n".join(parts) + "\n"
 
 
-def render_csv(report: dict[str, Any], width: int = 0) -> str:
+def render_csv(report: Report, width: int = 0) -> str:
     """Raw numbers, one block per section, each opened by a '# name' line (read_csv(comment='#'))."""
     blocks = []
     for name in ("cells", "contrasts", "failures", "headline", "unpaired"):
-        rows = report[name]
+        rows = report.section(name)
         if not rows:
             continue
         flat = pd.json_normalize(rows, sep=".")
@@ -211,7 +208,7 @@ def render_csv(report: dict[str, Any], width: int = 0) -> str:
     return "\n".join(blocks)
 
 
-def render_latex(report: dict[str, Any], width: int = 0) -> str:
+def render_latex(report: Report, width: int = 0) -> str:
     parts = []
     for name, frame in _frames(report):
         if not frame.empty:

@@ -41,8 +41,8 @@ def test_paper_outside_our_ci_is_said(kit, tmp_path: Path) -> None:
     # 10/10 solved under raw: Wilson low bound ~0.72, far above the paper's 14/50
     recs = [kit.make(t, "raw", True) for t in range(10)]
     report = build_report(load(kit.write(tmp_path / "hi", recs)))
-    assert report["cells"][0]["paper"]["inside_ci"] is False
-    assert report["meta"]["contrast_source"] == "none" and report["contrasts"] == []
+    assert report.cells[0].paper.inside_ci is False
+    assert report.meta.contrast_source == "none" and report.contrasts == []
 
 
 def test_json_is_stable(paper_run: Path) -> None:
@@ -58,10 +58,10 @@ def test_contrasts_asked_and_by(kit, tmp_path: Path) -> None:
             for t in range(8)]
     df = load(kit.write(tmp_path / "b", recs))
     report = build_report(df, contrasts="allowed_json-raw", by=["model", "budget"])
-    assert report["meta"]["group_by"] == ["model", "budget"]
-    assert [(r["budget"], r["a_only"], r["b_only"]) for r in report["contrasts"]] == [(2, 3, 0), (4, 3, 0)]
-    budget2 = [c for c in report["cells"] if c["budget"] == 2][0]["paper"]
-    assert budget2["solved"] is None and budget2["note"].startswith("budget 2:")
+    assert report.meta.group_by == ["model", "budget"]
+    assert [(r.budget, r.a_only, r.b_only) for r in report.contrasts] == [(2, 3, 0), (4, 3, 0)]
+    budget2 = [c for c in report.cells if c.budget == 2][0].paper
+    assert budget2.solved is None and budget2.note.startswith("budget 2:")
     with pytest.raises(UsageError, match="absent"):
         build_report(df, contrasts="allowed_prose-raw")
 
@@ -92,8 +92,8 @@ def test_harness_errors_shown(kit, tmp_path: Path) -> None:
     recs = [kit.make(t, "raw", t < 2) for t in range(4)] + [kit.make(4, "raw", None)]
     df = load(kit.write(tmp_path / "e", recs))
     report = build_report(df)
-    assert report["meta"]["harness_errors"] == 1
-    assert (report["cells"][0]["n"], report["cells"][0]["harness_errors"]) == (4, 1)
+    assert report.meta.harness_errors == 1
+    assert (report.cells[0].n, report.cells[0].harness_errors) == (4, 1)
     assert "harness errors: 1 (excluded from N)" in render_report(df, fmt="table")
 
 
@@ -101,8 +101,8 @@ def test_sampling_lane_in_the_report(kit, tmp_path: Path) -> None:
     recs = [kit.make(t, c, (t + s) % 3 != 0 or c == "allowed_json", sample_seed=s)
             for t in range(4) for s in (3101, 3102, 3103) for c in ("raw", "allowed_json")]
     report = build_report(load(kit.write(tmp_path / "s", recs)))
-    row = report["contrasts"][0]
-    assert (row["contrast"], row["lane"], row["test"], row["n_tasks"]) == ("allowed_json-raw", "sampling", "sign_flip", 4)
-    assert report["cells"][0]["sample_seeds"] == 3
-    assert report["cells"][0]["paper"]["note"].startswith("sampling lane:")
+    row = report.contrasts[0]
+    assert (row.contrast, row.lane, row.test, row.n_tasks) == ("allowed_json-raw", "sampling", "sign_flip", 4)
+    assert report.cells[0].sample_seeds == 3
+    assert report.cells[0].paper.note.startswith("sampling lane:")
     assert "sampling lane: the per-cell Wilson CIs" in render_report(load(tmp_path / "s"), fmt="md")

@@ -1,0 +1,135 @@
+"""The report's types: what `build_report` returns and every renderer reads.
+
+Rows keep the statistics' full column set (the JSON format lists them all); the fields the
+renderers read are declared, so a renamed statistic fails at validation, not as a KeyError in
+a table. Group columns (model, suite, budget, ...) vary with `--by` and ride along as extra
+fields, read through `Row.group`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SCHEMA = "repair-harness.report/1"
+
+
+class Row(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    def group(self, columns: list[str]) -> dict[str, str]:
+        values = self.model_dump()
+        return {c: str(values[c]) for c in columns if c in values}
+
+
+class PaperCell(BaseModel):
+    solved: int | None
+    n: int | None
+    rate: float | None
+    calls: int | None
+    calls_per_game: float | None
+    inside_ci: bool | None
+    note: str
+
+
+class CellRow(Row):
+    condition: str
+    episodes: int
+    sample_seeds: int
+    harness_errors: int
+    n: int
+    solved: int
+    rate: float | None
+    ci_low: float | None
+    ci_high: float | None
+    model_calls_mean: float | None
+    tokens_per_success: float | None
+    words_per_success: float | None
+    first_call_valid_rate: float | None
+    repaired_rate: float | None
+    paper: PaperCell
+
+
+class ContrastRow(Row):
+    contrast: str
+    a: str
+    b: str
+    n_pairs: int
+    diff: float | None
+    ci_low: float | None
+    ci_high: float | None
+    a_only: int
+    b_only: int
+    test: str
+    p_value: float | None
+    p_holm: float | None
+    calls_diff: float | None = None
+    calls_ci_low: float | None = None
+    calls_ci_high: float | None = None
+    calls_p_holm: float | None = None
+    n_unpaired: int
+    paper_diff: float | None
+    paper_inside_ci: bool | None
+
+
+class FailureRow(Row):
+    condition: str
+    final_failure: str
+    count: int
+    share: float | None
+
+
+class HeadlineRow(Row):
+    contrast: str
+    gain_points: float | None
+    gain_ci_low_points: float | None
+    gain_ci_high_points: float | None
+    tokens_per_success_ratio: float | None
+    theirs_gain_points: list[float]
+    theirs_tokens_per_success_ratio: list[float]
+    gain_ci_overlaps_theirs: bool | None
+    ratio_inside_theirs: bool | None
+    note: str
+
+
+class Meta(BaseModel):
+    run_dirs: list[str]
+    episodes: int
+    harness_errors: int
+    partial_lines: int
+    group_by: list[str]
+    contrasts: list[str]
+    contrast_source: str
+    n_boot: int
+    seed: int
+    alpha: float
+
+
+class References(BaseModel):
+    primary: str
+    planned_contrasts: list[str]
+    budget_lane: str
+    sampling_lane: str
+    self_reflective: str
+
+
+class Report(BaseModel):
+    schema_: str = Field(SCHEMA, alias="schema")
+    meta: Meta
+    cells: list[CellRow]
+    contrasts: list[ContrastRow]
+    unpaired: list[Row]
+    failures: list[FailureRow]
+    headline: list[HeadlineRow]
+    references: References
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    def to_json(self) -> str:
+        """The documented `json` format: keys sorted, floats as rounded by the builder."""
+        return json.dumps(self.model_dump(by_alias=True), sort_keys=True, indent=2)
+
+    def section(self, name: str) -> list[dict[str, Any]]:
+        return [r.model_dump() for r in getattr(self, name)]
