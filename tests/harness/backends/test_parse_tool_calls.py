@@ -1,4 +1,4 @@
-"""The text tool-call parser: real model answers from ../shared/traces plus crafted output styles."""
+"""The text tool-call parser: real model answers (tests/data/traces) plus crafted output styles."""
 
 import json
 import time
@@ -8,7 +8,7 @@ import pytest
 
 from harness.backends.parse import MAX_DEPTH, parse_tool_calls
 
-TRACES = Path(__file__).parents[3] / "../shared/traces"
+TRACES = Path(__file__).parents[2] / "data" / "traces"
 TOOLS = {"move", "get_weather", "transfer", "look"}
 
 
