@@ -7,10 +7,11 @@ type can still be imported from one module.
 
 from __future__ import annotations
 
+import re
 import traceback as _tb
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from common import study
 
@@ -29,6 +30,21 @@ class ToolSpec(BaseModel):
         }
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def valid_unicode(value: Any) -> Any:
+    """Model output as text UTF-8 can carry: a lone surrogate (a JSON "\\ud800" from a server)
+    becomes U+FFFD, so the answer can be sent back, logged and recorded like any other."""
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, dict):
+        return {valid_unicode(k): valid_unicode(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [valid_unicode(v) for v in value]
+    return value
+
+
 class ToolCall(BaseModel):
     """One tool call the model made, however it was obtained."""
 
@@ -38,6 +54,11 @@ class ToolCall(BaseModel):
     # how the call was obtained: native | tag | fenced | bare | llama, or text_<mode> for a call a
     # native-mode server returned as text (see harness.backends.parse)
     parse_mode: str = "native"
+
+    @field_validator("name", "arguments", mode="before")
+    @classmethod
+    def _unicode(cls, value: Any) -> Any:
+        return valid_unicode(value)
 
 
 class TextAnswer(BaseModel):
@@ -58,9 +79,9 @@ NAME_CHARS = 200
 class Decoding(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    temperature: float = 0.0
-    top_p: float = 1.0
-    max_tokens: int = 512
+    temperature: float = Field(0.0, ge=0.0, le=2.0)
+    top_p: float = Field(1.0, gt=0.0, le=1.0)
+    max_tokens: int = Field(study.MAX_TOKENS, ge=1)
     # passed to the server as `seed`; sample_seed of the key overrides it per episode
     seed: int | None = None
 

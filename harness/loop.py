@@ -101,6 +101,8 @@ async def run_episode(env: Env, backend: Backend, condition: Condition, ctx: Epi
     except HarnessError as exc:
         result.harness_error = str(exc)
         result.fatal = exc.fatal
+    except Exception as exc:  # an environment or harness bug: this episode's harness error; the calls made stay
+        result.harness_error = f"{type(exc).__name__}: {exc}"
     return result
 
 
@@ -128,14 +130,17 @@ async def _play(env: Env, backend: Backend, condition: Condition, s: EpisodeCont
             kind, log_messages, logged = "action", sent, turn
         actions = _actions(turn, opening)
         room = s.budget - result.spent if per_tool else None
+        # the call that produced the executed action (the review's usage when there was a review),
+        # logged before the environment runs so that a crash there keeps the call's cost
+        log = _log(logged, log_messages, kind, "harness_error")
+        result.calls.append(log)
         outcome, replies, submitted = await _submit_all(env, actions, condition, s, native, room)
+        log.outcome = _label(outcome)
         conversational = isinstance(actions, list) and isinstance(actions[0], TextAnswer) and "tool" in opening.accepts
         result.submitted += 0 if conversational else submitted
         result.spent += max(1, submitted) if per_tool else 1
         result.outcomes.append(outcome)
         result.outcome_kinds.append("message" if conversational else "action")
-        # the call that produced the executed action: the review's usage when there was a review
-        result.calls.append(_log(logged, log_messages, kind, _label(outcome)))
         result.transcript[-1]["outcome"] = outcome.model_dump(mode="json")
         if isinstance(outcome, Accepted) and outcome.done:
             result.done, result.won, result.lost = True, outcome.won, outcome.lost

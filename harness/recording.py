@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from envs.contract import Accepted, Violation
@@ -30,6 +31,16 @@ def _final_failure(r: EpisodeResult) -> str | None:
     return None
 
 
+def _total(values: Iterable[int | None]) -> int | None:
+    """A sum that stays unknown when any part is unknown: a missing usage is never a 0."""
+    total = 0
+    for v in values:
+        if v is None:
+            return None
+        total += v
+    return total
+
+
 def build_record(
     key: EpisodeKey, result: EpisodeResult, *, run_id: str, condition_params: dict[str, Any],
     config: dict[str, Any], transcript: str, extra: dict[str, Any] | None = None,
@@ -53,8 +64,9 @@ def build_record(
         repaired=bool(success and first_valid is False),
         failure_codes=[v.code for v in violations],
         final_failure=_final_failure(result),
-        prompt_tokens=sum(c.prompt_tokens for c in result.calls),
-        completion_tokens=sum(c.completion_tokens for c in result.calls),
+        prompt_tokens=_total(c.prompt_tokens for c in result.calls),
+        completion_tokens=_total(c.completion_tokens for c in result.calls),
+        usage_missing=sum(c.prompt_tokens is None or c.completion_tokens is None for c in result.calls),
         prompt_words=sum(c.prompt_words for c in result.calls),
         latency_s=round(sum(c.latency_s for c in result.calls), 4),
         fenced_answers=sum(c.fenced for c in result.calls),

@@ -13,14 +13,20 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from conditions import get_condition
 from envs import UnknownName, get_suite
 from envs.contract import Task
-from harness.backends.base import Backend
+from harness.backends.base import Backend, HarnessError
 from envs.contract import EpisodeContext
 from harness.loop import EpisodeResult, run_episode
 from harness.models import ModelPool
 from harness.provenance import git_commit, versions
 from harness.recording import build_record
+from harness.redact import Redactor
 from harness.store import RunDir
-from harness.types import EpisodeKey, RunSpec
+from harness.types import EpisodeKey, EpisodeRecord, RunSpec
+
+
+class StartFailed(HarnessError):
+    """No model server could be reached or asked which models it serves: nothing ran, nothing
+    was written, and the same command can simply be run again."""
 
 
 def select_tasks(spec: RunSpec) -> tuple[list[Task], Any]:
@@ -53,6 +59,8 @@ class RunSummary:
     done: int = 0
     solved: int = 0
     harness_errors: int = 0
+    # harness-error records of earlier sessions that this one did not replay (no --retry-errors)
+    errors_on_record: int = 0
     tokens: int = 0
     stopped: str | None = None
     served: dict[str, Any] = field(default_factory=dict)
@@ -67,18 +75,35 @@ async def run(spec: RunSpec, console: Console | None = None, retry_errors: bool 
     tasks, options = select_tasks(spec)
     by_id = {t.task_id: t for t in tasks}
     keys = expand(spec, tasks)
-    store = RunDir(spec.out)
-    done = store.open(spec, {"versions": versions(), "git": git_commit()}, retry_errors=retry_errors)
-    pending = [k for k in keys if k.id() not in done]
-    summary = RunSummary(total=len(keys), skipped=len(keys) - len(pending))
-    if not pending:
+    store = RunDir(spec.out, Redactor.from_env(spec.api_key_env))
+    done = store.open(spec)
+    try:
+        if retry_errors:
+            done -= store.error_keys()
+        pending = [k for k in keys if k.id() not in done]
+        summary = RunSummary(total=len(keys), skipped=len(keys) - len(pending))
+        summary.errors_on_record = 0 if retry_errors else store.errors_on_record()
+        if pending:
+            await _play_all(spec, pending, by_id, options, store, summary, console, retry_errors)
         return summary
+    finally:
+        store.close()
+
+
+async def _play_all(
+    spec: RunSpec, pending: list[EpisodeKey], by_id: dict[str, Task], options: Any, store: RunDir,
+    summary: RunSummary, console: Console, retry_errors: bool,
+) -> None:
     suite = get_suite(spec.suite)
     async with contextlib.AsyncExitStack() as stack:
         pool = ModelPool(spec, stack)
-        backends = {m: await pool.open(m) for m in spec.models}
+        try:
+            backends = {m: await pool.open(m) for m in spec.models}
+        except HarnessError as exc:
+            raise StartFailed(str(exc)) from None
+        # only now does the run start: a failed start leaves no run.json behind
+        store.start_session({"versions": versions(), "git": git_commit(), "served": pool.served}, retry_errors)
         summary.served = pool.served
-        store.update_session(served=pool.served)
         queues = {m: asyncio.Queue() for m in spec.models}
         for k in pending:
             queues[k.model].put_nowait(k)
@@ -92,7 +117,7 @@ async def run(spec: RunSpec, console: Console | None = None, retry_errors: bool 
                     record, fatal = await _one(spec, suite, options, by_id[key.task_id], key, backend, store)
                     summary.done += 1
                     summary.solved += bool(record.success)
-                    summary.tokens += record.prompt_tokens + record.completion_tokens
+                    summary.tokens += (record.prompt_tokens or 0) + (record.completion_tokens or 0)
                     if record.harness_error:
                         summary.harness_errors += 1
                         if fatal:
@@ -103,10 +128,14 @@ async def run(spec: RunSpec, console: Console | None = None, retry_errors: bool 
                 worker(m, b) for m in spec.models for b in backends[m] for _ in range(max(1, spec.concurrency))
             ]
             await asyncio.gather(*workers)
-    return summary
 
 
-async def _one(spec: RunSpec, suite: Any, options: Any, task: Task, key: EpisodeKey, backend: Backend, store: RunDir):
+async def _one(
+    spec: RunSpec, suite: Any, options: Any, task: Task, key: EpisodeKey, backend: Backend, store: RunDir,
+) -> tuple[EpisodeRecord, bool]:
+    """Play one episode and record it. Whatever goes wrong stays inside this episode: an
+    environment crash, a transcript that cannot be written, a record that cannot be built are
+    this episode's harness error, never an exception that would close the clients of the others."""
     condition = get_condition(key.condition)
     decoding = spec.decoding.model_copy(update={"seed": key.sample_seed if spec.decoding.temperature > 0 else spec.decoding.seed})
     ctx = EpisodeContext(budget=key.budget, decoding=decoding, tool_mode=spec.tool_mode, feedback_cut=spec.feedback_cut,
@@ -119,14 +148,19 @@ async def _one(spec: RunSpec, suite: Any, options: Any, task: Task, key: Episode
         result = EpisodeResult(harness_error=f"{type(exc).__name__}: {exc}")
     finally:
         if env is not None:
-            await asyncio.to_thread(env.close)
-    transcript = store.write_transcript(key, {"turns": result.transcript, "harness_error": result.harness_error})
-    # optional per-episode facts an environment reports (fences, invented values, fault outcome)
-    extra = env.record_extra() if env is not None and hasattr(env, "record_extra") else {}
-    record = build_record(
-        key, result, run_id=store.run_id, condition_params={**condition.params(spec.feedback_cut), "tool_mode": spec.tool_mode},
-        config=_config(spec), transcript=transcript, extra=extra,
-    )
+            with contextlib.suppress(Exception):
+                await asyncio.to_thread(env.close)
+    params = {**condition.params(spec.feedback_cut), "tool_mode": spec.tool_mode}
+    try:
+        transcript = store.write_transcript(key, {"turns": result.transcript, "harness_error": result.harness_error})
+        # optional per-episode facts an environment reports (fences, invented values, fault outcome)
+        extra = env.record_extra() if env is not None and hasattr(env, "record_extra") else {}
+        record = build_record(key, result, run_id=store.run_id, condition_params=params, config=_config(spec),
+                              transcript=transcript, extra=extra)
+    except Exception as exc:
+        failed = EpisodeResult(harness_error=f"recording failed: {type(exc).__name__}: {exc}", calls=result.calls)
+        record = build_record(key, failed, run_id=store.run_id, condition_params=params, config=_config(spec),
+                              transcript="")
     store.append(record)
     return record, result.fatal
 

@@ -3,10 +3,17 @@
 Resume = skip keys already recorded. A line cut short by a killed run is dropped on open, so a
 resumed run has exactly one record per key. Harness-error records can be moved aside
 (harness_errors.jsonl keeps them) so that their episodes run again.
+
+One process at a time: `open` takes an exclusive lock (`.lock`, released by the kernel even when
+the holder is killed) for the length of the run. Nothing is written before `start_session`, so a
+run that fails to start (no server, a wrong model name) leaves nothing that blocks the corrected
+command. Every text written passes through the run's `Redactor`, and a string no UTF-8 encoder
+takes (a lone surrogate from a model) is written as a JSON escape instead of aborting the run.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import threading
@@ -15,11 +22,24 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from common.errors import UserError
+from harness.redact import Redactor
 from harness.types import EpisodeKey, EpisodeRecord, RunSpec
 
 
-class RunDirError(ValueError):
-    """The run directory cannot take this run (another spec's records are there)."""
+class RunDirError(UserError):
+    """The run directory cannot take this run (another spec's records are there, another process
+    holds it, it is not a writable directory, or its records are damaged)."""
+
+
+def to_json(obj: Any, **kwargs: Any) -> str:
+    """JSON text that always encodes as UTF-8: lone surrogates fall back to \\u escapes (lossless)."""
+    text = json.dumps(obj, ensure_ascii=False, default=str, **kwargs)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(obj, ensure_ascii=True, default=str, **kwargs)
+    return text
 
 
 def _replace(path: Path, data: bytes) -> None:
@@ -34,46 +54,108 @@ def _key_id(row: dict[str, Any]) -> str:
 
 
 class RunDir:
-    def __init__(self, path: str | Path):
+    def __init__(self, path: str | Path, redactor: Redactor | None = None):
         self.path = Path(path)
         self.records = self.path / "records.jsonl"
         self.errors = self.path / "harness_errors.jsonl"
         self.meta = self.path / "run.json"
         self.transcripts = self.path / "transcripts"
+        self.redactor = redactor or Redactor()
         self._lock = threading.Lock()
+        self._lock_fd: int | None = None
+        self._spec: RunSpec | None = None
+        self._rows: list[dict[str, Any]] = []
         self.run_id = ""
 
-    def open(self, spec: RunSpec, provenance: dict[str, Any], retry_errors: bool = False) -> set[str]:
-        """Check identity, write run.json, repair a cut last line; return the keys already done."""
-        self.transcripts.mkdir(parents=True, exist_ok=True)
-        meta = json.loads(self.meta.read_text()) if self.meta.exists() else None
+    def open(self, spec: RunSpec) -> set[str]:
+        """Lock the directory, check the spec's identity, repair a cut last line; return the keys
+        already done. Writes nothing but the lock: `start_session` writes once the run can start."""
+        self._make_dirs()
+        self._take_lock()
+        meta = self._read_meta()
         if meta is not None and meta["identity_hash"] != spec.identity_hash():
             theirs, ours = meta["spec"], spec.identity()
             diff = sorted(k for k in ours if theirs.get(k) != ours[k])
+            self.close()
             raise RunDirError(
                 f"{self.path} holds the records of another run spec (different: {', '.join(diff)}); "
                 "refusing to append to it. Use another --out directory."
             )
+        self._spec = spec
         self.run_id = meta["run_id"] if meta else uuid.uuid4().hex[:12]
-        session = {"started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"), **provenance}
-        meta = meta or {"run_id": self.run_id, "identity_hash": spec.identity_hash(), "spec": spec.identity(), "sessions": []}
+        self._rows = self._read_repairing()
+        return {_key_id(r) for r in self._rows}
+
+    def errors_on_record(self) -> int:
+        """Harness-error records among those `open` found (a plain resume does not replay them)."""
+        return sum(1 for r in self._rows if r.get("harness_error"))
+
+    def error_keys(self) -> set[str]:
+        return {_key_id(r) for r in self._rows if r.get("harness_error")}
+
+    def start_session(self, provenance: dict[str, Any], retry_errors: bool = False) -> None:
+        """The run starts: record this session in run.json; with `retry_errors`, move the
+        harness-error records aside so that their episodes run again."""
+        assert self._spec is not None, "start_session() before open()"
+        spec = self._spec
+        meta = self._read_meta() or {
+            "run_id": self.run_id, "identity_hash": spec.identity_hash(), "spec": spec.identity(), "sessions": [],
+        }
         meta["execution"] = spec.model_dump(exclude=set(spec.identity()))
-        meta["sessions"].append(session)
+        meta["sessions"].append({"started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"), **provenance})
         self._write_json(self.meta, meta)
-        rows = self._read_repairing()
         if retry_errors:
-            failed = [r for r in rows if r.get("harness_error")]
+            failed = [r for r in self._rows if r.get("harness_error")]
             if failed:
                 with self.errors.open("a", encoding="utf-8") as fh:
-                    fh.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in failed)
-                rows = [r for r in rows if not r.get("harness_error")]
-                self._rewrite(rows)
-        return {_key_id(r) for r in rows}
+                    fh.writelines(to_json(r) + "\n" for r in failed)
+                self._rows = [r for r in self._rows if not r.get("harness_error")]
+                self._rewrite(self._rows)
 
     def update_session(self, **fields: Any) -> None:
         meta = json.loads(self.meta.read_text())
-        meta["sessions"][-1].update(fields)
+        meta["sessions"][-1].update(self.redactor.obj(fields))
         self._write_json(self.meta, meta)
+
+    def close(self) -> None:
+        if self._lock_fd is not None:
+            fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
+            os.close(self._lock_fd)
+            self._lock_fd = None
+
+    def _make_dirs(self) -> None:
+        if self.path.exists() and not self.path.is_dir():
+            raise RunDirError(f"--out {self.path} is a file, not a directory; name a directory")
+        try:
+            self.transcripts.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise RunDirError(f"cannot create the run directory {self.path}: {exc.strerror or exc}") from None
+        if not os.access(self.path, os.W_OK) or not os.access(self.transcripts, os.W_OK):
+            raise RunDirError(f"the run directory {self.path} is not writable")
+
+    def _take_lock(self) -> None:
+        fd = os.open(self.path / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.read(fd, 32).decode(errors="replace").strip() or "unknown"
+            os.close(fd)
+            raise RunDirError(
+                f"{self.path} is in use by another run (pid {holder}); wait for it to finish or use another --out"
+            ) from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, str(os.getpid()).encode(), 0)
+        self._lock_fd = fd
+
+    def _read_meta(self) -> dict[str, Any] | None:
+        if not self.meta.exists():
+            return None
+        try:
+            meta = json.loads(self.meta.read_text(encoding="utf-8"))
+            meta["identity_hash"], meta["spec"], meta["run_id"]  # noqa: B018 (the fields a run needs)
+            return meta
+        except (ValueError, KeyError, TypeError) as exc:
+            raise RunDirError(f"{self.meta} is damaged ({exc}); move it away or use another --out") from None
 
     def _read_repairing(self) -> list[dict[str, Any]]:
         if not self.records.exists():
@@ -82,24 +164,37 @@ class RunDir:
         if data and not data.endswith(b"\n"):
             data = data[: data.rfind(b"\n") + 1]  # the killed writer's last line never finished
             self._rewrite_bytes(data)
-        return [json.loads(line) for line in data.decode("utf-8").splitlines() if line.strip()]
+        rows = []
+        for number, line in enumerate(data.decode("utf-8", errors="replace").splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+                _key_id(row)
+            except (ValueError, KeyError, TypeError):
+                raise RunDirError(
+                    f"{self.records} line {number} is not a record (damaged in the middle, not cut at the end); "
+                    "nothing was changed: repair or remove that line, or use another --out"
+                ) from None
+            rows.append(row)
+        return rows
 
     def _rewrite(self, rows: list[dict[str, Any]]) -> None:
-        self._rewrite_bytes("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows).encode())
+        self._rewrite_bytes("".join(to_json(r) + "\n" for r in rows).encode())
 
     def _rewrite_bytes(self, data: bytes) -> None:
         _replace(self.records, data)
 
     def _write_json(self, path: Path, obj: Any) -> None:
-        _replace(path, json.dumps(obj, indent=2, ensure_ascii=False, default=str).encode())
+        _replace(path, to_json(obj, indent=2).encode())
 
     def write_transcript(self, key: EpisodeKey, data: dict[str, Any]) -> str:
         rel = f"transcripts/{key.slug()}.json"
-        self._write_json(self.path / rel, {"key": key.model_dump(), **data})
+        self._write_json(self.path / rel, self.redactor.obj({"key": key.model_dump(), **data}))
         return rel
 
     def append(self, record: EpisodeRecord) -> None:
-        line = record.model_dump_json() + "\n"
+        line = to_json(self.redactor.obj(record.model_dump(mode="json")), separators=(",", ":")) + "\n"
         with self._lock, self.records.open("a", encoding="utf-8") as fh:
             fh.write(line)
             fh.flush()

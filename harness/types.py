@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from urllib.parse import urlparse
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
 from envs.contract import (  # noqa: F401  (re-exported)
     Accepted,
@@ -24,6 +26,7 @@ from envs.contract import (  # noqa: F401  (re-exported)
     ToolCall,
     ToolSpec,
     Violation,
+    valid_unicode,
 )
 
 SCHEMA_VERSION = 1
@@ -39,7 +42,7 @@ class RunSpec(Strict):
     """A resolved run: what to play, with whom, under which conditions."""
 
     suite: str
-    tasks: int | None = Field(None, description="first N tasks of the suite; None = all")
+    tasks: int | None = Field(None, ge=1, description="first N tasks of the suite; None = all")
     task_ids: list[str] | None = None
     models: list[str]
     conditions: list[str]
@@ -51,16 +54,25 @@ class RunSpec(Strict):
     # `parse` runs our text parser on it, `violation` counts it as an unparsed call.
     text_calls: Literal["parse", "violation"] = "parse"
     # every rendered feedback value is cut to this many characters; the paper used 240
-    feedback_cut: int | None = None
+    feedback_cut: int | None = Field(None, ge=1)
     env_options: dict[str, Any] = Field(default_factory=dict)
     # execution settings: not part of the run's identity
     backend: Literal["openai", "vllm"] = "openai"
     endpoints: list[str] = Field(default_factory=list)
     api_key_env: str = "OPENAI_API_KEY"
-    concurrency: int = 4
-    request_timeout_s: float = 120.0
-    max_retries: int = 4
+    concurrency: int = Field(4, ge=1, le=1024)
+    request_timeout_s: float = Field(120.0, gt=0)
+    max_retries: int = Field(4, ge=0, le=100)
     out: str = "runs/latest"
+
+    @field_validator("endpoints")
+    @classmethod
+    def _urls(cls, urls: list[str]) -> list[str]:
+        for url in urls:
+            parsed = urlparse(url)
+            if parsed.scheme not in ("http", "https") or not parsed.netloc:
+                raise ValueError(f"{url!r} is not an http(s) URL such as http://127.0.0.1:8000/v1")
+        return urls
 
     def identity(self) -> dict[str, Any]:
         """The fields that decide what the records mean. A run directory keeps one identity."""
@@ -91,14 +103,20 @@ class EpisodeKey(BaseModel):
 
 
 class Usage(BaseModel):
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
+    """Token counts as the server reported them; None = the server sent no usage (unknown, never 0)."""
+
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+
+    @property
+    def known(self) -> bool:
+        return self.prompt_tokens is not None and self.completion_tokens is not None
 
 
 class ModelTurn(BaseModel):
     """One model call's answer, with its cost."""
 
-    text: str = ""
+    text: Annotated[str, BeforeValidator(valid_unicode)] = ""
     tool_calls: list[ToolCall] = Field(default_factory=list)
     usage: Usage = Field(default_factory=Usage)
     latency_s: float = 0.0
@@ -115,8 +133,9 @@ class CallLog(BaseModel):
     """One model call inside an episode, as recorded."""
 
     kind: Literal["action", "review"]
-    prompt_tokens: int
-    completion_tokens: int
+    # None: the server reported no usage for this call
+    prompt_tokens: int | None
+    completion_tokens: int | None
     latency_s: float
     finish_reason: str | None = None
     prompt_words: int
@@ -157,8 +176,10 @@ class EpisodeRecord(BaseModel):
     repaired: bool
     failure_codes: list[str]
     final_failure: str | None
-    prompt_tokens: int
-    completion_tokens: int
+    # sums over the calls; None when any call's usage is unknown (then usage_missing > 0)
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    usage_missing: int = 0
     prompt_words: int
     latency_s: float
     fenced_answers: int

@@ -49,6 +49,7 @@ class CellRow(Row):
     words_per_success: float | None
     first_call_valid_rate: float | None
     repaired_rate: float | None
+    usage_unknown: int = 0
     paper: PaperCell
 
 

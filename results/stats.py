@@ -84,7 +84,9 @@ def cell(rows: pd.DataFrame) -> dict[str, float | int]:
     solved = int(ok["success"].astype(bool).sum())
     lo, hi = wilson(solved, n)
     prompt, completion = _total(ok, "prompt_tokens"), _total(ok, "completion_tokens")
-    tokens = prompt + completion
+    # an episode whose server sent no usage makes the cell's token cost unknown, never smaller
+    unknown = _usage_unknown(ok)
+    tokens = prompt + completion if not unknown else math.nan
     words = _total(ok, "prompt_words")
     return {
         "episodes": len(rows),
@@ -109,7 +111,21 @@ def cell(rows: pd.DataFrame) -> dict[str, float | int]:
         "repaired_rate": _rate(ok, "repaired"),
         "limit_hit_rate": _rate(ok, "limit_hit"),
         "fenced_answers": _total(ok, "fenced_answers"),
+        "usage_unknown": unknown,
     }
+
+
+def _usage_unknown(rows: pd.DataFrame) -> int:
+    """Episodes with at least one call whose token usage the server did not report."""
+    if rows.empty:
+        return 0
+    missing = pd.Series(False, index=rows.index)
+    for col in ("prompt_tokens", "completion_tokens"):
+        if col in rows:
+            missing |= pd.to_numeric(rows[col], errors="coerce").isna()
+    if "usage_missing" in rows:
+        missing |= pd.to_numeric(rows["usage_missing"], errors="coerce").fillna(0) > 0
+    return int(missing.sum())
 
 
 def _sorted(frame: pd.DataFrame, cols: list[str], then: Sequence[tuple[str, bool]] = ()) -> pd.DataFrame:

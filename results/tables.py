@@ -43,6 +43,7 @@ def cells_frame(report: Report) -> pd.DataFrame:
             "solved/N": f"{r.solved}/{r.n}",
             "rate [95% CI]": f"{_pct(r.rate)} [{_pct(r.ci_low)}, {_pct(r.ci_high)}]",
             "errors": r.harness_errors,
+            "usage unknown": r.usage_unknown,
             "calls/ep": _num(r.model_calls_mean, 2),
             "tokens/success": _num(r.tokens_per_success, 0),
             "words/success": _num(r.words_per_success, 0),
@@ -55,7 +56,9 @@ def cells_frame(report: Report) -> pd.DataFrame:
             "paper note": p.note.split("; ", 1)[1] if p.solved is not None and "; " in p.note
             else ("" if p.solved is not None else p.note),
         })
-    return pd.DataFrame(rows)
+    frame = pd.DataFrame(rows)
+    # the column only earns its width when a server left usage out
+    return frame.drop(columns="usage unknown") if rows and not any(r.usage_unknown for r in report.cells) else frame
 
 
 def contrasts_frame(report: Report) -> pd.DataFrame:

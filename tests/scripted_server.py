@@ -21,10 +21,14 @@ class Reply:
 
     def __init__(self, text: str | None = None, tool_calls: list[dict[str, Any]] | None = None,
                  status: int = 200, delay_s: float = 0.0, headers: dict[str, str] | None = None,
-                 prompt_tokens: int = 11, completion_tokens: int = 7):
+                 prompt_tokens: int = 11, completion_tokens: int = 7, usage: bool = True,
+                 body: dict[str, Any] | None = None):
         self.text, self.tool_calls, self.status, self.delay_s = text, tool_calls, status, delay_s
         self.headers = headers or {}
         self.prompt_tokens, self.completion_tokens = prompt_tokens, completion_tokens
+        # usage=False: the answer carries no `usage` (some servers); body: sent as it is, instead
+        # of a chat completion or the default error object
+        self.usage, self.body = usage, body
 
 
 def call(name: str, arguments: dict[str, Any], call_id: str = "call_0") -> dict[str, Any]:
@@ -72,19 +76,24 @@ class ScriptedServer:
                 reply = server.responder(body)
                 if reply.delay_s:
                     time.sleep(reply.delay_s)
+                if reply.body is not None:
+                    self._send(reply.status, reply.body, reply.headers)
+                    return
                 if reply.status != 200:
                     self._send(reply.status, {"error": {"message": f"scripted {reply.status}", "type": "scripted"}}, reply.headers)
                     return
                 message: dict[str, Any] = {"role": "assistant", "content": reply.text}
                 if reply.tool_calls:
                     message["tool_calls"] = reply.tool_calls
-                self._send(200, {
+                completion: dict[str, Any] = {
                     "id": f"chatcmpl-{len(server.requests)}", "object": "chat.completion", "created": 0,
                     "model": server.model,
                     "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if reply.tool_calls else "stop"}],
-                    "usage": {"prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens,
-                              "total_tokens": reply.prompt_tokens + reply.completion_tokens},
-                })
+                }
+                if reply.usage:
+                    completion["usage"] = {"prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens,
+                                           "total_tokens": reply.prompt_tokens + reply.completion_tokens}
+                self._send(200, completion)
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True

@@ -133,8 +133,8 @@ class OpenAIBackend:
         truncated = len(text) > MAX_ANSWER_CHARS
         text = text[:MAX_ANSWER_CHARS]
         usage = Usage(
-            prompt_tokens=getattr(resp.usage, "prompt_tokens", 0) or 0,
-            completion_tokens=getattr(resp.usage, "completion_tokens", 0) or 0,
+            prompt_tokens=getattr(resp.usage, "prompt_tokens", None),
+            completion_tokens=getattr(resp.usage, "completion_tokens", None),
         )
         turn = ModelTurn(text=text, usage=usage, latency_s=latency, finish_reason=choice.finish_reason,
                          truncated=truncated, model_id=resp.model)
