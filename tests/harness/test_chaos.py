@@ -26,7 +26,7 @@ KILLS = 10
 def _command(url: str, out: Path) -> list[str]:
     return [sys.executable, "-m", "harness.cli", "run", "--suite", "bank-disputes", "--model", "scripted-model",
             "--endpoint", url, "--conditions", "raw,allowed_json", "--tasks", "50", "--tool-mode", "native",
-            "--concurrency", "4", "--out", str(out)]
+            "--concurrency", "2", "--out", str(out)]
 
 
 def _records(out: Path) -> list[dict]:
@@ -42,12 +42,12 @@ def test_kill_and_resume_loses_and_duplicates_nothing(tmp_path):
     rng = random.Random(20261051)
     out = tmp_path / "run"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    # a few ms per answer, so that a run lasts long enough to be killed in the middle
+    # 100 ms per answer, so that a run lasts long enough to be killed in the middle
     with ScriptedServer(lambda body: answer(GOLD[customer_message(body)], "native")) as server:
         original = server.responder
 
         def slow(body):
-            time.sleep(0.01)
+            time.sleep(0.1)
             return original(body)
 
         server.responder = slow
