@@ -15,10 +15,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from common.errors import UserError
 from harness.types import EpisodeKey, EpisodeRecord, RunSpec
 
 
-class RunDirError(ValueError):
+class RunDirError(UserError):
     """The run directory cannot take this run (another spec's records are there)."""
 
 
