@@ -25,3 +25,8 @@ CONDITIONS = tuple(CONDITION_NAMES)
 
 # how much of a model's answer the harness reads at all (a larger one is cut, never parsed whole)
 MAX_ANSWER_CHARS = 20_000
+
+# the two side lanes (PAPER.md): a budget sweep and a sampling lane, each on the first games
+BUDGET_LANE_GAMES, BUDGET_LANE_BUDGETS = 15, (2, 4, 6, 8)
+SAMPLING_LANE_GAMES, SAMPLING_LANE_SEEDS = 20, (3101, 3102, 3103)
+SAMPLING_TEMPERATURE, SAMPLING_TOP_P = 0.3, 0.9

@@ -13,7 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from conditions import get_condition
 from envs import UnknownName, get_suite
 from envs.contract import Task
-from harness.backends.base import Backend, HarnessError
+from harness.backends.base import Backend, HarnessError, StartFailed
 from envs.contract import EpisodeContext
 from harness.loop import EpisodeResult, run_episode
 from harness.models import ModelPool
@@ -22,11 +22,6 @@ from harness.recording import build_record
 from harness.redact import Redactor
 from harness.store import RunDir
 from harness.types import EpisodeKey, EpisodeRecord, RunSpec
-
-
-class StartFailed(HarnessError):
-    """No model server could be reached or asked which models it serves: nothing ran, nothing
-    was written, and the same command can simply be run again."""
 
 
 def select_tasks(spec: RunSpec) -> tuple[list[Task], Any]:

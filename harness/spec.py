@@ -12,13 +12,14 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from common.errors import UserError
 from conditions import get_condition
 from envs import get_suite
 from harness.models import validate_model
 from harness.types import RunSpec
 
 
-class SpecError(ValueError):
+class SpecError(UserError):
     """A spec that cannot run; the message says which field and what was expected."""
 
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from common.errors import UserError
 
-class RecordsError(ValueError):
+
+class RecordsError(UserError):
     """Records that cannot be analysed as they are: missing, empty, malformed or mixed."""
 
 
-class UsageError(ValueError):
+class UsageError(UserError):
     """A request the records cannot answer: an unknown format, column or condition."""
 
 

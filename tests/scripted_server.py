@@ -44,6 +44,8 @@ class ScriptedServer:
         self.responder, self.model = responder, model
         self.requests: list[dict[str, Any]] = []
         self.headers_seen: list[dict[str, str]] = []
+        # the status /v1/models answers with (401: a server that wants a key)
+        self.models_status = 200
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -64,7 +66,9 @@ class ScriptedServer:
                     pass
 
             def do_GET(self) -> None:
-                if self.path.rstrip("/").endswith("/models"):
+                if self.path.rstrip("/").endswith("/models") and server.models_status != 200:
+                    self._send(server.models_status, {"error": {"message": f"scripted {server.models_status}"}})
+                elif self.path.rstrip("/").endswith("/models"):
                     self._send(200, {"object": "list", "data": [{"id": server.model, "object": "model", "owned_by": "tests"}]})
                 else:
                     self._send(404, {"error": {"message": "not found"}})

@@ -20,6 +20,11 @@ class HarnessError(RuntimeError):
         self.fatal = fatal
 
 
+class StartFailed(HarnessError):
+    """No model server could be reached or asked which models it serves: nothing ran, nothing
+    was written, and the same command can simply be run again."""
+
+
 class Backend(Protocol):
     """`generate` returns one ModelTurn or raises HarnessError."""
 

@@ -24,13 +24,15 @@ from typing import Any
 
 import httpx
 
+from common.errors import UserError
+
 
 class ServerStartError(RuntimeError):
     """The server exited or did not answer in time; the message carries the tail of its log."""
 
 
-class MissingExtra(RuntimeError):
-    """An optional dependency is not installed; the message says what to install."""
+class MissingExtra(UserError):
+    """An optional dependency is not installed; the message says what to install (the user can fix it)."""
 
 
 def free_port(host: str = "127.0.0.1") -> int:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from common.errors import UserError
 from harness.backends.server_proc import ManagedServer, MissingExtra
 
 # the parsers vLLM registers (vllm/tool_parsers); a typo here would only surface after loading
@@ -71,7 +72,7 @@ PRESETS: dict[str, VllmPreset] = {
 }
 
 
-class VllmConfigError(ValueError):
+class VllmConfigError(UserError):
     """A preset or flag vLLM would reject; raised before launch, with the reason."""
 
 

@@ -7,14 +7,18 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from harness.cli_games import games_app
+from harness.cli import app
 
 pytestmark = pytest.mark.slow
 runner = CliRunner()
 
 
+def games(*args: str):
+    return runner.invoke(app, ["games", *args])
+
+
 def test_build_paper_suite_writes_the_manifest(tmp_path) -> None:
-    result = runner.invoke(games_app, ["build", "--suite", "paper-textworld", "--out", str(tmp_path)])
+    result = games("build", "--suite", "paper-textworld", "--out", str(tmp_path))
     assert result.exit_code == 0, result.output
     manifest = json.loads((tmp_path / "manifest.json").read_text())
     assert len(manifest["games"]) == 50 and manifest["suite"] == "paper-textworld"
@@ -24,12 +28,12 @@ def test_build_paper_suite_writes_the_manifest(tmp_path) -> None:
 def test_build_a_parametric_suite(tmp_path) -> None:
     args = ["build", "--suite", "textworld", "--seeds", "7", "--rooms", "4", "--objects", "5", "--quest-length", "4",
             "--cache-dir", str(tmp_path / "cache"), "--out", str(tmp_path)]
-    result = runner.invoke(games_app, args)
+    result = games(*args)
     assert result.exit_code == 0, result.output
     (game,) = json.loads((tmp_path / "manifest.json").read_text())["games"]
     assert game["options"] == {"rooms": 4, "objects": 5, "quest_length": 4} and game["seed"] == 7
     assert len(game["walkthrough"]) >= 3
-    again = runner.invoke(games_app, args)
+    again = games(*args)
     assert again.exit_code == 0 and "0 generated, 1 from the cache" in again.output
 
 
@@ -40,14 +44,14 @@ def test_bad_input_exits_2_without_a_traceback() -> None:
         (["build", "--suite", "textworld", "--seeds", "9..1"], "empty seed range"),
         (["show", "20261051", "--suite", "nope"], "unknown suite 'nope'"),
     ):
-        result = runner.invoke(games_app, args)
+        result = games(*args)
         assert result.exit_code == 2, (args, result.output)
         assert expect in result.output and "Traceback" not in result.output
 
 
 def test_show_prints_the_opening() -> None:
-    result = runner.invoke(games_app, ["show", "20261051"])
+    result = games("show", "20261051")
     assert result.exit_code == 0, result.output
     assert "tw-20261051" in result.output and "non-euclidean latchkey" in result.output
-    step = runner.invoke(games_app, ["show", "20261051", "--protocol", "step"])
+    step = games("show", "20261051", "--protocol", "step")
     assert step.exit_code == 0 and "tool go" in step.output

@@ -35,7 +35,7 @@ async def cancelled_episode(task: Task) -> None:
 
     async def play():
         nonlocal env
-        env = await asyncio.to_thread(SUITE.make, task, STEP)
+        env = await asyncio.to_thread(SUITE.make, task, STEP, EpisodeContext(budget=4))
         try:
             await asyncio.to_thread(env.reset)
             await asyncio.sleep(60)

@@ -11,13 +11,13 @@ import pytest
 from typer.testing import CliRunner
 
 from harness.backends.server_proc import pid_alive
-from harness.cli_serve import serve_app
+from harness.cli import app
 
 runner = CliRunner()
 
 
 def _run(*args):
-    return runner.invoke(serve_app, list(args))
+    return runner.invoke(app, ["serve", *args])
 
 
 def test_dry_run_prints_the_preset_command():
@@ -65,7 +65,7 @@ def test_serving_without_vllm_names_the_extra():
 @pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGKILL])
 def test_serve_local_prints_the_url_and_leaves_no_server_behind(sig):
-    cli = subprocess.Popen([sys.executable, "-c", "from harness.cli_serve import serve_app; serve_app()", "local"],
+    cli = subprocess.Popen([sys.executable, "-m", "harness.cli", "serve", "local"],
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         lines = []

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from bank_script import GOLD, answer, customer_message
-from harness.runner import StartFailed, run
+from harness.backends.base import StartFailed
+from harness.runner import run
 from harness.spec import SpecError, build_spec
 from harness.store import RunDir, RunDirError
 from scripted_server import Reply, ScriptedServer

@@ -10,14 +10,12 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from harness.cli_results import register
+from harness import cli
 
 
 @pytest.fixture
 def app() -> typer.Typer:
-    app = typer.Typer()
-    register(app)
-    return app
+    return cli.app
 
 
 def run(app: typer.Typer, *args: str):

@@ -4,8 +4,8 @@
   serve vllm --preset NAME         vLLM on GPUs, flags from the preset table
   serve vllm --model ORG/NAME --tool-parser P
 
-Bad input (an unknown preset, a flag vLLM would reject, a missing extra) is one line on stderr
-and exit code 2; a server that fails to start or dies is exit code 1.
+Bad input (an unknown preset, a flag vLLM would reject, a missing extra) is a `UserError`: one line
+on stderr and exit code 2. A server that fails to start or dies is a `ServerStartError`: exit code 1.
 """
 
 from __future__ import annotations
@@ -17,22 +17,14 @@ import time
 from typing import Optional
 
 import typer
-from rich.console import Console
-from rich.markup import escape
 
+from common.errors import UserError
 from harness.backends.local import N_CTX, LocalServer, local_model_name
-from harness.backends.server_proc import ManagedServer, MissingExtra, ServerStartError
-from harness.backends.vllm_presets import PRESETS, VllmConfigError, VllmServer, preset_row, vllm_command
+from harness.backends.server_proc import ManagedServer, ServerStartError
+from harness.backends.vllm_presets import PRESETS, VllmServer, preset_row, vllm_command
+from harness.cli.common import group, out
 
-serve_app = typer.Typer(no_args_is_help=True, add_completion=False, help="Run a model server until Ctrl-C.")
-_err = Console(stderr=True)
-_out = Console()
-
-
-def _fail(message: str, code: int) -> None:
-    # escaped: messages hold brackets, e.g. repair-harness[vllm]
-    _err.print(f"[red]error:[/red] {escape(message)}", highlight=False, soft_wrap=True)
-    raise typer.Exit(code)
+app = group("serve", help="Serve a model: the embedded CPU model or vLLM.")
 
 
 def _hold(server: ManagedServer) -> None:
@@ -41,21 +33,19 @@ def _hold(server: ManagedServer) -> None:
     previous = signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     try:
         with server:
-            _out.print(f"[green]ready[/green] in {server.startup_s:.1f} s: {server.base_url}", highlight=False)
-            _out.print(f"models: {', '.join(server.model_names)}", highlight=False)
-            _out.print("Ctrl-C stops it.")
+            out.print(f"[green]ready[/green] in {server.startup_s:.1f} s: {server.base_url}", highlight=False)
+            out.print(f"models: {', '.join(server.model_names)}", highlight=False)
+            out.print("Ctrl-C stops it.")
             while server.alive():
                 time.sleep(0.5)
-            _fail(f"the server exited on its own.\n{server.log_tail()}", 1)
+            raise ServerStartError(f"the server exited on its own.\n{server.log_tail()}")
     except KeyboardInterrupt:
-        _out.print("stopped.")
-    except ServerStartError as exc:
-        _fail(str(exc), 1)
+        out.print("stopped.")
     finally:
         signal.signal(signal.SIGTERM, previous)
 
 
-@serve_app.command()
+@app.command()
 def local(
     port: Optional[int] = typer.Option(None, help="port on 127.0.0.1 (default: a free one)"),
     n_ctx: int = typer.Option(N_CTX, help="context length in tokens"),
@@ -63,16 +53,13 @@ def local(
 ) -> None:
     """The embedded model: SmolLM2-135M-Instruct on the CPU, one server, two aliases."""
     if port is not None and not 1 <= port <= 65535:
-        _fail(f"--port must be in 1..65535, got {port}", 2)
-    try:
-        server = LocalServer(port=port, n_ctx=n_ctx, n_threads=threads)
-    except MissingExtra as exc:
-        _fail(str(exc), 2)
-    _out.print(f"prompt mode: --model {local_model_name('prompt')}   native mode: --model {local_model_name('native')}")
+        raise UserError(f"--port must be in 1..65535, got {port}")
+    server = LocalServer(port=port, n_ctx=n_ctx, n_threads=threads)
+    out.print(f"prompt mode: --model {local_model_name('prompt')}   native mode: --model {local_model_name('native')}")
     _hold(server)
 
 
-@serve_app.command()
+@app.command()
 def vllm(
     preset: Optional[str] = typer.Option(None, help=f"one of: {', '.join(PRESETS)}"),
     model: Optional[str] = typer.Option(None, help="a Hugging Face id (org/name) without a preset"),
@@ -88,18 +75,15 @@ def vllm(
 ) -> None:
     """vLLM's OpenAI-compatible server for a preset or a model id, checked before launch."""
     if (preset is None) == (model is None):
-        _fail(f"give exactly one of --preset (one of: {', '.join(PRESETS)}) or --model ORG/NAME", 2)
+        raise UserError(f"give exactly one of --preset (one of: {', '.join(PRESETS)}) or --model ORG/NAME")
     if model is not None and "/" not in model:
-        _fail(f"--model takes a Hugging Face id of the form org/name, got {model!r} (presets go to --preset)", 2)
-    try:
-        row = preset_row(preset or model, tool_parser=tool_parser, chat_template=chat_template,
-                         max_model_len=max_model_len, native_tools=native_tools)
-        cmd = vllm_command(row, tp=tp, dp=dp, port=port, host=host, native_tools=native_tools)
-        if dry_run:
-            _out.print(shlex.join(cmd), highlight=False, soft_wrap=True)
-            return
-        server = VllmServer(row, tp=tp, dp=dp, port=port, host=host, native_tools=native_tools)
-    except (VllmConfigError, MissingExtra) as exc:
-        _fail(str(exc), 2)
-    _out.print(shlex.join(server.command), highlight=False, soft_wrap=True)
+        raise UserError(f"--model takes a Hugging Face id of the form org/name, got {model!r} (presets go to --preset)")
+    row = preset_row(preset or model, tool_parser=tool_parser, chat_template=chat_template,
+                     max_model_len=max_model_len, native_tools=native_tools)
+    cmd = vllm_command(row, tp=tp, dp=dp, port=port, host=host, native_tools=native_tools)
+    if dry_run:
+        out.print(shlex.join(cmd), highlight=False, soft_wrap=True)
+        return
+    server = VllmServer(row, tp=tp, dp=dp, port=port, host=host, native_tools=native_tools)
+    out.print(shlex.join(server.command), highlight=False, soft_wrap=True)
     _hold(server)

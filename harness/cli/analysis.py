@@ -1,42 +1,26 @@
-"""`report`, `plot` and `export`: the analysis commands, added to the main typer app.
+"""`report`, `plot` and `export`: the analysis commands over run directories.
 
-Bad input (no records, mixed specs, an absent condition, an unknown format) prints one line
-on stderr and exits with code 2, never a traceback.
+Bad input (no records, mixed specs, an absent condition, an unknown format) raises a `UserError`
+(`results.RecordsError`, `results.UsageError`), which the guard turns into one line and exit code 2.
 """
 
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, TypeVar
+from typing import Annotated
 
 import typer
 
+from common.errors import UserError
+from harness.cli.common import echo, group, split_list
 
-T = TypeVar("T")
+app = group()
 
 Dirs = Annotated[list[Path], typer.Argument(help="run directories (or records.jsonl files)", show_default=False)]
 
 
-def _fail(message: str) -> typer.Exit:
-    typer.echo(f"error: {message}", err=True)
-    return typer.Exit(2)
-
-
-def _guard(action: Callable[[], T]) -> T:
-    from results import RecordsError, UsageError
-
-    try:
-        return action()
-    except (RecordsError, UsageError) as e:
-        raise _fail(str(e)) from None
-
-
-def _split(text: str | None) -> list[str] | None:
-    return None if text is None else [s.strip() for s in text.split(",") if s.strip()]
-
-
+@app.command()
 def report(
     dirs: Dirs,
     contrasts: Annotated[str | None, typer.Option(help='e.g. "allowed_json-raw,allowed_prose-raw"; default: the paper\'s planned contrasts present')] = None,
@@ -48,13 +32,12 @@ def report(
     from results import FORMATS, load, render_report
 
     if fmt not in FORMATS:  # before reading records: a typo should not wait for a big load
-        raise _fail(f"unknown format {fmt!r}; allowed: {', '.join(FORMATS)}")
+        raise UserError(f"unknown format {fmt!r}; allowed: {', '.join(FORMATS)}")
     width = max(120, shutil.get_terminal_size((180, 40)).columns)
-
-    text = _guard(lambda: render_report(load(dirs), contrasts=contrasts, by=_split(by), fmt=fmt, width=width))
-    typer.echo(text.rstrip("\n"))
+    echo(render_report(load(dirs), contrasts=contrasts, by=split_list(by), fmt=fmt, width=width).rstrip("\n"))
 
 
+@app.command()
 def plot(
     dirs: Dirs,
     out: Annotated[Path, typer.Option("--out", help="folder for the PNG and PDF figures")] = Path("figures"),
@@ -64,11 +47,11 @@ def plot(
 
     from results import load
 
-    paths = _guard(lambda: save_figures(load(dirs), out))
-    for p in paths:
-        typer.echo(str(p))
+    for p in save_figures(load(dirs), out):
+        echo(str(p))
 
 
+@app.command()
 def export(
     dirs: Dirs,
     parquet: Annotated[Path, typer.Option("--parquet", help="output .parquet file")],
@@ -76,12 +59,6 @@ def export(
     """Write the episode frame (one row per episode) as Parquet."""
     from results import load, to_parquet
 
-    df = _guard(lambda: load(dirs))
+    df = load(dirs)
     path = to_parquet(df, parquet)
-    typer.echo(f"{len(df)} episodes -> {path}")
-
-
-def register(app: typer.Typer) -> None:
-    app.command("report")(report)
-    app.command("plot")(plot)
-    app.command("export")(export)
+    echo(f"{len(df)} episodes -> {path}")

@@ -1,27 +1,24 @@
-"""The `repair-harness` command line."""
+"""`run` (a grid of episodes) and the two listings, `conditions` and `suites`."""
 
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any, Optional
 
 import typer
-from rich.console import Console
 from rich.table import Column, Table
 
+from common.errors import UserError
 from conditions import CONDITIONS
 from envs import describe_suites
-from harness.cli_common import _split, bad_input_exits, parse_ints, run_spec
-from harness.spec import SpecError, build_spec, load_toml
+from harness.cli.common import group, out, parse_ints, run_spec, split_list
+from harness.spec import build_spec, load_toml
 
-app = typer.Typer(no_args_is_help=True, add_completion=False, help="Measure how LLM agents repair a failed tool call.")
-out = Console()
+app = group()
 
 
 @app.command()
-@bad_input_exits
 def run(
     config: Optional[Path] = typer.Option(None, "--config", help="TOML grid file; flags given too override it"),
     suite: Optional[str] = typer.Option(None, help="suite name (see `repair-harness suites`)"),
@@ -47,10 +44,11 @@ def run(
     """Run a grid of episodes; a rerun with the same --out resumes it."""
     values: dict[str, Any] = load_toml(config) if config else {}
     flags = {
-        "suite": suite, "models": _split(model), "endpoints": _split(endpoint), "conditions": _split(conditions),
-        "budgets": parse_ints(budget), "tasks": tasks, "task_ids": _split(task_ids), "sample_seeds": parse_ints(seeds),
-        "tool_mode": tool_mode, "text_calls": text_calls, "feedback_cut": feedback_cut, "concurrency": concurrency,
-        "backend": backend, "out": str(out_dir) if out_dir else None,
+        "suite": suite, "models": split_list(model), "endpoints": split_list(endpoint),
+        "conditions": split_list(conditions), "budgets": parse_ints(budget), "tasks": tasks,
+        "task_ids": split_list(task_ids), "sample_seeds": parse_ints(seeds), "tool_mode": tool_mode,
+        "text_calls": text_calls, "feedback_cut": feedback_cut, "concurrency": concurrency, "backend": backend,
+        "out": str(out_dir) if out_dir else None,
     }
     values.update({k: v for k, v in flags.items() if v is not None})
     decoding = {"temperature": temperature, "top_p": top_p, "max_tokens": max_tokens}
@@ -58,7 +56,7 @@ def run(
     for item in env or []:
         key, sep, raw = item.partition("=")
         if not sep:
-            raise SpecError(f"--env expects KEY=VALUE, got {item!r}")
+            raise UserError(f"--env expects KEY=VALUE, got {item!r}")
         values.setdefault("env_options", {})[key] = _literal(raw)
     spec = build_spec(values, source=str(config) if config else "flags")
     run_spec(spec, retry_errors)
@@ -88,19 +86,3 @@ def list_suites() -> None:
     for s in describe_suites():
         table.add_row(s["name"], str(s["default_budget"]), s["description"])
     out.print(table)
-
-
-def _mount() -> None:
-    from harness import cli_games, cli_reproduce, cli_results, cli_serve
-
-    app.add_typer(cli_games.games_app, name="games", help="Build and inspect TextWorld game suites.")
-    app.add_typer(cli_serve.serve_app, name="serve", help="Serve a model: the embedded CPU model or vLLM.")
-    cli_results.register(app)
-    cli_reproduce.register(app)
-
-
-_mount()
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(app())

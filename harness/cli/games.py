@@ -1,52 +1,24 @@
-"""`repair-harness games`: build the TextWorld game suites and look at one game's opening."""
+"""`repair-harness games`: build the TextWorld game suites and look at one game's opening.
+
+A game that cannot be generated raises `GameGenerationError`, which the guard turns into exit code 1.
+"""
 
 from __future__ import annotations
 
-import functools
 import time
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any, Optional
 
 import typer
 from pydantic import ValidationError
-from rich.console import Console
 from rich.panel import Panel
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from envs import UnknownName
+from common.errors import UserError
+from harness.cli.common import err, group, out
 
-games_app = typer.Typer(no_args_is_help=True, add_completion=False, help="Build and inspect TextWorld games.")
-err_console = Console(stderr=True)
-out = Console()
-
-
-class BadGamesInput(ValueError):
-    pass
-
-
-def _exits_on_bad_input(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Bad input is one message and exit code 2; a game that cannot be generated is exit code 1."""
-
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from envs.textworld.cache import GameGenerationError
-
-        try:
-            return fn(*args, **kwargs)
-        except (UnknownName, BadGamesInput) as exc:
-            err_console.print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
-            raise typer.Exit(2) from None
-        except ValidationError as exc:
-            lines = [f"{'.'.join(map(str, e['loc'])) or 'options'}: {e['msg'].removeprefix('Value error, ')}"
-                     for e in exc.errors(include_url=False)]
-            err_console.print("[red]error:[/red] " + "; ".join(lines), highlight=False, soft_wrap=True)
-            raise typer.Exit(2) from None
-        except GameGenerationError as exc:
-            err_console.print(f"[red]generation failed:[/red] {exc}", highlight=False, soft_wrap=True)
-            raise typer.Exit(1) from None
-
-    return wrapper
+app = group("games", help="Build and inspect TextWorld game suites.")
 
 
 def _suite_and_options(suite: str, rooms, objects, quest_length, seeds, cache_dir, protocol=None):
@@ -56,7 +28,7 @@ def _suite_and_options(suite: str, rooms, objects, quest_length, seeds, cache_di
     opts: dict[str, Any] = {}
     given = {"rooms": rooms, "objects": objects, "quest_length": quest_length}
     if s.name == "paper-textworld" and any(v is not None for v in given.values()):
-        raise BadGamesInput("paper-textworld has fixed generation parameters; use --suite textworld to change them")
+        raise UserError("paper-textworld has fixed generation parameters; use --suite textworld to change them")
     opts.update({k: v for k, v in given.items() if v is not None})
     if seeds is not None:
         opts["seeds"] = seeds
@@ -64,7 +36,11 @@ def _suite_and_options(suite: str, rooms, objects, quest_length, seeds, cache_di
         opts["cache_dir"] = str(cache_dir)
     if protocol is not None:
         opts["protocol"] = protocol
-    return s, s.options_model.model_validate(opts)
+    try:
+        return s, s.options_model.model_validate(opts)
+    except ValidationError as exc:
+        raise UserError("; ".join(f"{'.'.join(map(str, e['loc'])) or 'options'}: {e['msg'].removeprefix('Value error, ')}"
+                                  for e in exc.errors(include_url=False))) from None
 
 
 _SUITE = typer.Option(..., "--suite", help="paper-textworld or textworld")
@@ -75,8 +51,7 @@ _SEEDS = typer.Option(None, "--seeds", help="e.g. 1..20 or 3,5,8")
 _CACHE = typer.Option(None, "--cache-dir", help="game cache (default $REPAIR_HARNESS_CACHE/textworld)")
 
 
-@games_app.command("build")
-@_exits_on_bad_input
+@app.command("build")
 def build(
     suite: str = _SUITE,
     out_dir: Optional[Path] = typer.Option(None, "--out", help="where manifest.json goes (default: in the cache)"),
@@ -95,7 +70,7 @@ def build(
     generated = 0
     started = time.perf_counter()
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=err_console, transient=True) as progress:
+                  console=err, transient=True) as progress:
         bar = progress.add_task(f"building {s.name}", total=n)
 
         def done(entry, fresh: bool) -> None:
@@ -118,11 +93,10 @@ def build(
         objective = g.objective if len(g.objective) <= 120 else g.objective[:119] + "…"
         table.add_row(g.task_id, " / ".join(g.walkthrough), str(g.max_score), g.sha256[:10], objective)
     out.print(table)
-    err_console.print(f"{generated} generated, {n - generated} from the cache in {elapsed:.1f} s; manifest → {path}")
+    err.print(f"{generated} generated, {n - generated} from the cache in {elapsed:.1f} s; manifest → {path}")
 
 
-@games_app.command("show")
-@_exits_on_bad_input
+@app.command("show")
 def show(
     seed: int = typer.Argument(..., help="game seed, e.g. 20261051"),
     suite: str = typer.Option("paper-textworld", "--suite", help="paper-textworld or textworld"),
@@ -136,9 +110,10 @@ def show(
     from envs.contract import EpisodeContext, Task
 
     s, options = _suite_and_options(suite, rooms, objects, quest_length, None, cache_dir, protocol)
-    params = s._params_for(seed, options)
     entry = s.entry(seed, options)
-    env = s.make(Task(suite=s.name, task_id=entry.task_id, params={"seed": seed, **params.options()}), options, EpisodeContext(budget=4))
+    # the task as the suite's own task list would hold it
+    task = Task(suite=s.name, task_id=entry.task_id, params={"seed": entry.seed, **entry.options})
+    env = s.make(task, options, EpisodeContext(budget=s.default_budget))
     try:
         opening = env.reset()
     finally:

@@ -1,0 +1,5 @@
+"""`python -m harness.cli`, the same as the `repair-harness` script."""
+
+from harness.cli import app
+
+app()

@@ -1,0 +1,133 @@
+"""What every command module shares: the two consoles, the one failure guard, list flags, running a spec."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from typer.core import TyperGroup
+
+from common.errors import UserError
+from envs.textworld.cache import GameGenerationError
+from harness.backends.base import StartFailed
+from harness.backends.server_proc import ServerStartError
+
+out = Console()
+err = Console(stderr=True)
+
+# exit codes of `run` and the commands built on it (documented in the README)
+EXIT_BAD_INPUT = 2
+EXIT_SERVER = 3  # the model server could not be reached at the start, or died during the run
+EXIT_HARNESS_ERRORS = 4  # the run finished, but some episodes are recorded as harness errors
+EXIT_INTERRUPTED = {signal.SIGINT: 130, signal.SIGTERM: 143}
+
+# How a command may fail without a traceback: the first word of its one line on stderr and its
+# exit code. Anything else is a bug and keeps its traceback.
+FAILURES: tuple[tuple[type[Exception], str, int], ...] = (
+    (UserError, "error", EXIT_BAD_INPUT),  # bad input the user can fix: an unknown name, a bad spec, a missing extra
+    (GameGenerationError, "generation failed", 1),
+    (ServerStartError, "error", 1),  # a model server that would not start, or died
+    (StartFailed, "cannot start", EXIT_SERVER),  # no model server answered: nothing ran, rerun when it is up
+)
+
+
+class GuardedGroup(TyperGroup):
+    """A command group whose commands all run under the one guard (see FAILURES)."""
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except tuple(kind for kind, _, _ in FAILURES) as exc:
+            label, code = next((label, code) for kind, label, code in FAILURES if isinstance(exc, kind))
+            # escaped: messages hold brackets, e.g. repair-harness[vllm]
+            err.print(f"[red]{label}:[/red] {escape(str(exc))}", highlight=False, emoji=False, soft_wrap=True)
+            raise typer.Exit(code) from None
+
+
+def group(name: str | None = None, help: str | None = None) -> typer.Typer:
+    """The Typer of one command module. `harness.cli` mounts it: with a name as a sub-command group,
+    without one its commands sit at the top level."""
+    return typer.Typer(name=name, help=help, cls=GuardedGroup, no_args_is_help=True, add_completion=False)
+
+
+def echo(text: str) -> None:
+    """Plain text on stdout exactly as given (reports, CSV, JSON): no markup, wrapping or tab expansion."""
+    out.file.write(text + "\n")
+    out.file.flush()
+
+
+def split_list(value: str | None) -> list[str] | None:
+    """A comma-separated flag as a list; None when the flag was not given."""
+    return None if value is None else [v.strip() for v in value.split(",") if v.strip()]
+
+
+def parse_ints(value: str | None) -> list[int] | None:
+    """"3101,3102" or "3101..3103" (inclusive)."""
+    if value is None:
+        return None
+    ints: list[int] = []
+    for part in split_list(value) or []:
+        try:
+            if ".." in part:
+                lo, hi = part.split("..")
+                ints.extend(range(int(lo), int(hi) + 1))
+            else:
+                ints.append(int(part))
+        except ValueError:
+            raise UserError(f"not an integer list: {value!r} (use 1,2,3 or 1..3)") from None
+    return ints
+
+
+def run_spec(spec: Any, retry_errors: bool = False) -> None:
+    """Play a spec's grid, with progress and a summary on stderr. Exit codes: 3 when the server
+    stopped the run, 4 when episodes are recorded as harness errors, 130/143 on SIGINT/SIGTERM."""
+    from harness.runner import run as run_async
+
+    err.print(f"run → {spec.out}  ({spec.suite}; models {', '.join(spec.models)}; conditions {', '.join(spec.conditions)})")
+    received: list[int] = []
+
+    def stop(signum: int, frame: Any) -> None:
+        received.append(signum)
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        summary = asyncio.run(run_async(spec, err, retry_errors=retry_errors))
+    except KeyboardInterrupt:
+        signum = received[0] if received else signal.SIGINT
+        err.print(f"\n[yellow]interrupted[/yellow] ({signal.Signals(signum).name}): {_recorded(spec.out)} episodes are "
+                  f"recorded in {spec.out}. Rerun the same command to resume; recorded episodes are skipped.")
+        raise typer.Exit(EXIT_INTERRUPTED[signum]) from None
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    errors = summary.harness_errors + summary.errors_on_record
+    err.print(
+        f"{summary.done} episodes played, {summary.skipped} already recorded, {summary.solved} solved, "
+        f"{summary.harness_errors} harness errors, {summary.tokens:,} tokens"
+        + (f"; {summary.errors_on_record} earlier harness-error records kept (not replayed)" if summary.errors_on_record else "")
+    )
+    if summary.stopped:
+        err.print(f"[red]stopped:[/red] {summary.stopped}\nRerun the same command with --retry-errors to resume.")
+        raise typer.Exit(EXIT_SERVER)
+    if errors:
+        err.print(f"[yellow]{errors} episodes are recorded as harness errors[/yellow] (infrastructure failures, "
+                  "never scored). Rerun the same command with --retry-errors to play them again.")
+        raise typer.Exit(EXIT_HARNESS_ERRORS)
+
+
+def _recorded(out_dir: str) -> int:
+    path = Path(out_dir) / "records.jsonl"
+    return path.read_bytes().count(b"\n") if path.exists() else 0
+
+
+def print_reports(dirs: list[Any]) -> None:
+    """The report of each run directory, one after the other, wide enough for the paper's columns."""
+    from results import load, render_report
+
+    for d in dirs:
+        echo(render_report(load([d]), fmt="table", width=160).rstrip("\n"))

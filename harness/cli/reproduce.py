@@ -1,0 +1,62 @@
+"""`reproduce paper`: the published study's grid and lanes, then our report beside theirs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+
+from common import study
+from common.errors import UserError
+from harness.backends.local import LOCAL_MODEL
+from harness.cli.common import err, group, print_reports, run_spec, split_list
+from harness.spec import build_spec
+
+app = group("reproduce", help="Run a published study's grid, then report ours beside theirs.")
+
+# The paper's protocol (../shared/PAPER.md): plan protocol, K alternatives, the echo and every
+# value cut to the same length, no fence stripping.
+PAPER_ENV = {"protocol": "plan", "k_allowed": study.K_ALLOWED, "fence_strip": False, "echo_chars": study.CUT}
+GREEDY = {"temperature": 0.0, "max_tokens": study.MAX_TOKENS}
+LANES: dict[str, dict[str, Any]] = {
+    "primary": {"tasks": len(study.GAME_SEEDS), "budgets": [study.BUDGET], "sample_seeds": [0], "decoding": GREEDY},
+    "budget": {"tasks": study.BUDGET_LANE_GAMES, "budgets": list(study.BUDGET_LANE_BUDGETS), "sample_seeds": [0],
+               "decoding": GREEDY},
+    "sampling": {"tasks": study.SAMPLING_LANE_GAMES, "budgets": [study.BUDGET],
+                 "sample_seeds": list(study.SAMPLING_LANE_SEEDS),
+                 "decoding": {"temperature": study.SAMPLING_TEMPERATURE, "top_p": study.SAMPLING_TOP_P,
+                              "max_tokens": study.MAX_TOKENS}},
+}
+
+
+def paper_spec(model: str, lane: str, endpoints: list[str], out: Path, games: int | None, concurrency: int) -> Any:
+    if lane not in LANES:
+        raise UserError(f"unknown lane {lane!r}; allowed: {', '.join(LANES)}")
+    values = {
+        "suite": "paper-textworld", "models": [model], "conditions": list(study.CONDITIONS), "endpoints": endpoints,
+        "feedback_cut": study.CUT, "env_options": dict(PAPER_ENV), "out": str(out), "concurrency": concurrency,
+        **LANES[lane],
+    }
+    if games is not None:
+        values["tasks"] = games
+    return build_spec(values, source=f"reproduce paper --lane {lane}")
+
+
+@app.command("paper")
+def reproduce_paper(
+    model: str = typer.Option(..., "--model", help="vLLM preset, `local`, or a model id served by --endpoint"),
+    endpoint: Optional[str] = typer.Option(None, "--endpoint", help="OpenAI-compatible base URL(s), comma-separated"),
+    lane: str = typer.Option("primary", help="primary | budget | sampling"),
+    games: Optional[int] = typer.Option(None, help="first N games instead of the lane's count (a smaller, labelled run)"),
+    concurrency: int = typer.Option(4),
+    out: Optional[Path] = typer.Option(None, "--out"),
+) -> None:
+    """Ray & Goyal 2026: 50 TextWorld games x 4 conditions, budget 4, greedy, 512 tokens."""
+    out = out or Path("runs") / f"paper-{lane}-{model.replace('/', '_')}"
+    spec = paper_spec(model, lane, split_list(endpoint) or [], out, games, concurrency)
+    if model == LOCAL_MODEL:
+        err.print("[yellow]note:[/yellow] the embedded SmolLM2-135M is not a model of the study; "
+                  "its numbers are not a reproduction, only a run of the same protocol.")
+    run_spec(spec)
+    print_reports([Path(spec.out)])
