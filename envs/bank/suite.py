@@ -12,6 +12,7 @@ from envs.bank.backend import DisputeService, solved
 from envs.bank.contract import OpenDisputeInput, allowed_values
 from envs.bank.phrasing import complaint
 from envs.bank.world import World, make_world
+from envs.schema import model_schema
 from envs.validation import violation_from_error
 from envs.contract import Accepted, Action, EpisodeContext, Opening, Outcome, Task, ToolCall, ToolSpec, Violation
 
@@ -45,7 +46,7 @@ def statement(world: World) -> str:
 @functools.cache
 def tool_spec() -> ToolSpec:
     """The same for every task: built once, not at every reset."""
-    schema = OpenDisputeInput.model_json_schema()
+    schema = model_schema(OpenDisputeInput)
     schema.pop("title", None)
     return ToolSpec(name="open_dispute", description="Open a dispute about one card operation.", parameters=schema)
 

@@ -19,6 +19,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from envs.contract import ToolSpec
+from envs.schema import model_schema
 
 MAX_ARG_CHARS = 200
 # TextWorld's type letters in command templates
@@ -67,7 +68,7 @@ class Tool:
         return list(dict.fromkeys(c[arg] for c in cands if arg in c))
 
     def spec(self) -> ToolSpec:
-        schema = self.model.model_json_schema(by_alias=True) if self.model else {"type": "object", "properties": {}}
+        schema = model_schema(self.model) if self.model else {"type": "object", "properties": {}}
         schema.pop("title", None)
         for prop in schema.get("properties", {}).values():
             prop.pop("title", None)

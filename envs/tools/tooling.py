@@ -1,6 +1,6 @@
 """A typed tool: its input contract, the schema the model sees, and the call into the backend.
 
-The schema is the input model's `model_json_schema()`, in one of two views:
+The schema is the input model's JSON schema (`envs.schema.model_schema`), in one of two views:
 `open` strips every list of allowed values (they live only in the validator, and reach the agent
 only through feedback); `enum` keeps the static ones (Literal members) and adds the state-dependent
 ones of the task (the customer's cards, existing flight numbers, rooms). The validator is the
@@ -17,6 +17,7 @@ from typing import Any, Callable, Literal
 from pydantic import BaseModel, ValidationError
 
 from envs.contract import ToolSpec, Violation
+from envs.schema import model_schema
 from envs.validation import fail, violation_from_error  # noqa: F401 (fail is re-exported)
 
 SchemaView = Literal["open", "enum"]
@@ -42,7 +43,7 @@ def _add_enum(prop: dict[str, Any], values: list[str]) -> None:
 
 @functools.lru_cache(maxsize=None)
 def _schema(model: type[BaseModel]) -> dict[str, Any]:
-    return model.model_json_schema()
+    return model_schema(model)
 
 
 def schema_view(model: type[BaseModel], view: SchemaView, dynamic: dict[str, list[str]] | None = None) -> dict[str, Any]:
