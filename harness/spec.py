@@ -13,14 +13,31 @@ from typing import Any
 from pydantic import ValidationError
 
 from common.errors import UserError
-from conditions import get_condition
-from envs import get_suite
-from harness.models import validate_model
+from conditions import CONDITIONS, get_condition
+from envs import get_suite, suite_names
+from harness.backends.local import LOCAL_MODEL
+from harness.models import known_models, validate_model
 from harness.types import RunSpec
 
 
 class SpecError(UserError):
     """A spec that cannot run; the message says which field and what was expected."""
+
+
+def _allowed(field: str) -> str:
+    """What a required RunSpec field may hold, for the message that says it is missing."""
+    if field == "suite":
+        return "one of " + ", ".join(suite_names())
+    if field == "conditions":
+        return "comma-separated, from " + ", ".join(CONDITIONS)
+    if field == "models":
+        presets = [m for m in known_models() if m != LOCAL_MODEL]
+        return f"{LOCAL_MODEL} (the embedded CPU model), a vLLM preset ({', '.join(presets)}) or a model served by --endpoint"
+    return ""
+
+
+# RunSpec field -> the `run` flag that sets it, for messages about flags
+FLAGS = {"suite": "--suite", "models": "--model", "conditions": "--conditions"}
 
 
 def _explain(exc: ValidationError, source: str, model: type) -> SpecError:
@@ -31,6 +48,10 @@ def _explain(exc: ValidationError, source: str, model: type) -> SpecError:
         if err["type"] == "extra_forbidden":
             unknown = True
             lines.append(f"{source}: unknown key {path!r}")
+        elif err["type"] == "missing":
+            name = FLAGS.get(path, path) if source == "flags" else f"key {path!r}"
+            allowed = _allowed(path)
+            lines.append(f"{source}: {name} is required" + (f" ({allowed})" if allowed else ""))
         else:
             lines.append(f"{source}: {path}: {err['msg']} (got {err.get('input')!r})")
     if unknown:
@@ -44,6 +65,8 @@ def build_spec(values: dict[str, Any], source: str = "flags") -> RunSpec:
     except ValidationError as exc:
         raise _explain(exc, source, RunSpec) from None
     suite = get_suite(spec.suite)
+    if "budgets" not in values:  # the budget `suites` shows is the one a run uses
+        spec = spec.model_copy(update={"budgets": [suite.default_budget]})
     try:
         suite.options_model(**spec.env_options)
     except ValidationError as exc:

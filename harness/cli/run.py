@@ -1,4 +1,4 @@
-"""`run` (a grid of episodes) and the two listings, `conditions` and `suites`."""
+"""`run`: a grid of episodes."""
 
 from __future__ import annotations
 
@@ -7,11 +7,8 @@ from pathlib import Path
 from typing import Any, Optional
 
 import typer
-from rich.table import Column, Table
 
 from common.errors import UserError
-from conditions import CONDITIONS
-from envs import describe_suites
 from harness.cli.common import group, out, parse_ints, run_spec, split_list
 from harness.spec import build_spec, load_toml
 
@@ -68,21 +65,3 @@ def _literal(raw: str) -> Any:
         return json.loads(raw)
     except ValueError:
         return raw
-
-
-@app.command("conditions")
-def list_conditions() -> None:
-    """List the conditions."""
-    table = Table(Column("name", no_wrap=True), Column("feedback", no_wrap=True), "arbiter", "paper", "what the agent is told")
-    for c in CONDITIONS.values():
-        table.add_row(c.name, c.feedback, c.arbiter, c.paper_name or "", c.description)
-    out.print(table)
-
-
-@app.command("suites")
-def list_suites() -> None:
-    """List the suites."""
-    table = Table(Column("name", no_wrap=True), "budget", "description")
-    for s in describe_suites():
-        table.add_row(s["name"], str(s["default_budget"]), s["description"])
-    out.print(table)
