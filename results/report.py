@@ -163,6 +163,7 @@ def build_report(
             "partial_lines": int(df.attrs.get("partial_lines", 0)),
             "group_by": gcols, "contrasts": [f"{a}-{b}" for a, b in pairs], "contrast_source": source,
             "n_boot": n_boot, "seed": seed, "alpha": ALPHA,
+            "suites": sorted(df["suite"].unique()), "budgets": sorted(int(b) for b in df["budget"].unique()),
         },
         "cells": cell_rows,
         "contrasts": contrast_rows,
@@ -185,8 +186,12 @@ def render_report(
     by: Sequence[str] | None = None,
     fmt: str = "table",
     width: int = 160,
+    headline: bool = False,
 ) -> str:
-    """The report as text: table (rich), md, csv (sections), latex, or json (stable)."""
+    """The report as text: table (rich, fitted to `width`), md, csv (sections), latex, or json (stable).
+
+    The Self-Reflective APIs comparison (`headline`) is a different setting; the text formats show
+    it only when asked. The json format always holds every section."""
     if fmt not in FORMATS:
         raise unknown("format", fmt, list(FORMATS))
     report = build_report(df, contrasts=contrasts, by=by)
@@ -194,4 +199,4 @@ def render_report(
         return report.to_json()
     from results import tables
 
-    return tables.RENDERERS[fmt](report, width=width)
+    return tables.RENDERERS[fmt](report, width=width, headline=headline)

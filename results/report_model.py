@@ -106,6 +106,9 @@ class Meta(BaseModel):
     n_boot: int
     seed: int
     alpha: float
+    # what the records hold, so a renderer shows the paper's references only where they apply
+    suites: list[str] = []
+    budgets: list[int] = []
 
 
 class References(BaseModel):

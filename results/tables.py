@@ -6,11 +6,12 @@ import io
 from collections.abc import Callable
 
 import pandas as pd
-from rich import box
 from rich.console import Console
-from rich.table import Table
 
+from common.study import BUDGET as STUDY_BUDGET
+from results.paper import SUITE as PAPER_SUITE
 from results.report_model import Report
+from results.terminal import fit
 
 KEY_ORDER = ("condition", "model", "suite", "budget", "sample_seed")
 TEST_NAMES = {"mcnemar_exact": "McNemar", "sign_flip": "sign-flip"}
@@ -30,6 +31,14 @@ def _p(x: float | None) -> str:
 
 def _yes(x: bool | None) -> str:
     return "—" if x is None else ("yes" if x else "no")
+
+
+def has_paper(report: Report) -> bool:
+    """The paper's columns apply: some cell has a published reference (the paper's suite, model, budget)."""
+    return any(c.paper.solved is not None for c in report.cells)
+
+
+PAPER_COLUMNS = ("paper", "paper calls/ep", "paper in CI", "paper note", "paper diff")
 
 
 def cells_frame(report: Report) -> pd.DataFrame:
@@ -57,6 +66,8 @@ def cells_frame(report: Report) -> pd.DataFrame:
             else ("" if p.solved is not None else p.note),
         })
     frame = pd.DataFrame(rows)
+    if rows and not has_paper(report):
+        frame = frame.drop(columns=[c for c in PAPER_COLUMNS if c in frame])
     # the column only earns its width when a server left usage out
     return frame.drop(columns="usage unknown") if rows and not any(r.usage_unknown for r in report.cells) else frame
 
@@ -67,7 +78,7 @@ def contrasts_frame(report: Report) -> pd.DataFrame:
     for r in report.contrasts:
         rows.append({
             "contrast": r.contrast, **r.group(g), "pairs": r.n_pairs,
-            "diff, points [95% CI]": f"{100 * r.diff:+.1f} [{100 * r.ci_low:+.1f}, {100 * r.ci_high:+.1f}]"
+            "diff pts [95% CI]": f"{100 * r.diff:+.1f} [{100 * r.ci_low:+.1f}, {100 * r.ci_high:+.1f}]"
             if r.diff is not None else "—",
             "A only/B only": f"{r.a_only}/{r.b_only}",
             "test": TEST_NAMES.get(r.test, r.test), "p": _p(r.p_value), "p Holm": _p(r.p_holm),
@@ -78,7 +89,13 @@ def contrasts_frame(report: Report) -> pd.DataFrame:
             "paper in CI": _yes(r.paper_inside_ci),
             "unpaired": r.n_unpaired,
         })
-    return pd.DataFrame(rows)
+    frame = pd.DataFrame(rows)
+    if rows and all(r.paper_diff is None for r in report.contrasts):
+        frame = frame.drop(columns=["paper diff", "paper in CI"])
+    return frame
+
+
+FAILURE_TEXT = "final failure of unsolved episodes"
 
 
 def failures_frame(report: Report) -> pd.DataFrame:
@@ -87,7 +104,7 @@ def failures_frame(report: Report) -> pd.DataFrame:
     for r in report.failures:
         key = (r.condition, *r.group(g).values())
         out.setdefault(key, []).append(f"{r.final_failure} {r.count} ({_pct(r.share)})")
-    return pd.DataFrame([{**dict(zip(["condition", *g], k)), "final failure of unsolved episodes": ", ".join(v)}
+    return pd.DataFrame([{**dict(zip(["condition", *g], k)), FAILURE_TEXT: ", ".join(v)}
                          for k, v in out.items()])
 
 
@@ -121,49 +138,63 @@ SECTIONS: dict[str, Callable[[Report], pd.DataFrame]] = {
     "unpaired": unpaired_frame,
 }
 TITLES = {
-    "cells": "Solved per condition (Wilson 95% CI; harness errors excluded from N), beside the paper",
+    "cells": "Solved per condition (Wilson 95% CI; harness errors excluded from N)",
     "contrasts": "Paired contrasts (A - B; bootstrap CI, exact McNemar or sign-flip, Holm per group)",
     "failures": "Failure taxonomy of the final attempt",
-    "headline": "Self-Reflective APIs headline (a different setting: API side, Anthropic models)",
+    "headline": "allowed_json vs raw beside the Self-Reflective APIs figures (a different setting: API side, "
+                "Anthropic models; shown on request)",
     "unpaired": "Unpaired episodes (left out of the contrasts above)",
 }
+
+
+# what each section must always show, and the order its other columns give way at a narrow width
+KEEP = {
+    "cells": ("condition", "model", "suite", "budget", "sample_seed", "solved/N", "rate [95% CI]"),
+    "contrasts": ("contrast", "model", "suite", "budget", "sample_seed", "diff pts [95% CI]"),
+    "failures": ("condition", "model", "suite", "budget", "sample_seed"),
+    "headline": ("model", "suite", "budget", "ours: gain [95% CI]", "theirs: gain"),
+}
+DROP_ORDER = {
+    "cells": ("usage unknown", "paper calls/ep", "words/success", "tokens/success", "repaired", "1st valid",
+              "paper in CI", "calls/ep", "errors", "paper"),
+    "contrasts": ("unpaired", "calls p Holm", "calls diff [95% CI]", "paper in CI", "test", "p", "A only/B only",
+                  "paper diff", "pairs", "p Holm"),
+}
+FOLD = {"failures": (FAILURE_TEXT,)}
 
 
 def _meta_lines(report: Report) -> list[str]:
     m = report.meta
     contrasts = ", ".join(m.contrasts) or "none"
-    return [
+    lines = [
         f"runs: {', '.join(m.run_dirs)}",
         f"episodes: {m.episodes}, harness errors: {m.harness_errors} (excluded from N)"
         + (f", partial trailing lines ignored: {m.partial_lines}" if m.partial_lines else ""),
         f"contrasts ({m.contrast_source}): {contrasts}; bootstrap {m.n_boot} resamples, seed {m.seed}",
-        f"paper: {report.references.primary}",
-        f"budget lane: {report.references.budget_lane}",
-    ] + (["sampling lane: the per-cell Wilson CIs count every seed's episode as independent; "
-          "the contrasts resample whole tasks"] if any(c.sample_seeds > 1 for c in report.cells) else [])
+    ]
+    # the paper's references only where they apply: its suite (or records that predate meta.suites)
+    if PAPER_SUITE in m.suites or not m.suites:
+        line = f"paper: {report.references.primary}"
+        if not has_paper(report):  # say why its columns are absent
+            line += "; no paper columns: " + "; ".join(sorted({c.paper.note for c in report.cells}))
+        lines.append(line)
+        if any(b != STUDY_BUDGET for b in m.budgets):
+            lines.append(f"budget lane: {report.references.budget_lane}")
+    if any(c.sample_seeds > 1 for c in report.cells):
+        lines.append("sampling lane: the per-cell Wilson CIs count every seed's episode as independent; "
+                     "the contrasts resample whole tasks")
+    return lines
 
 
-def _frames(report: Report) -> list[tuple[str, pd.DataFrame]]:
-    return [(name, make(report)) for name, make in SECTIONS.items()]
+def _frames(report: Report, headline: bool = False) -> list[tuple[str, pd.DataFrame]]:
+    return [(name, make(report)) for name, make in SECTIONS.items() if headline or name != "headline"]
 
 
-def _rich_table(title: str, frame: pd.DataFrame) -> Table:
-    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
-    for col in frame.columns:
-        longest = max((len(str(v)) for v in frame[col]), default=0)
-        header = str(col) if len(str(col)) <= longest else str(col).replace(" ", "\n")
-        # short columns never wrap; only long ones fold when the terminal is narrow
-        table.add_column(header, overflow="fold", no_wrap=longest <= 16)
-    for row in frame.itertuples(index=False):
-        table.add_row(*(str(v) for v in row))
-    return table
-
-
-def render_table(report: Report, width: int = 160) -> str:
+def render_table(report: Report, width: int = 160, headline: bool = False) -> str:
     console = Console(file=io.StringIO(), width=width, force_terminal=False, color_system=None)
     for line in _meta_lines(report):
         console.print(line, highlight=False, markup=False)
-    for name, frame in _frames(report):
+    for name, frame in _frames(report, headline):
         if frame.empty:
             continue
         notes: list[str] = []
@@ -174,8 +205,19 @@ def render_table(report: Report, width: int = 160) -> str:
         # one table per model: model names (HF ids) are long, and cells compare within a model
         parts = frame.groupby("model", sort=False) if "model" in frame else [(None, frame)]
         for model, part in parts:
-            title = TITLES[name] + (f" — {model}" if model is not None else "")
-            console.print(_rich_table(title, part.drop(columns="model", errors="ignore")))
+            part = part.drop(columns="model", errors="ignore")
+            # a model the paper did not run has no paper values: its table goes without those columns
+            part = part.drop(columns=[c for c in PAPER_COLUMNS if c in part and set(part[c].astype(str)) <= {"—", ""}])
+            title = TITLES[name] + (", beside the paper" if name == "cells" and "paper" in part else "") \
+                + (f" — {model}" if model is not None else "")
+            console.print()
+            console.print(title, highlight=False, markup=False)
+            table, dropped = fit(console, part,
+                                 KEEP.get(name, ()), DROP_ORDER.get(name, ()), FOLD.get(name, ()))
+            console.print(table)
+            if dropped:
+                console.print(f"(left out at {width} columns: {', '.join(dropped)}; --format md shows every column)",
+                              highlight=False, markup=False)
         for note in notes:
             console.print(f"  note: {note}", highlight=False, markup=False)
     return console.file.getvalue()
@@ -191,18 +233,18 @@ def _md(frame: pd.DataFrame) -> str:
     return "\n".join([head, rule, *body])
 
 
-def render_md(report: Report, width: int = 0) -> str:
+def render_md(report: Report, width: int = 0, headline: bool = False) -> str:
     parts = ["\n".join(f"- {line}" for line in _meta_lines(report))]
-    for name, frame in _frames(report):
+    for name, frame in _frames(report, headline):
         if not frame.empty:
             parts.append(f"## {TITLES[name]}\n\n{_md(frame)}")
     return "\n\n".join(parts) + "\n"
 
 
-def render_csv(report: Report, width: int = 0) -> str:
+def render_csv(report: Report, width: int = 0, headline: bool = False) -> str:
     """Raw numbers, one block per section, each opened by a '# name' line (read_csv(comment='#'))."""
     blocks = []
-    for name in ("cells", "contrasts", "failures", "headline", "unpaired"):
+    for name in ("cells", "contrasts", "failures", *(["headline"] if headline else []), "unpaired"):
         rows = report.section(name)
         if not rows:
             continue
@@ -211,9 +253,9 @@ def render_csv(report: Report, width: int = 0) -> str:
     return "\n".join(blocks)
 
 
-def render_latex(report: Report, width: int = 0) -> str:
+def render_latex(report: Report, width: int = 0, headline: bool = False) -> str:
     parts = []
-    for name, frame in _frames(report):
+    for name, frame in _frames(report, headline):
         if not frame.empty:
             parts.append(f"% {TITLES[name]}\n" + frame.to_latex(index=False, escape=True))
     return "\n".join(parts)

@@ -7,10 +7,10 @@ runs under the one guard of `common.GuardedGroup`.
 
 from __future__ import annotations
 
-from harness.cli import analysis, demo, games, listing, reproduce, run, serve
+from harness.cli import analysis, demo, games, listing, reproduce, run, serve, show
 from harness.cli.common import group
 
 app = group(help="Measure how LLM agents repair a failed tool call.")
 
-for module in (run, listing, analysis, demo, games, serve, reproduce):
+for module in (run, listing, analysis, show, demo, games, serve, reproduce):
     app.add_typer(module.app)

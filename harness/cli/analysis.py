@@ -6,14 +6,13 @@ Bad input (no records, mixed specs, an absent condition, an unknown format) rais
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from common.errors import UserError
-from harness.cli.common import echo, group, split_list
+from harness.cli.common import echo, group, split_list, terminal_width
 
 app = group()
 
@@ -26,15 +25,19 @@ def report(
     contrasts: Annotated[str | None, typer.Option(help='e.g. "allowed_json-raw,allowed_prose-raw"; default: the paper\'s planned contrasts present')] = None,
     by: Annotated[str | None, typer.Option(help="extra grouping columns, e.g. model,budget")] = None,
     fmt: Annotated[str, typer.Option("--format", help="table | md | csv | latex | json")] = "table",
+    headline: Annotated[bool, typer.Option(help="also set allowed_json vs raw beside the Self-Reflective APIs figures "
+                                                 "(a different setting: API side, Anthropic models)")] = False,
+    width: Annotated[int | None, typer.Option(min=40, help="table width in columns  [default: the terminal's]",
+                                              show_default=False)] = None,
 ) -> None:
-    """Solved/N with Wilson CIs, paired contrasts and the paper's numbers side by side."""
+    """Solved/N with Wilson CIs and paired contrasts; the paper's numbers beside ours where they apply."""
     # results (scipy, statsmodels) is imported here, not at start-up: `run` does not need it
     from results import FORMATS, load, render_report
 
     if fmt not in FORMATS:  # before reading records: a typo should not wait for a big load
         raise UserError(f"unknown format {fmt!r}; allowed: {', '.join(FORMATS)}")
-    width = max(120, shutil.get_terminal_size((180, 40)).columns)
-    echo(render_report(load(dirs), contrasts=contrasts, by=split_list(by), fmt=fmt, width=width).rstrip("\n"))
+    echo(render_report(load(dirs), contrasts=contrasts, by=split_list(by), fmt=fmt, width=width or terminal_width(),
+                       headline=headline).rstrip("\n"))
 
 
 @app.command()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import shutil
 import signal
 from pathlib import Path
 from typing import Any
@@ -125,9 +126,13 @@ def _recorded(out_dir: str) -> int:
     return path.read_bytes().count(b"\n") if path.exists() else 0
 
 
-def print_reports(dirs: list[Any]) -> None:
-    """The report of each run directory, one after the other, wide enough for the paper's columns."""
+def terminal_width() -> int:
+    """The terminal's columns; 120 when stdout is a file or a pipe."""
+    return shutil.get_terminal_size((120, 40)).columns
+
+
+def print_report(dirs: list[Any]) -> None:
+    """One report over the run directories (their suites side by side), at the terminal's width."""
     from results import load, render_report
 
-    for d in dirs:
-        echo(render_report(load([d]), fmt="table", width=160).rstrip("\n"))
+    echo(render_report(load(dirs), fmt="table", width=terminal_width()).rstrip("\n"))

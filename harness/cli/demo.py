@@ -8,7 +8,7 @@ import typer
 
 from common import study
 from harness.backends.local import LOCAL_MODEL
-from harness.cli.common import group, print_reports, run_spec
+from harness.cli.common import echo, group, print_report, run_spec
 from harness.cli.reproduce import PAPER_ENV
 from harness.spec import build_spec
 
@@ -17,15 +17,15 @@ app = group()
 
 @app.command("demo")
 def demo(
-    out: Path = typer.Option(Path("runs/demo"), "--out"),
-    bank_tasks: int = typer.Option(2, help="bank-disputes tasks"),
-    games: int = typer.Option(2, help="paper-textworld games"),
-    max_tokens: int = typer.Option(128, help=f"output tokens per call (the paper: {study.MAX_TOKENS})"),
+    out: Path = typer.Option(Path("runs/demo"), "--out", help="folder of the two run directories, bank/ and textworld/"),
+    bank_tasks: int = typer.Option(2, min=1, help="bank-disputes tasks"),
+    games: int = typer.Option(2, min=1, help="paper-textworld games"),
+    max_tokens: int = typer.Option(128, min=1, help=f"output tokens per call (the paper: {study.MAX_TOKENS})"),
 ) -> None:
     """The main job: a small real ablation of the paper's conditions on the embedded CPU model.
 
-    Sized for 2 CPU cores (about 10 minutes: SmolLM2-135M evaluates ~150 prompt tokens/s and
-    writes ~15 tokens/s here); raise --bank-tasks / --games for more.
+    Plays 2 bank tasks and 2 paper games under 4 conditions (16 episodes; about 13 minutes on 2
+    CPU cores), then prints one report over both. Rerun the same command to resume.
     """
     common = {"models": [LOCAL_MODEL], "conditions": list(study.CONDITIONS), "budgets": [study.BUDGET],
               "concurrency": 1, "decoding": {"temperature": 0.0, "max_tokens": max_tokens}}
@@ -37,4 +37,22 @@ def demo(
     ]
     for spec in specs:
         run_spec(spec)
-    print_reports([Path(s.out) for s in specs])
+    dirs = [Path(s.out) for s in specs]
+    print_report(dirs)
+    echo("\n".join(next_steps(specs)))
+
+
+def next_steps(specs: list) -> list[str]:
+    """The run folders and three commands worth trying on them."""
+    dirs = " ".join(s.out for s in specs)
+    first = specs[0]
+    lines = ["", "Run folders (records.jsonl, run.json, transcripts/):"]
+    lines += [f"  {s.out:<24} {s.suite}, {len(s.conditions)} conditions" for s in specs]
+    lines += [
+        "", "Next:",
+        f"  repair-harness show {first.out} --condition allowed_json   # one episode's conversation",
+        f"  repair-harness plot {dirs} --out figures/demo",
+        "  repair-harness run --suite bank-disputes --model local --conditions raw,allowed_json --tasks 10 "
+        "--out runs/bank-local   # 20 episodes, about 15 minutes",
+    ]
+    return lines

@@ -10,12 +10,12 @@ import typer
 from common import study
 from common.errors import UserError
 from harness.backends.local import LOCAL_MODEL
-from harness.cli.common import err, group, print_reports, run_spec, split_list
+from harness.cli.common import err, group, print_report, run_spec, split_list
 from harness.spec import build_spec
 
 app = group("reproduce", help="Run a published study's grid, then report ours beside theirs.")
 
-# The paper's protocol (../shared/PAPER.md): plan protocol, K alternatives, the echo and every
+# The paper's protocol (Ray & Goyal 2026): plan protocol, K alternatives, the echo and every
 # value cut to the same length, no fence stripping.
 PAPER_ENV = {"protocol": "plan", "k_allowed": study.K_ALLOWED, "fence_strip": False, "echo_chars": study.CUT}
 GREEDY = {"temperature": 0.0, "max_tokens": study.MAX_TOKENS}
@@ -59,4 +59,4 @@ def reproduce_paper(
         err.print("[yellow]note:[/yellow] the embedded SmolLM2-135M is not a model of the study; "
                   "its numbers are not a reproduction, only a run of the same protocol.")
     run_spec(spec)
-    print_reports([Path(spec.out)])
+    print_report([Path(spec.out)])

@@ -1,0 +1,172 @@
+"""`show`: one episode's conversation from its transcript, readable in a terminal.
+
+A transcript holds, per model call, every message sent (the whole prompt), the answer and what the
+environment made of it. Printed in full, each call would repeat the prompt; here the opening is
+printed once and each later call shows only what is new: what the condition told the agent.
+Model output is untrusted: it is printed as plain text, with control characters made visible.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+from rich.panel import Panel
+from rich.text import Text
+
+from common.errors import UserError
+from harness.cli.common import group, out
+
+app = group()
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def plain(value: Any) -> Text:
+    """Text as-is (no markup), with terminal control characters shown as \\xNN, never sent to the terminal."""
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return Text(_CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text))
+
+
+@app.command("show")
+def show(
+    run_dir: Path = typer.Argument(..., help="a run directory", show_default=False),
+    task: Optional[str] = typer.Option(None, "--task", help="task id, e.g. bank-0000 or tw-20261051  [default: the first]",
+                                       show_default=False),
+    condition: Optional[str] = typer.Option(None, "--condition", help="condition  [default: the first recorded]",
+                                            show_default=False),
+    model: Optional[str] = typer.Option(None, "--model", help="model, when the run has several", show_default=False),
+) -> None:
+    """Print one episode's conversation: what was sent, what came back, what the condition told the agent."""
+    records = _records(run_dir)
+    picked = [r for r in records if (task is None or r["task_id"] == task)
+              and (condition is None or r["condition"] == condition) and (model is None or r["model"] == model)]
+    if not picked:
+        for name, value in (("task", task), ("condition", condition), ("model", model)):
+            key = "task_id" if name == "task" else name
+            known = list(dict.fromkeys(r[key] for r in records))
+            if value is not None and value not in known:
+                raise UserError(f"no episode with {name} {value!r} in {run_dir}; recorded: {', '.join(known[:20])}"
+                                + (", ..." if len(known) > 20 else ""))
+        raise UserError(f"no episode in {run_dir} matches --task {task} --condition {condition}")
+    record = picked[0]
+    _header(record, len(picked))
+    if not record.get("transcript"):
+        raise UserError(f"the episode has no transcript ({record.get('harness_error') or 'not written'})")
+    path = run_dir / record["transcript"]
+    try:
+        transcript = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise UserError(f"cannot read the transcript {path}: {exc}") from None
+    print_turns(transcript.get("turns", []), record["condition"])
+    if transcript.get("harness_error"):
+        out.print(Text(f"harness error: {transcript['harness_error']}", style="red"))
+
+
+def _records(run_dir: Path) -> list[dict[str, Any]]:
+    path = run_dir / "records.jsonl"
+    if not path.exists():
+        raise UserError(f"{run_dir}: no records.jsonl (not a run directory, or nothing ran yet)")
+    rows = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            rows.append(json.loads(line))
+        except ValueError:  # a partial trailing line of an interrupted run
+            continue
+    if not rows:
+        raise UserError(f"{path}: no records")
+    return rows
+
+
+def _header(r: dict[str, Any], matches: int) -> None:
+    result = "harness error" if r["success"] is None else ("solved" if r["success"] else "not solved")
+    out.print(Text.assemble(
+        (f"{r['task_id']}", "bold"), f"  {r['suite']}, model {r['model']}, condition ", (r["condition"], "bold"),
+        f", budget {r['budget']}, seed {r['sample_seed']}"))
+    out.print(plain(f"{result} ({r['end_reason']}) after {r['model_calls']} model calls"
+                    + (f"; final failure {r['final_failure']}" if r.get("final_failure") else "")))
+    mode = (r.get("condition_params") or {}).get("tool_mode")
+    out.print(Text(f"(tool mode {mode}: the tool schemas sent with every call are not repeated here)", style="dim"))
+    if matches > 1:
+        out.print(Text(f"({matches} episodes match; this is the first: narrow with --task / --condition)", style="dim"))
+
+
+def _new_part(sent: list[dict[str, Any]], before: list[dict[str, Any]], answer: str) -> list[tuple[str, str]]:
+    """The messages of `sent` that `before` did not hold, as (role, text); a message that grew
+    (history `last` folds the feedback into the opening) counts with its added text only."""
+    new: list[tuple[str, str]] = []
+    for i, m in enumerate(sent):
+        content = str(m.get("content") or "")
+        old = str(before[i].get("content") or "") if i < len(before) and before[i].get("role") == m.get("role") else None
+        if old == content:
+            continue
+        if m.get("role") == "assistant" and content.strip() == answer.strip():
+            continue  # the previous answer, already shown
+        if old and content.startswith(old):
+            content = content[len(old):].lstrip("\n")
+        if m.get("tool_calls") and not content:
+            continue
+        new.append((m.get("role", "?"), content))
+    return new
+
+
+def print_turns(turns: list[dict[str, Any]], condition: str) -> None:
+    before: list[dict[str, Any]] = []
+    previous_answer = ""
+    action = 0
+    for turn in turns:
+        sent = turn.get("messages", [])
+        if turn.get("kind") == "review":
+            for role, text in _new_part(sent, [], previous_answer):
+                out.print(Panel(plain(text), title=f"review prompt ({condition})", title_align="left", border_style="magenta"))
+        elif not before:
+            for m in sent:
+                out.print(Panel(plain(str(m.get("content") or "")), title=f"sent: {m.get('role')}", title_align="left"))
+        else:
+            for role, text in _new_part(sent, before, previous_answer):
+                out.print(Panel(plain(text), title=f"told the agent ({condition}, as {role})", title_align="left",
+                                border_style="yellow"))
+        if turn.get("kind") != "review":
+            action += 1
+            before = sent
+        answer = turn.get("answer") or {}
+        _answer(answer, action, turn.get("kind", "action"))
+        previous_answer = answer.get("text") or ""
+        if "outcome" in turn:
+            _outcome(turn["outcome"])
+
+
+def _answer(a: dict[str, Any], n: int, kind: str) -> None:
+    body = Text()
+    if a.get("text"):
+        body.append_text(plain(a["text"]))
+    for c in a.get("tool_calls") or []:
+        if body:
+            body.append("\n")
+        body.append("call ", style="bold")
+        body.append_text(plain(f"{c.get('name')}({json.dumps(c.get('arguments'), ensure_ascii=False)})"))
+    if not body:
+        body = Text("(empty answer)", style="dim")
+    usage = a.get("usage") or {}
+    facts = [f"{usage.get('prompt_tokens', '?')}+{usage.get('completion_tokens', '?')} tokens",
+             f"finish {a.get('finish_reason')}"] + (["truncated"] if a.get("truncated") else []) \
+        + ([f"parse error: {a['parse_error']}"] if a.get("parse_error") else [])
+    title = f"call {n}: the model answered" + (" (review)" if kind == "review" else "")
+    out.print(Panel(body, title=title, subtitle=", ".join(facts), title_align="left", subtitle_align="right",
+                    border_style="cyan"))
+
+
+def _outcome(o: dict[str, Any]) -> None:
+    if "observation" in o:  # accepted
+        end = " — game won" if o.get("won") else " — lost" if o.get("lost") else " — done" if o.get("done") else ""
+        line = Text.assemble(("accepted", "green"), end + ": ")
+        line.append_text(plain(o.get("observation", "")))
+    else:
+        line = Text.assemble(("rejected ", "red"), (o.get("code", "?"), "bold"), ": ")
+        line.append_text(plain(o.get("message", "")))
+        if o.get("location"):
+            line.append_text(plain(f" (at {o['location']}, observed {json.dumps(o.get('observed'), ensure_ascii=False)})"))
+    out.print(line)
