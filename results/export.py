@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from results.errors import UsageError
+
 _SCALARS = (str, bool, int, float)
 
 
@@ -39,6 +41,10 @@ def parquet_frame(df: pd.DataFrame) -> pd.DataFrame:
 
 def to_parquet(df: pd.DataFrame, path: str | Path) -> Path:
     """Write the frame; nested columns (calls, config, ...) become JSON strings."""
+    try:
+        import pyarrow  # noqa: F401  (a dependency; an install that lacks it gets one line, not a traceback)
+    except ImportError:
+        raise UsageError("export --parquet needs pyarrow, which this install lacks: pip install pyarrow") from None
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     frame = parquet_frame(df)

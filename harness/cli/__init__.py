@@ -7,10 +7,35 @@ runs under the one guard of `common.GuardedGroup`.
 
 from __future__ import annotations
 
+import typer
+
 from harness.cli import analysis, demo, games, listing, reproduce, run, serve, show
-from harness.cli.common import group
+from harness.cli.common import echo, group
 
 app = group(help="Measure how LLM agents repair a failed tool call.")
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        from harness.provenance import git_commit
+
+        try:
+            installed = version("repair-harness")
+        except PackageNotFoundError:
+            installed = "(not installed)"
+        commit = git_commit()
+        echo(f"repair-harness {installed}" + (f" (git {commit['commit'][:12]}{', modified' if commit['dirty'] else ''})"
+                                              if commit["commit"] else ""))
+        raise typer.Exit()
+
+
+@app.callback()
+def main(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                      help="print the version and exit")) -> None:
+    """Measure how LLM agents repair a failed tool call."""
+
 
 for module in (run, listing, analysis, show, demo, games, serve, reproduce):
     app.add_typer(module.app)

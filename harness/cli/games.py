@@ -96,9 +96,17 @@ def build(
     err.print(f"{generated} generated, {n - generated} from the cache in {elapsed:.1f} s; manifest → {path}")
 
 
+def game_seed(game: str) -> int:
+    """The seed of `tw-20261051` (a task id, as every record holds it) or of `20261051`."""
+    digits = game.strip().removeprefix("tw-")
+    if not digits.isdigit():
+        raise UserError(f"not a game: {game!r}; give a task id such as tw-20261051 or a seed such as 20261051")
+    return int(digits)
+
+
 @app.command("show")
 def show(
-    seed: int = typer.Argument(..., help="game seed, e.g. 20261051"),
+    game: str = typer.Argument(..., help="task id or game seed, e.g. tw-20261051 or 20261051", show_default=False),
     suite: str = typer.Option("paper-textworld", "--suite", help="paper-textworld or textworld"),
     rooms: Optional[int] = _ROOMS,
     objects: Optional[int] = _OBJECTS,
@@ -110,7 +118,7 @@ def show(
     from envs.contract import EpisodeContext, Task
 
     s, options = _suite_and_options(suite, rooms, objects, quest_length, None, cache_dir, protocol)
-    entry = s.entry(seed, options)
+    entry = s.entry(game_seed(game), options)
     # the task as the suite's own task list would hold it
     task = Task(suite=s.name, task_id=entry.task_id, params={"seed": entry.seed, **entry.options})
     env = s.make(task, options, EpisodeContext(budget=s.default_budget))

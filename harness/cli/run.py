@@ -10,32 +10,42 @@ import typer
 
 from common.errors import UserError
 from harness.cli.common import group, out, parse_ints, run_spec, split_list
+from envs.contract import Decoding
 from harness.spec import build_spec, load_toml
+from harness.types import RunSpec
 
 app = group()
 
 
+def _default(field: str, model: Any = RunSpec) -> str:
+    """A RunSpec (or Decoding) default as `--help` shows it, read from the model so the two never disagree."""
+    value = model.model_fields[field].get_default(call_default_factory=True)
+    if isinstance(value, list):
+        value = ",".join(map(str, value))
+    return f"  \\[default: {value}]"
+
+
 @app.command()
 def run(
-    config: Optional[Path] = typer.Option(None, "--config", help="TOML grid file; flags given too override it"),
-    suite: Optional[str] = typer.Option(None, help="suite name (see `repair-harness suites`)"),
-    model: Optional[str] = typer.Option(None, "--model", "--models", help="model name(s), comma-separated"),
-    endpoint: Optional[str] = typer.Option(None, "--endpoint", help="OpenAI-compatible base URL(s), comma-separated"),
-    conditions: Optional[str] = typer.Option(None, help="condition names, comma-separated"),
-    budget: Optional[str] = typer.Option(None, "--budget", help="model-call budget(s) per episode, e.g. 4 or 2,4,6,8"),
-    tasks: Optional[int] = typer.Option(None, help="first N tasks of the suite"),
+    config: Optional[Path] = typer.Option(None, "--config", help="TOML grid file (keys = RunSpec fields); flags given too override it"),
+    suite: Optional[str] = typer.Option(None, help="suite name, required (see `repair-harness suites`)"),
+    model: Optional[str] = typer.Option(None, "--model", "--models", help="model name(s), comma-separated, required: local, a vLLM preset, or a model served by --endpoint"),
+    endpoint: Optional[str] = typer.Option(None, "--endpoint", help="OpenAI-compatible base URL(s), comma-separated  \\[default: none: start the model's own server]"),
+    conditions: Optional[str] = typer.Option(None, help="condition names, comma-separated, required (see `repair-harness conditions`)"),
+    budget: Optional[str] = typer.Option(None, "--budget", help="model-call budget(s) per episode, e.g. 4 or 2,4,6,8  \\[default: the suite's, see `repair-harness suites`]"),
+    tasks: Optional[int] = typer.Option(None, help="first N tasks of the suite  \\[default: all of them]"),
     task_ids: Optional[str] = typer.Option(None, help="task ids, comma-separated"),
-    seeds: Optional[str] = typer.Option(None, help="sample seeds, e.g. 0 or 3101..3103"),
-    temperature: Optional[float] = typer.Option(None),
-    top_p: Optional[float] = typer.Option(None),
-    max_tokens: Optional[int] = typer.Option(None),
-    tool_mode: Optional[str] = typer.Option(None, help="native | prompt"),
-    text_calls: Optional[str] = typer.Option(None, help="native mode, a call returned as text: parse | violation"),
-    feedback_cut: Optional[int] = typer.Option(None, help="cut every rendered feedback value to N chars (paper: 240)"),
-    env: Optional[list[str]] = typer.Option(None, "--env", help="suite option KEY=VALUE (repeatable)"),
-    concurrency: Optional[int] = typer.Option(None, help="concurrent episodes per endpoint"),
-    backend: Optional[str] = typer.Option(None, help="openai (any endpoint) | vllm (in-process, GPU)"),
-    out_dir: Optional[Path] = typer.Option(None, "--out", help="run directory"),
+    seeds: Optional[str] = typer.Option(None, help="sample seeds, e.g. 0 or 3101..3103" + _default("sample_seeds")),
+    temperature: Optional[float] = typer.Option(None, help="sampling temperature" + _default("temperature", Decoding)),
+    top_p: Optional[float] = typer.Option(None, help="nucleus sampling" + _default("top_p", Decoding)),
+    max_tokens: Optional[int] = typer.Option(None, help="output tokens per call" + _default("max_tokens", Decoding)),
+    tool_mode: Optional[str] = typer.Option(None, help="native | prompt" + _default("tool_mode")),
+    text_calls: Optional[str] = typer.Option(None, help="native mode, a call returned as text: parse | violation" + _default("text_calls")),
+    feedback_cut: Optional[int] = typer.Option(None, help="cut every rendered feedback value to N chars (paper: 240)  \\[default: no cut]"),
+    env: Optional[list[str]] = typer.Option(None, "--env", help="suite option KEY=VALUE, repeatable (`repair-harness suites NAME` lists them)"),
+    concurrency: Optional[int] = typer.Option(None, help="concurrent episodes per endpoint" + _default("concurrency")),
+    backend: Optional[str] = typer.Option(None, help="openai (any endpoint) | vllm (in-process, GPU)" + _default("backend")),
+    out_dir: Optional[Path] = typer.Option(None, "--out", help="run directory" + _default("out")),
     retry_errors: bool = typer.Option(False, help="rerun episodes recorded as harness errors"),
 ) -> None:
     """Run a grid of episodes; a rerun with the same --out resumes it."""

@@ -34,9 +34,9 @@ def plain(value: Any) -> Text:
 @app.command("show")
 def show(
     run_dir: Path = typer.Argument(..., help="a run directory", show_default=False),
-    task: Optional[str] = typer.Option(None, "--task", help="task id, e.g. bank-0000 or tw-20261051  [default: the first]",
+    task: Optional[str] = typer.Option(None, "--task", help="task id, e.g. bank-0000 or tw-20261051  \\[default: the first]",
                                        show_default=False),
-    condition: Optional[str] = typer.Option(None, "--condition", help="condition  [default: the first recorded]",
+    condition: Optional[str] = typer.Option(None, "--condition", help="condition  \\[default: the first recorded]",
                                             show_default=False),
     model: Optional[str] = typer.Option(None, "--model", help="model, when the run has several", show_default=False),
 ) -> None:
