@@ -1,7 +1,8 @@
 """Figures from records, drawn on the Agg canvas (no display, no pyplot global state).
 
-Each function takes the episode frame and returns a matplotlib Figure; `save_figures`
-writes all of them as PNG and PDF.
+Each function takes the episode frame and returns a matplotlib Figure titled with what it shows
+(suites, budgets, N, model); a panel that would look empty says why. `save_figures` writes all of
+them as PNG and PDF.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from results import paper
 from results.errors import unknown
@@ -34,6 +36,36 @@ def _conditions(frame: pd.DataFrame) -> list[str]:
 
 def _hue(row: pd.Series, cols: Sequence[str]) -> str:
     return ", ".join(f"{c}={row[c]}" for c in cols)
+
+
+def _setting(df: pd.DataFrame) -> str:
+    """Suite(s), budget(s) and size of what a figure shows, for its title."""
+    suites = ", ".join(sorted(df["suite"].unique()))
+    budgets = ", ".join(str(b) for b in sorted(df["budget"].unique()))
+    n = df.groupby("condition").size()
+    size = f"N={n.iloc[0]} per condition" if n.nunique() == 1 else f"N={n.min()}..{n.max()} per condition"
+    models = ", ".join(sorted(df["model"].unique()))
+    return f"model {models} · {suites} · budget {budgets} · {size}"
+
+
+def _title(fig: Figure, what: str, df: pd.DataFrame) -> None:
+    fig.suptitle(f"{what}\n{_setting(df)}", fontsize=10)
+
+
+def _panel_title(ax, model: str, df: pd.DataFrame) -> None:
+    rows = df[df["model"] == model]
+    ax.set_title(f"model {model} ({len(rows)} episodes, {int((rows['success'] == True).sum())} solved)",  # noqa: E712
+                 fontsize=9)
+
+
+def _note(ax, text: str) -> None:
+    """A note in the middle of a panel that would otherwise look empty or broken."""
+    ax.text(0.5, 0.5, text, transform=ax.transAxes, ha="center", va="center", fontsize=9, wrap=True,
+            bbox={"boxstyle": "round", "facecolor": "lightyellow", "edgecolor": "0.6"})
+
+
+def _none_solved(df: pd.DataFrame, model: str) -> bool:
+    return not (df.loc[df["model"] == model, "success"] == True).any()  # noqa: E712
 
 
 def success_by_condition(df: pd.DataFrame) -> Figure:
@@ -64,9 +96,12 @@ def success_by_condition(df: pd.DataFrame) -> Figure:
         ax.set_xticks(range(len(conds)), conds, rotation=30, ha="right")
         ax.set_ylim(0, 1.05)
         ax.set_ylabel("solved rate (95% Wilson CI)")
-        ax.set_title(model, fontsize=9)
+        _panel_title(ax, model, df)
+        if _none_solved(df, model):
+            _note(ax, "no successes: every bar is 0;\nthe whiskers are the Wilson 95% CIs")
         if ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize=7)
+    _title(fig, "Solved rate by condition", df)
     return fig
 
 
@@ -85,8 +120,14 @@ def success_vs_budget(df: pd.DataFrame) -> Figure:
         ax.set_xlabel("budget (model calls)")
         ax.set_ylabel("solved rate (95% Wilson CI)")
         ax.set_ylim(0, 1.05)
-        ax.set_title(model, fontsize=9)
+        _panel_title(ax, model, df)
+        notes = (["no successes: every point is 0"] if _none_solved(df, model) else []) + \
+            ([f"one budget only ({part['budget'].iloc[0]}):\nrun --budget 2,4,6,8 for a curve"]
+             if part["budget"].nunique() == 1 else [])
+        if notes:
+            _note(ax, "\n".join(notes))
         ax.legend(fontsize=7)
+    _title(fig, "Solved rate against the call budget", df)
     return fig
 
 
@@ -105,7 +146,12 @@ def tokens_vs_success(df: pd.DataFrame) -> Figure:
     ax.set_xlabel("solved rate")
     ax.set_ylabel("tokens per success (prompt + completion)")
     ax.set_xlim(-0.02, 1.02)
-    ax.legend(fontsize=7)
+    if cells["tokens_per_success"].isna().all():
+        _note(ax, "no successes: tokens per success is undefined\n(see failure_codes for what went wrong)")
+        ax.set_yticks([])
+    elif ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=7)
+    _title(fig, "Tokens per success against solved rate (lower right: cheap and good)", df)
     return fig
 
 
@@ -125,8 +171,39 @@ def repair_funnel(df: pd.DataFrame) -> Figure:
         ax.set_xticks(x, conds, rotation=30, ha="right")
         ax.set_ylim(0, 1.05)
         ax.set_ylabel("share of episodes")
-        ax.set_title(model, fontsize=9)
+        _panel_title(ax, model, df)
+        if not part[list(stages)].to_numpy().any():
+            _note(ax, "no valid first call, no repair, no success:\nevery bar is 0")
         ax.legend(fontsize=7)
+    _title(fig, "Repair funnel: first call valid, repaired, solved", df)
+    return fig
+
+
+def failure_codes(df: pd.DataFrame) -> Figure:
+    """How each episode ended, per condition: solved, or the failure code of its final attempt."""
+    ended = df["final_failure"].fillna("other").astype(str).where(df["success"] != True, "solved")  # noqa: E712
+    ended = ended.where(df["success"].notna(), "harness error")
+    frame = df.assign(ended=ended)
+    models = sorted(frame["model"].unique())
+    fig, axes = _figure(len(models), width=5.0)
+    codes = sorted(frame["ended"].unique(), key=lambda c: (c != "solved", c == "harness error", c))
+    colors = {c: f"C{i}" for i, c in enumerate(codes)}
+    for ax, model in zip(axes, models):
+        part = frame[frame["model"] == model]
+        conds = _conditions(part)
+        counts = part.groupby(["condition", "ended"]).size().unstack(fill_value=0).reindex(conds, fill_value=0)
+        left = np.zeros(len(conds))
+        for code in codes:
+            if code in counts:
+                ax.barh(range(len(conds)), counts[code], left=left, color=colors[code], label=code)
+                left += counts[code].to_numpy()
+        ax.set_yticks(range(len(conds)), conds)
+        ax.invert_yaxis()
+        ax.set_xlabel("episodes")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        _panel_title(ax, model, df)
+        ax.legend(fontsize=7, title="final attempt", title_fontsize=7)
+    _title(fig, "How episodes ended: solved, or the final failure code", df)
     return fig
 
 
@@ -135,6 +212,7 @@ FIGURES: dict[str, Callable[[pd.DataFrame], Figure]] = {
     "success_vs_budget": success_vs_budget,
     "tokens_per_success": tokens_vs_success,
     "repair_funnel": repair_funnel,
+    "failure_codes": failure_codes,
 }
 
 
@@ -150,6 +228,6 @@ def save_figures(df: pd.DataFrame, out_dir: str | Path, formats: Sequence[str] =
         fig = make(df)
         for fmt in formats:
             path = out / f"{name}.{fmt}"
-            fig.savefig(path, dpi=150)
+            fig.savefig(path, dpi=120)
             written.append(path)
     return written
