@@ -38,3 +38,27 @@ def test_budget_figure_with_several_budgets(kit, tmp_path: Path) -> None:
     assert len(paths) == len(FIGURES)
     with pytest.raises(UsageError, match="unknown figure format 'gif'"):
         save_figures(load(kit.write(tmp_path / "c", recs)), tmp_path / "g", formats=["gif"])
+
+
+def test_titles_say_what_and_an_unsolved_run_says_so(kit, tmp_path: Path) -> None:
+    recs = [kit.make(t, c, False, suite="bank-disputes", model="local") for c in ("raw", "allowed_json") for t in range(3)]
+    df = load(kit.write(tmp_path / "none", recs))
+    for name, make in FIGURES.items():
+        fig = make(df)
+        title = fig._suptitle.get_text()
+        assert "model local" in title and "bank-disputes" in title and "budget 4" in title and "N=3" in title, name
+        texts = " ".join(t.get_text() for ax in fig.axes for t in ax.texts)
+        if name != "failure_codes":
+            assert "no " in texts, name  # an explicit note, not empty axes
+
+
+def test_failure_codes_count_how_each_episode_ended(kit, tmp_path: Path) -> None:
+    recs = [kit.make(0, "raw", True), kit.make(1, "raw", False), kit.make(2, "raw", None),
+            kit.make(0, "allowed_json", False), kit.make(1, "allowed_json", False), kit.make(2, "allowed_json", True)]
+    fig = FIGURES["failure_codes"](load(kit.write(tmp_path / "f", recs)))
+    ax = fig.axes[0]
+    by_label = {}
+    for container in ax.containers:
+        by_label[container.get_label()] = [bar.get_width() for bar in container]
+    # rows: raw, allowed_json (the study's order)
+    assert by_label == {"solved": [1, 1], "invalid_action": [1, 2], "harness error": [1, 0]}

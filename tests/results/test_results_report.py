@@ -106,3 +106,36 @@ def test_sampling_lane_in_the_report(kit, tmp_path: Path) -> None:
     assert report.cells[0].sample_seeds == 3
     assert report.cells[0].paper.note.startswith("sampling lane:")
     assert "sampling lane: the per-cell Wilson CIs" in render_report(load(tmp_path / "s"), fmt="md")
+
+
+def _ci_text(solved: int, n: int) -> str:
+    lo, hi = wilson(solved, n)
+    return f"{100 * solved / n:.1f}% [{100 * lo:.1f}%, {100 * hi:.1f}%]"
+
+
+def test_table_at_80_columns_keeps_every_condition_and_its_ci_whole(two_model_run: Path) -> None:
+    df = load(two_model_run)
+    text = render_report(df, fmt="table", width=80)
+    lines = text.splitlines()
+    assert max(len(line) for line in lines) <= 80 and "…" not in text
+    cells = build_report(df).cells
+    assert len(cells) == 8
+    for c in cells:
+        # the condition name and its rate with the whole CI share one row of the model's table
+        assert any(line.startswith(c.condition + " ") and f"{c.solved}/{c.n}" in line and _ci_text(c.solved, c.n) in line
+                   for line in lines), (c.condition, c.model)
+    assert "rate [95% CI]" in text and "left out at 80 columns" in text
+    wide = render_report(df, fmt="table", width=220)
+    assert "left out" not in wide and "tokens/success" in wide and "words/success" in wide
+
+
+def test_reference_tables_only_where_they_apply(kit, tmp_path: Path, two_model_run: Path) -> None:
+    recs = [kit.make(t, c, t == 0, suite="bank-disputes", model="local") for c in ("raw", "allowed_json") for t in range(4)]
+    bank = render_report(load(kit.write(tmp_path / "bank", recs)), fmt="table", width=120)
+    assert "paper" not in bank and "budget lane" not in bank and "Self-Reflective" not in bank
+    assert "PAPER.md" not in bank
+    paper_suite = render_report(load(two_model_run), fmt="table", width=160)
+    assert "paper: Ray & Goyal" in paper_suite and "PAPER.md" not in paper_suite and "budget lane" not in paper_suite
+    assert "Self-Reflective" not in paper_suite
+    assert "Self-Reflective" in render_report(load(two_model_run), fmt="table", width=160, headline=True)
+    assert "headline" in json.loads(render_report(load(two_model_run), fmt="json"))  # json keeps every section

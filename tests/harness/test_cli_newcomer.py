@@ -1,0 +1,112 @@
+"""What a newcomer meets first: one-line errors for missing flags, --version, defaults in --help,
+suite options and budgets that agree with `run`, task ids in `games show`, and `show`."""
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from envs import get_suite
+from harness.cli import app
+from harness.cli.games import game_seed
+from harness.spec import build_spec
+
+runner = CliRunner()
+
+
+def invoke(*args, env=None):
+    result = runner.invoke(app, [str(a) for a in args], env={"COLUMNS": "80", **(env or {})})
+    return result, result.stdout + (result.stderr if hasattr(result, "stderr") else "")
+
+
+@pytest.mark.parametrize("missing, flag, allowed", [
+    ("--conditions", "--conditions is required", "allowed_json"),
+    ("--suite", "--suite is required", "bank-disputes"),
+    ("--model", "--model is required", "local"),
+])
+def test_a_missing_flag_is_one_line_naming_what_is_allowed(tmp_path, missing, flag, allowed):
+    args = {"--suite": "bank-disputes", "--conditions": "raw", "--model": "local"}
+    del args[missing]
+    result, text = invoke("run", *[x for kv in args.items() for x in kv], "--out", tmp_path / "r")
+    assert result.exit_code == 2 and "Traceback" not in text
+    assert len(text.strip().splitlines()) == 1 and flag in text and allowed in text
+    assert "Field required" not in text and "{" not in text  # no pydantic dump of the flags
+
+
+def test_version_and_defaults_in_help():
+    result, text = invoke("--version")
+    assert result.exit_code == 0 and text.startswith("repair-harness ")
+    result, text = invoke("run", "--help", env={"COLUMNS": "200"})
+    flat = " ".join(text.split())
+    assert "[default: prompt]" in flat and "[default: runs/latest]" in flat and "[default: the suite's" in flat
+
+
+@pytest.mark.parametrize("suite", ["tools-travel", "bank-disputes"])
+def test_run_uses_the_budget_suites_shows(suite):
+    spec = build_spec({"suite": suite, "models": ["local"], "conditions": ["raw"]})
+    assert spec.budgets == [get_suite(suite).default_budget]
+    result, text = invoke("suites", suite)
+    assert result.exit_code == 0 and f"budget: {get_suite(suite).default_budget} model calls" in text
+    assert build_spec({"suite": suite, "models": ["local"], "conditions": ["raw"], "budgets": [3]}).budgets == [3]
+
+
+def test_suites_name_shows_the_options_of_its_model():
+    result, text = invoke("suites", "tools-travel")
+    assert result.exit_code == 0 and max(len(line) for line in text.splitlines()) <= 80
+    rows = {line.split()[0]: line for line in text.splitlines() if line.strip()}
+    assert "normalizing | strict" in rows["contract"] and "normalizing" in rows["contract"].split()[2]
+    assert "open | enum" in rows["schema"] and "0.0..1.0" in rows["faults"] and "0.25" in rows["faults"]
+    result, text = invoke("suites", "tools-trip")
+    assert result.exit_code == 2 and "tools-travel" in text
+
+
+def test_listings_read_at_80_columns():
+    for command in ("conditions", "suites"):
+        result, text = invoke(command)
+        assert result.exit_code == 0 and max(len(line) for line in text.splitlines()) <= 80
+        if command == "conditions":
+            # every description keeps whole words on lines of useful width (not ~12 characters)
+            assert "only 'invalid, try again' (floor)" in text and "self_check_wait" in text
+
+
+def test_games_show_takes_task_ids():
+    assert game_seed("tw-20261051") == game_seed("20261051") == 20261051
+    result, text = invoke("games", "show", "bank-0001")
+    assert result.exit_code == 2 and "tw-20261051" in text
+
+
+def _transcript_run(tmp_path):
+    """A run directory with one episode as the runner writes it (a scripted story, not a measurement)."""
+    run = tmp_path / "run"
+    (run / "transcripts").mkdir(parents=True)
+    opening = [{"role": "system", "content": "You open disputes."}, {"role": "user", "content": "Card 4961, twice."}]
+    feedback = {"role": "user", "content": "Your previous call failed.\n\x1b[31m{\"allowed\": [\"fraud\"]}"}
+    answer = {"text": "", "tool_calls": [{"name": "open_dispute", "arguments": {"reason": "twice"}}],
+              "usage": {"prompt_tokens": 10, "completion_tokens": 5}, "finish_reason": "tool_calls"}
+    turns = [
+        {"kind": "action", "messages": opening, "answer": answer,
+         "outcome": {"code": "invalid_value", "location": "reason", "observed": "twice", "allowed": ["fraud"],
+                     "message": "not an allowed reason"}},
+        {"kind": "action", "messages": [*opening, {"role": "assistant", "content": ""}, feedback],
+         "answer": {**answer, "text": "[bold]done[/bold]"},
+         "outcome": {"observation": "dispute opened", "done": True, "won": True}},
+    ]
+    (run / "transcripts" / "a.json").write_text(json.dumps({"key": {}, "turns": turns}))
+    record = {"suite": "bank-disputes", "task_id": "bank-0000", "model": "local", "condition": "allowed_json",
+              "budget": 4, "sample_seed": 0, "success": True, "end_reason": "won", "model_calls": 2,
+              "final_failure": None, "condition_params": {"tool_mode": "prompt"}, "transcript": "transcripts/a.json"}
+    (run / "records.jsonl").write_text(json.dumps(record) + "\n")
+    return run
+
+
+def test_show_prints_one_episode_readably(tmp_path):
+    run = _transcript_run(tmp_path)
+    result, text = invoke("show", run, "--task", "bank-0000", "--condition", "allowed_json")
+    assert result.exit_code == 0, text
+    assert text.count("You open disputes.") == 1  # the opening once, not once per call
+    assert "told the agent (allowed_json" in text and '{"allowed": ["fraud"]}' in text
+    assert 'open_dispute({"reason": "twice"})' in text and "rejected invalid_value" in text and "accepted" in text
+    assert "\x1b" not in text and "\\x1b" in text  # model-visible control characters are shown, never sent
+    assert "[bold]done[/bold]" in text  # model text is never read as markup
+    result, text = invoke("show", run, "--condition", "raw")
+    assert result.exit_code == 2 and "allowed_json" in text and len(text.strip().splitlines()) == 1
