@@ -105,7 +105,7 @@ async def _play_all(
             queues[k.model].put_nowait(k)
         workers_n = sum(len(backends[m]) for m in spec.models) * max(1, spec.concurrency)
         console.print(f"{len(pending)} episodes to play" + (f" ({summary.skipped} already recorded)" if summary.skipped else "")
-                      + f", {workers_n} at a time; an estimate of the time left follows the first {ESTIMATE_AFTER}",
+                      + f", {workers_n} at a time (the time left is estimated after {ESTIMATE_AFTER})",
                       highlight=False)
         started = time.monotonic()
         with _progress(console) as progress:
@@ -127,7 +127,7 @@ async def _play_all(
                     left = len(pending) - summary.done
                     if summary.done == ESTIMATE_AFTER and left:
                         rate = (time.monotonic() - started) / summary.done
-                        progress.console.print(f"estimate: about {_minutes(rate * left)} for the {left} episodes left "
+                        progress.console.print(f"estimate: about {_minutes(rate * left)} for the {left} episode{'s' * (left != 1)} left "
                                                f"(from the first {ESTIMATE_AFTER})", highlight=False)
 
             workers = [

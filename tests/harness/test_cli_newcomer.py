@@ -110,3 +110,16 @@ def test_show_prints_one_episode_readably(tmp_path):
     assert "[bold]done[/bold]" in text  # model text is never read as markup
     result, text = invoke("show", run, "--condition", "raw")
     assert result.exit_code == 2 and "allowed_json" in text and len(text.strip().splitlines()) == 1
+
+
+def test_run_says_how_many_episodes_and_estimates_the_rest(tmp_path):
+    from bank_script import GOLD, answer, customer_message
+    from scripted_server import ScriptedServer
+
+    with ScriptedServer(lambda body: answer(GOLD[customer_message(body)], "native")) as server:
+        result, text = invoke("run", "--suite", "bank-disputes", "--model", "scripted-model", "--endpoint", server.url,
+                              "--conditions", "raw,allowed_json", "--tasks", "2", "--tool-mode", "native",
+                              "--concurrency", "1", "--out", tmp_path / "r")
+    flat = " ".join(text.split())
+    assert result.exit_code == 0, text
+    assert "4 episodes to play, 1 at a time" in flat and "estimate: about" in flat and "for the 1 episode left" in flat

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -18,6 +19,29 @@ def test_stored_without_outputs() -> None:
     code = [c for c in nb.cells if c.cell_type == "code"]
     assert code and all(c.outputs == [] and c.execution_count is None for c in code)
     assert [c for c in code if "parameters" in c.metadata.get("tags", [])], "no cell tagged `parameters`"
+
+
+def _defaults(repo: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """RUN_DIR as the notebook's parameters cell sets it when no environment variable is given."""
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    source = next(c.source for c in nb.cells if "parameters" in c.metadata.get("tags", []))
+    monkeypatch.delenv("RUN_DIR", raising=False)
+    monkeypatch.chdir(repo / "notebooks")
+    scope: dict = {}
+    exec(source, scope)  # the notebook's own cell, as the kernel would run it
+    return [str(Path(p)) for p in scope["RUN_DIR"].split(os.pathsep)]
+
+
+def test_default_folders_are_where_demo_and_reproduce_write(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import inspect
+
+    from harness.cli import demo
+
+    (tmp_path / "notebooks").mkdir()
+    assert inspect.signature(demo.demo).parameters["out"].default.default == Path("runs/demo")
+    assert _defaults(tmp_path, monkeypatch) == [str(Path("..") / "runs/demo/textworld"), str(Path("..") / "runs/demo/bank")]
+    (tmp_path / "runs" / "paper-primary-local").mkdir(parents=True)  # `reproduce paper --model local`'s folder
+    assert _defaults(tmp_path, monkeypatch) == [str(Path("..") / "runs/paper-primary-local")]
 
 
 @pytest.fixture
@@ -51,10 +75,10 @@ def test_notebook_rebuilds_tables_and_figures(two_model_run: Path, tmp_path: Pat
     assert "different model, no published reference" in text
     assert "contrasts (planned): allowed_prose-raw, allowed_json-raw" in text
     images = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if "image/png" in o.get("data", {})]
-    assert len(images) == 4
+    assert len(images) == 5
     assert sorted(p.name for p in figs.iterdir()) == sorted(
-        f"{n}.{e}" for n in ("success_by_condition", "success_vs_budget", "tokens_per_success", "repair_funnel")
-        for e in ("png", "pdf"))
+        f"{n}.{e}" for n in ("success_by_condition", "success_vs_budget", "tokens_per_success", "repair_funnel",
+                             "failure_codes") for e in ("png", "pdf"))
 
 
 def test_notebook_on_a_run_the_harness_recorded(tmp_path: Path, venv_kernel: str, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -84,4 +108,4 @@ def test_notebook_on_a_run_the_harness_recorded(tmp_path: Path, venv_kernel: str
         for cell in nb.cells if cell.cell_type == "code" for out in cell.outputs
     )
     assert "8 episodes" in text and "| allowed_json | scripted-model | 0/2 |" in text
-    assert len(list((tmp_path / "figs").iterdir())) == 8
+    assert len(list((tmp_path / "figs").iterdir())) == 10
