@@ -16,7 +16,17 @@ from harness.cli.common import echo, group, split_list, terminal_width
 
 app = group()
 
-Dirs = Annotated[list[Path], typer.Argument(help="run directories (or records.jsonl files)", show_default=False)]
+Dirs = Annotated[list[Path], typer.Argument(help="run directories (or records.jsonl files, or a folder of run "
+                                                  "directories such as runs/demo)", show_default=False)]
+
+
+def expand(dirs: list[Path]) -> list[Path]:
+    """A folder that holds run directories (runs/demo: bank/ and textworld/) stands for them."""
+    out: list[Path] = []
+    for d in dirs:
+        runs = sorted(p.parent for p in d.glob("*/records.jsonl")) if d.is_dir() and not (d / "records.jsonl").exists() else []
+        out.extend(runs or [d])
+    return out
 
 
 @app.command()
@@ -36,7 +46,7 @@ def report(
 
     if fmt not in FORMATS:  # before reading records: a typo should not wait for a big load
         raise UserError(f"unknown format {fmt!r}; allowed: {', '.join(FORMATS)}")
-    echo(render_report(load(dirs), contrasts=contrasts, by=split_list(by), fmt=fmt, width=width or terminal_width(),
+    echo(render_report(load(expand(dirs)), contrasts=contrasts, by=split_list(by), fmt=fmt, width=width or terminal_width(),
                        headline=headline).rstrip("\n"))
 
 
@@ -50,7 +60,7 @@ def plot(
 
     from results import load
 
-    for p in save_figures(load(dirs), out):
+    for p in save_figures(load(expand(dirs)), out):
         echo(str(p))
 
 
@@ -62,6 +72,6 @@ def export(
     """Write the episode frame (one row per episode) as Parquet."""
     from results import load, to_parquet
 
-    df = load(dirs)
+    df = load(expand(dirs))
     path = to_parquet(df, parquet)
     echo(f"{len(df)} episodes -> {path}")

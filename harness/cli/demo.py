@@ -44,14 +44,14 @@ def demo(
 
 def next_steps(specs: list) -> list[str]:
     """The run folders and three commands worth trying on them."""
-    dirs = " ".join(s.out for s in specs)
+    parent = str(Path(specs[0].out).parent)  # `report`, `plot` and `export` take the folder of both runs
     first = specs[0]
     lines = ["", "Run folders (records.jsonl, run.json, transcripts/):"]
     lines += [f"  {s.out:<24} {s.suite}, {len(s.conditions)} conditions" for s in specs]
     lines += [
         "", "Next:",
         f"  repair-harness show {first.out} --condition allowed_json   # one episode's conversation",
-        f"  repair-harness plot {dirs} --out figures/demo",
+        f"  repair-harness plot {parent} --out figures/demo   # five figures",
         "  repair-harness run --suite bank-disputes --model local --conditions raw,allowed_json --tasks 10 "
         "--out runs/bank-local   # 20 episodes, about 15 minutes",
     ]

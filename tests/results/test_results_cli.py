@@ -67,3 +67,11 @@ def test_plot_and_export(app: typer.Typer, paper_run: Path, tmp_path: Path) -> N
     assert res.exit_code == 0 and "40 episodes" in res.stdout
     frame = pd.read_parquet(tmp_path / "frame.parquet")
     assert len(frame) == 40 and frame["success"].sum() == 4 + 4 + 8 + 9
+
+
+def test_a_folder_of_run_directories_stands_for_them(app: typer.Typer, kit, tmp_path: Path) -> None:
+    kit.write(tmp_path / "demo" / "bank", [kit.make(t, "raw", t == 0, suite="bank-disputes") for t in range(3)])
+    kit.write(tmp_path / "demo" / "textworld", [kit.make(t, "raw", False) for t in range(2)])
+    res = run(app, "report", tmp_path / "demo", "--format", "json")
+    assert res.exit_code == 0, res.stdout
+    assert json.loads(res.stdout)["meta"]["episodes"] == 5
