@@ -47,12 +47,15 @@ def next_steps(specs: list) -> list[str]:
     parent = str(Path(specs[0].out).parent)  # `report`, `plot` and `export` take the folder of both runs
     first = specs[0]
     lines = ["", "Run folders (records.jsonl, run.json, transcripts/):"]
-    lines += [f"  {s.out:<24} {s.suite}, {len(s.conditions)} conditions" for s in specs]
+    lines += [f"  {s.out:<22} {s.suite}: {s.tasks} tasks x {len(s.conditions)} conditions" for s in specs]
     lines += [
         "", "Next:",
-        f"  repair-harness show {first.out} --condition allowed_json   # one episode's conversation",
-        f"  repair-harness plot {parent} --out figures/demo   # five figures",
-        "  repair-harness run --suite bank-disputes --model local --conditions raw,allowed_json --tasks 10 "
-        "--out runs/bank-local   # 20 episodes, about 15 minutes",
+        "  # one episode's conversation: what was sent, what came back, the feedback",
+        f"  repair-harness show {first.out} --condition allowed_json",
+        "  # five figures (PNG and PDF) of both runs",
+        f"  repair-harness plot {parent} --out figures/demo",
+        "  # more bank tasks: 10 tasks x 2 conditions = 20 episodes",
+        "  repair-harness run --suite bank-disputes --model local --conditions raw,allowed_json \\",
+        "      --tasks 10 --out runs/bank-local",
     ]
     return lines
