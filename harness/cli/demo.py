@@ -55,7 +55,7 @@ def next_steps(specs: list) -> list[str]:
         "  # five figures (PNG and PDF) of both runs",
         f"  repair-harness plot {parent} --out figures/demo",
         "  # more bank tasks: 10 tasks x 2 conditions = 20 episodes",
-        "  repair-harness run --suite bank-disputes --model local --conditions raw,allowed_json \\",
-        "      --tasks 10 --out runs/bank-local",
+        "  repair-harness run --suite bank-disputes --model local \\",
+        "      --conditions raw,allowed_json --tasks 10 --out runs/bank-local",
     ]
     return lines
