@@ -66,6 +66,7 @@ class OpenAIBackend:
     ):
         self.base_url, self.model = base_url, model
         self.max_retries, self.backoff_s, self.text_calls = max_retries, backoff_s, text_calls
+        self.api_key_env = api_key_env
         self.flatten_tool_turns = flatten_tool_turns
         # the key is read here and handed only to the client: it is never part of a record
         key = os.environ.get(api_key_env) or "no-key"
@@ -91,6 +92,11 @@ class OpenAIBackend:
                 last = exc
                 if attempt < self.max_retries:
                     await asyncio.sleep(self._delay(exc, attempt))
+            except openai.AuthenticationError as exc:
+                raise HarnessError(
+                    f"{self.base_url}: HTTP 401: {exc.message}; the server wants an API key: put it in "
+                    f"${self.api_key_env} (or name another variable with --api-key-env)"
+                ) from exc
             except openai.APIStatusError as exc:
                 raise HarnessError(f"{self.base_url}: HTTP {exc.status_code}: {exc.message}") from exc
         fatal = isinstance(last, openai.APIConnectionError) and not isinstance(last, openai.APITimeoutError)

@@ -25,6 +25,7 @@ from typing import Any
 import httpx
 
 from common.errors import UserError
+from harness.backends.serve_auth import connect_host
 
 
 class ServerStartError(RuntimeError):
@@ -89,8 +90,11 @@ class ManagedServer:
         stop_timeout_s: float = 15.0,
         env: dict[str, str] | None = None,
         log_path: str | Path | None = None,
+        api_key: str | None = None,
     ):
         self.command = command
+        # the key the server demands: the readiness checks send it (and it is never logged)
+        self.api_key = api_key
         self.host = host
         self.port = port
         self.startup_timeout_s = startup_timeout_s
@@ -106,7 +110,7 @@ class ManagedServer:
 
     @property
     def root_url(self) -> str:
-        return f"http://{self.host}:{self.port}"
+        return f"http://{connect_host(self.host)}:{self.port}"
 
     @property
     def base_url(self) -> str:
@@ -150,7 +154,8 @@ class ManagedServer:
 
     def _wait_ready(self, t0: float) -> None:
         deadline = t0 + self.startup_timeout_s
-        with httpx.Client(timeout=5.0) as client:
+        headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+        with httpx.Client(timeout=5.0, headers=headers) as client:
             for path in self.ready_paths:
                 while True:
                     if self._stopping.is_set():
