@@ -50,6 +50,10 @@ class _TextWorldSuite:
         entry, files = cache.ensure(options.cache_path(), params)
         if options.protocol == "step":
             return StepEnv(entry, files.z8, options, ctx.budget)
+        if options.protocol == "veriharness":
+            from envs.textworld.veriharness.env import VeriharnessEnv
+
+            return VeriharnessEnv(entry, load_model(files.json), options, ctx)
         return PlanEnv(entry, load_model(files.json), options, ctx.budget)
 
     def entry(self, seed: int, options: PlayOptions) -> GameEntry:
