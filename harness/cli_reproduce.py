@@ -11,8 +11,8 @@ from conditions import PAPER_CONDITIONS
 from harness.cli_common import _split, bad_input_exits, err_console, run_spec
 from harness.spec import SpecError, build_spec
 
-# The paper's protocol (../shared/PAPER.md): plan protocol, K=12 alternatives, 240-char echo and
-# value cut, no fence stripping, greedy, 512 output tokens, budget 4.
+# The paper's settings (../shared/PAPER.md): K=12 alternatives, 240-char echo and value cut, no
+# fence stripping, greedy, 512 output tokens, budget 4; the protocol is chosen per command.
 PAPER_ENV = {"protocol": "plan", "k_allowed": 12, "fence_strip": False, "echo_chars": 240}
 LANES: dict[str, dict[str, Any]] = {
     "primary": {"tasks": 50, "budgets": [4], "sample_seeds": [0], "decoding": {"temperature": 0.0, "max_tokens": 512}},
@@ -22,23 +22,41 @@ LANES: dict[str, dict[str, Any]] = {
 }
 
 
-def paper_spec(model: str, lane: str, endpoints: list[str], out: Path, games: int | None, concurrency: int) -> Any:
+# `reproduce paper` plays the artifact's own protocol by default; `plan` is our cleaner design
+# (conditions differ only in information), kept for comparison. The artifact's lanes played
+# fewer conditions than its primary grid: the budget lane raw and typed fields only, the
+# sampling lane raw, same-info prose and typed fields.
+PROTOCOLS = ("veriharness", "plan")
+VERIHARNESS_LANE_CONDITIONS = {"primary": list(PAPER_CONDITIONS), "budget": ["raw", "allowed_json"],
+                               "sampling": ["raw", "allowed_prose", "allowed_json"]}
+
+
+def paper_spec(model: str, lane: str, endpoints: list[str], out: Path, games: int | None, concurrency: int,
+               protocol: str = "veriharness") -> Any:
     if lane not in LANES:
         raise SpecError(f"unknown lane {lane!r}; allowed: {', '.join(LANES)}")
+    if protocol not in PROTOCOLS:
+        raise SpecError(f"unknown protocol {protocol!r} for reproduce paper; allowed: {', '.join(PROTOCOLS)}")
+    conditions = VERIHARNESS_LANE_CONDITIONS[lane] if protocol == "veriharness" else list(PAPER_CONDITIONS)
     values = {
-        "suite": "paper-textworld", "models": [model], "conditions": list(PAPER_CONDITIONS), "endpoints": endpoints,
-        "feedback_cut": 240, "env_options": dict(PAPER_ENV), "out": str(out), "concurrency": concurrency, **LANES[lane],
+        "suite": "paper-textworld", "models": [model], "conditions": conditions, "endpoints": endpoints,
+        "feedback_cut": 240, "env_options": {**PAPER_ENV, "protocol": protocol}, "out": str(out),
+        "concurrency": concurrency, **LANES[lane],
     }
     if games is not None:
         values["tasks"] = games
     return build_spec(values, source=f"reproduce paper --lane {lane}")
 
 
-def _report(dirs: list[Path]) -> None:
-    from results import load, render_report
+def _report(dirs: list[Path], lane: str | None = None) -> None:
+    """Our report (it names the protocol played); for `reproduce paper` also the artifact's statistics."""
+    from results import artifact_stats, load, render_report
 
     for d in dirs:
-        typer.echo(render_report(load([d]), fmt="table", width=160).rstrip("\n"))
+        df = load([d])
+        typer.echo(render_report(df, fmt="table", width=160).rstrip("\n"))
+        if lane is not None:
+            typer.echo(artifact_stats.render_text(artifact_stats.analyse(df, lane)).rstrip("\n"))
 
 
 def register(app: typer.Typer) -> None:
@@ -54,15 +72,18 @@ def register(app: typer.Typer) -> None:
         games: Optional[int] = typer.Option(None, help="first N games instead of the lane's count (a smaller, labelled run)"),
         concurrency: int = typer.Option(4),
         out: Optional[Path] = typer.Option(None, "--out"),
+        protocol: str = typer.Option("veriharness", help="veriharness (the artifact's requests and verdicts) | plan (ours)"),
     ) -> None:
         """Ray & Goyal 2026: 50 TextWorld games x 4 conditions, budget 4, greedy, 512 tokens."""
-        out = out or Path("runs") / f"paper-{lane}-{model.replace('/', '_')}"
-        spec = paper_spec(model, lane, _split(endpoint) or [], out, games, concurrency)
+        tag = "paper" if protocol == "plan" else f"paper-{protocol}"
+        out = out or Path("runs") / f"{tag}-{lane}-{model.replace('/', '_')}"
+        spec = paper_spec(model, lane, _split(endpoint) or [], out, games, concurrency, protocol)
         if model == "local":
             err_console.print("[yellow]note:[/yellow] the embedded SmolLM2-135M is not a model of the study; "
                               "its numbers are not a reproduction, only a run of the same protocol.")
+        err_console.print(f"protocol: {protocol}")
         run_spec(spec)
-        _report([Path(spec.out)])
+        _report([Path(spec.out)], lane)
 
     @app.command("demo")
     @bad_input_exits

@@ -234,3 +234,23 @@ def analyse(df: pd.DataFrame, lane: str) -> dict[str, Any]:
     protocols = sorted({str(p) for p in df.get("extra.protocol", pd.Series(dtype=object)).dropna()}) or ["plan"]
     return {"method": METHOD, "source": SOURCE, "lane": lane, "protocols": protocols, "tests": tests,
             "cost": cost(df), "cost_labels": {"user_prompt_words": WORDS_LABEL, "tokens": TOKENS_LABEL}}
+
+
+_SHOWN = ("model", "budget", "contrast", "baseline", "treatment", "n", "n_game_clusters", "delta", "ci_low", "ci_high",
+          "p", "holm_p", "delta_calls", "unpaired_games")
+
+
+def render_text(analysis: dict[str, Any]) -> str:
+    """The analysis as plain text: which protocol, which method, the tests and both cost proxies."""
+    tests = pd.DataFrame(analysis["tests"])
+    tests = tests[[c for c in _SHOWN if c in tests.columns]]
+    lines = [
+        f"Statistics: the artifact's method ({analysis['method']}; {analysis['source']})",
+        f"protocol played: {', '.join(analysis['protocols'])}; lane: {analysis['lane']}",
+        tests.to_string(index=False, float_format=lambda v: f"{v:.6g}"),
+        "",
+        f"Cost: user_prompt_words = {analysis['cost_labels']['user_prompt_words']}; "
+        f"tokens = {analysis['cost_labels']['tokens']}",
+        pd.DataFrame(analysis["cost"]).to_string(index=False, float_format=lambda v: f"{v:.1f}"),
+    ]
+    return "\n".join(lines) + "\n"

@@ -31,7 +31,7 @@ SEEDS = [20261051, 20261079, 20261100]
 GOLDENS = {(g["scenario"], CONDITIONS[g["condition"]]): g
            for g in (json.loads(p.read_text()) for p in sorted((DATA / "runs").glob("*.json")))}
 SUITE = get_suite("paper-textworld")
-WALK = {f"textworld-{s}": SUITE.entry(s, SUITE.options_model()).walkthrough for s in SEEDS}
+WALK = {f"textworld-{s}": SUITE.entry(s, SUITE.options_model()).walkthrough for s in [*SEEDS, 20261052]}
 
 
 def envelope(task_id: str, commands: list[str], *, artifacts: bool = True) -> str:
@@ -135,3 +135,42 @@ def test_the_command_form_plays_every_game_with_the_scenarios_verdicts(played):
     # the one-command game (20261079): a retry shows its own task id and its own expected values
     retries = [b for b in requests if pack_of(b)["task_id"] == "textworld-20261079" and "retry_feedback" in pack_of(b)["current_state"]]
     assert retries and all("Repair guidance from external gates:" in b["messages"][1]["content"] for b in retries)
+
+
+def _invoke(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(app, list(args))
+    return result.exit_code, " ".join(result.output.split())
+
+
+@pytest.mark.parametrize("args, allowed", [
+    (["--suite", "paper-textworld", "--env", "protocol=veriplan", "--conditions", "raw"], "'veriharness'"),
+    (["--suite", "bank-disputes", "--env", "protocol=veriharness", "--conditions", "raw"],
+     "paper-textworld (plan | step | veriharness)"),
+    (["--suite", "textworld", "--env", "protocol=veriharness", "--conditions", "raw,self_check"],
+     "allowed: raw, loc_obs, allowed_prose, allowed_json"),
+])
+def test_a_protocol_that_cannot_be_played_exits_2_naming_the_allowed_values(tmp_path, args, allowed):
+    code, text = _invoke("run", *args, "--model", "local", "--out", str(tmp_path / "r"))
+    assert code == 2 and allowed in text and "Traceback" not in text, text
+    code, text = _invoke("reproduce", "paper", "--model", "local", "--protocol", "step", "--out", str(tmp_path / "p"))
+    assert code == 2 and "unknown protocol 'step'" in text and "allowed: veriharness, plan" in text, text
+
+
+def test_reproduce_paper_plays_veriharness_by_default_and_names_the_protocol(tmp_path):
+    def both(body: dict) -> Reply:
+        if "Context pack:" in body["messages"][1]["content"]:
+            return answer(body)
+        return Reply(text=json.dumps({"answer": {"commands": WALK["textworld-20261051"]}}))
+
+    with ScriptedServer(both, models=["S1"]) as server:
+        code, text = _invoke("reproduce", "paper", "--model", "S1", "--endpoint", server.url, "--games", "2",
+                             "--out", str(tmp_path / "vh"))
+        assert code == 0, text
+        assert "protocol played: veriharness" in text and "Statistics: the artifact's method" in text
+        assert "full_interface" in text and "paper proxy: whitespace words of the user prompts" in text
+        records = [json.loads(x) for x in (tmp_path / "vh" / "records.jsonl").read_text().splitlines()]
+        assert len(records) == 8 and all(r["success"] and r["model_calls"] == 1 for r in records)
+        assert all(r["extra"]["prompt_words_user"] == [546] for r in records if r["task_id"] == "tw-20261051")
+        code, text = _invoke("reproduce", "paper", "--model", "S1", "--endpoint", server.url, "--games", "1",
+                             "--protocol", "plan", "--out", str(tmp_path / "plan"))
+        assert code == 0 and "protocol played: plan" in text, text

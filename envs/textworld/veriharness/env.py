@@ -39,12 +39,13 @@ class VeriharnessEnv:
         self.attempt = 0
         self.feedback: list[str] = []
         self.calls: list[dict[str, Any]] = []
+        self._words = 0
         self._closed = False
 
     def _messages(self) -> list[dict[str, str]]:
         msgs = prompt.messages(self.entry, self.variant, self.options.max_commands, self.ctx.budget, self.attempt,
                                self.feedback)
-        self.calls.append({"attempt": self.attempt, "prompt_words_user": prompt.words(msgs[1]["content"])})
+        self._words = prompt.words(msgs[1]["content"])
         return msgs
 
     def reset(self) -> Opening:
@@ -63,9 +64,10 @@ class VeriharnessEnv:
         parsed = parse_leaf(text, self.task_id, self.options.fence_strip)
         results = run_gates(parsed.leaf, self.task_id, self.model, self.options.max_commands, self.options.k_allowed)
         failures = [(r.gate, f) for r in results for f in r.failures]
-        call = self.calls[-1]
-        call.update(fenced=parsed.fenced, parsed=parsed.parse_error is None,
-                    gate_failures=[f"{gate}.{f.code}" for gate, f in failures])
+        # per answered call; the prompt built after the last answer of a spent budget is never sent
+        self.calls.append({"attempt": self.attempt, "prompt_words_user": self._words, "fenced": parsed.fenced,
+                           "parsed": parsed.parse_error is None,
+                           "gate_failures": [f"{gate}.{f.code}" for gate, f in failures]})
         self.attempt += 1
         self.feedback = retry_items(self.condition, parsed.leaf, results, self.task_id, self.cut,
                                     self.options.echo_chars)
@@ -79,8 +81,7 @@ class VeriharnessEnv:
     def record_extra(self) -> dict[str, Any]:
         keys = ["model", "messages", "max_tokens", "temperature", "stream"]
         keys += [k for k in ("top_p", "seed") if getattr(self.decoding, k) is not None]
-        # the calls answered (the prompt built after the last answer of a spent budget is never sent)
-        answered = [c for c in self.calls if "fenced" in c]
+        answered = self.calls
         words = [c["prompt_words_user"] for c in answered]
         return {
             "protocol": PROTOCOL, "artifact_task_id": self.task_id, "variant": self.variant,
