@@ -59,10 +59,12 @@ def scenario_texts(scenario: str, task_id: str, walk: list[str]) -> list[str]:
 
 
 def answer(body: dict) -> Reply:
-    user = body["messages"][1]["content"]
-    attempt = int(re.search(r"^- attempt: (\d+)$", user, re.M).group(1))
-    task_id = re.search(r'"task_id": "(textworld-\d+)"', user).group(1)
-    return Reply(text=scenario_texts(body["model"], task_id, WALK[task_id])[attempt])
+    task_id = re.search(r'"task_id": "(textworld-\d+)"', body["messages"][1]["content"]).group(1)
+    return Reply(text=scenario_texts(body["model"], task_id, WALK[task_id])[attempt_of(body)])
+
+
+def attempt_of(body: dict) -> int:
+    return int(re.search(r"^- attempt: (\d+)$", body["messages"][1]["content"], re.M).group(1))
 
 
 def pack_of(body: dict) -> dict:
@@ -100,7 +102,7 @@ def test_all_36_golden_runs_replay_request_for_request(played):
             by_run.setdefault((body["model"], condition), []).append(body)
     equal = 0
     for (scenario, condition), golden in GOLDENS.items():
-        sent = sorted(by_run[(scenario, condition)], key=lambda b: int(re.search(r"- attempt: (\d+)", b["messages"][1]["content"]).group(1)))
+        sent = sorted(by_run[(scenario, condition)], key=lambda b: attempt_of(b))
         assert len(sent) == len(golden["calls"]), (scenario, condition)
         for body, call in zip(sent, golden["calls"]):
             want = call["request"]
@@ -133,7 +135,8 @@ def test_the_command_form_plays_every_game_with_the_scenarios_verdicts(played):
         assert set(body) == {"model", "messages", "max_tokens", "temperature", "stream"}
         assert body["stream"] is False and body["temperature"] == 0 and body["max_tokens"] == 512
     # the one-command game (20261079): a retry shows its own task id and its own expected values
-    retries = [b for b in requests if pack_of(b)["task_id"] == "textworld-20261079" and "retry_feedback" in pack_of(b)["current_state"]]
+    retries = [b for b in requests
+               if pack_of(b)["task_id"] == "textworld-20261079" and "retry_feedback" in pack_of(b)["current_state"]]
     assert retries and all("Repair guidance from external gates:" in b["messages"][1]["content"] for b in retries)
 
 

@@ -56,7 +56,8 @@ def schema_gate(leaf: LeafOutput, task_id: str) -> GateResult:
 def artifact_gate(leaf: LeafOutput) -> GateResult:
     if s.REQUIRED_ARTIFACT in leaf.artifacts:
         return GateResult("artifact")
-    return GateResult("artifact", (Failure("artifact_missing", s.MSG_ARTIFACT_MISSING.format(artifact=s.REQUIRED_ARTIFACT)),))
+    missing = Failure("artifact_missing", s.MSG_ARTIFACT_MISSING.format(artifact=s.REQUIRED_ARTIFACT))
+    return GateResult("artifact", (missing,))
 
 
 def llm_verifier_gate(leaf: LeafOutput) -> GateResult:
@@ -106,7 +107,8 @@ def textworld_gate(leaf: LeafOutput, model: GameModel, max_steps: int, k_allowed
                  expected=s.EXPECTED_QUEST_INCOMPLETE, observed=commands)
 
 
-def run_gates(leaf: LeafOutput, task_id: str, model: GameModel, max_steps: int, k_allowed: int | None) -> list[GateResult]:
+def run_gates(leaf: LeafOutput, task_id: str, model: GameModel, max_steps: int,
+              k_allowed: int | None) -> list[GateResult]:
     return [schema_gate(leaf, task_id), artifact_gate(leaf), textworld_gate(leaf, model, max_steps, k_allowed),
             llm_verifier_gate(leaf)]
 
