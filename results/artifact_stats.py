@@ -31,6 +31,7 @@ from typing import Any
 
 import pandas as pd
 
+from common import study
 from results.errors import UsageError
 from results.paper import PAPER_CONDITION_NAMES
 from results.stats import valid_rows
@@ -42,8 +43,7 @@ DRAWS = 10_000
 FLIPS = 100_000
 SEED = 1
 # the artifact's variant names for ours
-VARIANTS = {"raw": "generic+diagnostics", "loc_obs": "location-observed", "allowed_prose": "same-info-natural",
-            "allowed_json": "typed-fields"}
+VARIANTS = study.VARIANT_NAMES
 # (baseline, treatment, the artifact's label); difference = treatment - baseline
 PRIMARY_CONTRASTS = (
     ("raw", "allowed_prose", "structured_feedback"),

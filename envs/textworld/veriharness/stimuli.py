@@ -11,6 +11,8 @@ artifact's recorded requests in tests/data/paper-goldens/.
 
 from __future__ import annotations
 
+from common import study
+
 SOURCE_REPO = "github.com/jaideepray1989/veriharness"
 SOURCE_COMMIT = "929868ac9d29162a9083aaa5422c0f58a32f93b1"
 
@@ -94,13 +96,9 @@ OUTPUT_SCHEMA_JSON = (
     '"LeafOutput", "type": "object"}'
 )
 
-# --- veriharness/core/types.py (HarnessVariant): the variant names, keyed by our condition names
-VARIANTS = {
-    "raw": "generic+diagnostics",
-    "loc_obs": "location-observed",
-    "allowed_prose": "same-info-natural",
-    "allowed_json": "typed-fields",
-}
+# --- veriharness/core/types.py (HarnessVariant): the variant names, keyed by our condition
+# names; kept with the study's other constants
+VARIANTS = study.VARIANT_NAMES
 
 # --- gate messages. veriharness/gates/schema_gate.py
 MSG_TASK_ID_MISMATCH = "Output task_id does not match task."
@@ -145,5 +143,5 @@ NATURAL_HEADER = "The previous attempt failed validation. Return one complete co
 NATURAL_ITEM = "The rejected value was at {location}. The validator observed {observed}. It expected {expected}."
 ECHO = "Previous answer was rejected: {answer}"
 NATURAL_ECHO = "The previous answer was rejected: {answer}"
-# repair_policy._short's default limit, which also cuts the echoed answer
-CUT = 240
+# repair_policy._short's default limit, which also cut the echoed answer (the study's 240)
+CUT = study.CUT
