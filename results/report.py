@@ -5,7 +5,8 @@ is the `json` format, documented below); `render_report` turns it into text in a
 Structure (schema "repair-harness.report/1"):
 
 - meta: run_dirs, episodes, harness_errors, partial_lines, group_by (columns besides
-  condition), contrasts ("A-B" list), contrast_source (asked | planned | none), n_boot, seed, alpha
+  condition), contrasts ("A-B" list), contrast_source (asked | planned | none), n_boot, seed, alpha,
+  protocols (what the records' environments played, e.g. plan or veriharness; [] if unrecorded)
 - cells: one object per condition x group with the columns of `results.stats.cell`, plus
   paper: {solved, n, rate, calls, calls_per_game, inside_ci, note}; solved etc. are null and
   note says why when there is no published cell (e.g. "different model, no published reference")
@@ -125,6 +126,13 @@ def _headline(df: pd.DataFrame, by: Sequence[str] | None, cells: pd.DataFrame, s
     return out
 
 
+def protocols(df: pd.DataFrame) -> list[str]:
+    """The protocols the records played, as their environments recorded them (e.g. plan, veriharness)."""
+    if "extra.protocol" not in df.columns:
+        return []
+    return sorted({str(p) for p in df["extra.protocol"].dropna()})
+
+
 def build_report(
     df: pd.DataFrame,
     contrasts: str | Sequence[str] | Sequence[tuple[str, str]] | None = None,
@@ -162,7 +170,7 @@ def build_report(
             "episodes": len(df), "harness_errors": errors,
             "partial_lines": int(df.attrs.get("partial_lines", 0)),
             "group_by": gcols, "contrasts": [f"{a}-{b}" for a, b in pairs], "contrast_source": source,
-            "n_boot": n_boot, "seed": seed, "alpha": ALPHA,
+            "n_boot": n_boot, "seed": seed, "alpha": ALPHA, "protocols": protocols(df),
         },
         "cells": cell_rows,
         "contrasts": contrast_rows,

@@ -106,6 +106,8 @@ class Meta(BaseModel):
     n_boot: int
     seed: int
     alpha: float
+    # what the records' environments played (plan, step, veriharness); [] where unrecorded
+    protocols: list[str] = Field(default_factory=list)
 
 
 class References(BaseModel):

@@ -119,10 +119,13 @@ class OpenAIBackend:
             messages = _flatten_tool_turns(messages)
         kwargs: dict[str, Any] = {
             "model": self.model, "messages": _sanitize(messages), "temperature": decoding.temperature,
-            "top_p": decoding.top_p, "max_tokens": decoding.max_tokens,
+            "max_tokens": decoding.max_tokens,
         }
-        if decoding.seed is not None:
-            kwargs["seed"] = decoding.seed
+        # optional keys are sent only when set: a protocol reproducing another harness's requests
+        # (veriharness) must send exactly that harness's keys
+        for key in ("top_p", "seed", "stream"):
+            if getattr(decoding, key) is not None:
+                kwargs[key] = getattr(decoding, key)
         if tools and tool_mode == "native":
             kwargs["tools"] = [t.openai() for t in tools]
             kwargs["tool_choice"] = "auto"

@@ -125,9 +125,13 @@ def _recorded(out_dir: str) -> int:
     return path.read_bytes().count(b"\n") if path.exists() else 0
 
 
-def print_reports(dirs: list[Any]) -> None:
-    """The report of each run directory, one after the other, wide enough for the paper's columns."""
-    from results import load, render_report
+def print_reports(dirs: list[Any], lane: str | None = None) -> None:
+    """The report of each run directory, one after the other, wide enough for the paper's columns;
+    with a `reproduce paper` lane, also the artifact's own statistics of that lane."""
+    from results import artifact_stats, load, render_report
 
     for d in dirs:
-        echo(render_report(load([d]), fmt="table", width=160).rstrip("\n"))
+        df = load([d])
+        echo(render_report(df, fmt="table", width=160).rstrip("\n"))
+        if lane is not None:
+            echo(artifact_stats.render_text(artifact_stats.analyse(df, lane)).rstrip("\n"))
