@@ -22,8 +22,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import httpx
-
 
 class ServerStartError(RuntimeError):
     """The server exited or did not answer in time; the message carries the tail of its log."""
@@ -147,6 +145,8 @@ class ManagedServer:
         self.startup_s = time.monotonic() - self._t0
 
     def _wait_ready(self, t0: float) -> None:
+        import httpx  # here, not at import: listing and help load this module but start no server
+
         deadline = t0 + self.startup_timeout_s
         with httpx.Client(timeout=5.0) as client:
             for path in self.ready_paths:
