@@ -106,18 +106,6 @@ def _parse(file: Path, no: int, line: str) -> dict[str, Any]:
     return rec
 
 
-def read_records(path: PathLike) -> tuple[list[dict[str, Any]], int]:
-    """The records of one file (each with its line number in `_line`), and how many trailing
-    partial lines were ignored (0 or 1). `load` streams the same records into columns instead."""
-    file = _records_file(path)
-    lines, partial = _lines(file)
-    with _collector_paused():
-        records = [{**_parse(file, no, line), "_line": no} for no, line in lines]
-    if not records:
-        raise RecordsError(f"{file}: no records")
-    return records, sum(partial)
-
-
 def _records_file(path: PathLike) -> Path:
     file = records_path(path)
     if not file.exists():
