@@ -159,17 +159,18 @@ class _Rows:
         return layout
 
     def _share(self, value: Any) -> Any:
-        """An equal copy of a nested value whose dict keys are shared with the other records':
-        json makes new key strings for every record, 1 KB a record for the call logs alone.
-        Only dicts and lists of dicts are copied (strings and numbers stay as they are)."""
-        if type(value) is dict:
-            keys = tuple(value)
-            keys = self.shared.setdefault(keys, keys)
-            return dict(zip(keys, [self._share(v) if type(v) is dict or (type(v) is list and v and type(v[0]) is dict)
-                                   else v for v in value.values()]))
-        if type(value) is list and value and type(value[0]) is dict:
-            return [self._share(v) for v in value]
-        return value
+        """An equal copy of a dict or list field whose dict keys are shared with the other
+        records': json makes new key strings for every record, 1 KB a record for the call logs
+        alone. A dict's dict values are shared likewise; the dicts of a list (the call logs) get
+        shared keys, their values stay as they are; a list of anything else is left alone."""
+        shared = self.shared
+        if type(value) is list:
+            if not value or type(value[0]) is not dict:
+                return value
+            return [dict(zip(shared.setdefault(keys := tuple(d), keys), d.values())) if type(d) is dict else d
+                    for d in value]
+        keys = tuple(value)
+        return dict(zip(shared.setdefault(keys, keys), [self._share(v) if type(v) is dict else v for v in value.values()]))
 
     def add(self, rec: dict[str, Any], line: int, run_dir: str) -> None:
         """Every field a column; `extra` and `condition_params` flattened after the others, then
@@ -190,7 +191,8 @@ class _Rows:
             values = list(values)
             for i in self.nested[layout_id]:
                 values[i] = self._share(values[i])
-        self.values.append((*values, *(v for d in nested for v in d.values()), run_dir))
+        extra, params = nested  # FLATTENED's two fields, unpacked without a generator per row
+        self.values.append((*values, *extra.values(), *params.values(), run_dir))
         self.layout_of.append(layout_id)
         self.keys.append(_KEY_OF(rec))
         self.success.append(rec["success"])
