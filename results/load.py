@@ -127,7 +127,6 @@ def _read_spec(run_dir: Path) -> dict[str, Any] | None:
 _KEY_OF = itemgetter(*KEY_FIELDS)
 
 
-
 class _Rows:
     """Records kept as value tuples, one per row, beside the few field layouts they share, and
     turned into columns once at the end. A dict per row costs several times the values' memory
@@ -145,7 +144,7 @@ class _Rows:
         self.run_ids: list[Any] = []
         self.lines: list[int] = []
         self.shared: dict[tuple, tuple] = {}  # one copy of each key tuple of nested dicts
-        self.nested: list[list[int]] = []  # per layout, the positions of its dict and list values
+        self.nested: list[list[int]] = []  # per layout, the positions whose values get shared keys
 
     def __len__(self) -> int:
         return len(self.values)
@@ -169,6 +168,8 @@ class _Rows:
                 return value
             return [dict(zip(shared.setdefault(keys := tuple(d), keys), d.values())) if type(d) is dict else d
                     for d in value]
+        if type(value) is not dict:  # this row holds a scalar where its layout's first row held a dict or list
+            return value
         keys = tuple(value)
         return dict(zip(shared.setdefault(keys, keys), [self._share(v) if type(v) is dict else v for v in value.values()]))
 
@@ -185,7 +186,7 @@ class _Rows:
         layout_id, kept = self.layouts.get(sig) or self._layout(sig)
         # REQUIRED fields are always kept, so `kept` picks several values and returns a tuple
         values = kept(tuple(rec.values()))
-        if layout_id == len(self.nested):  # where this layout holds dicts and lists (a layout's fields keep their types)
+        if layout_id == len(self.nested):  # where the layout's first row holds dicts and lists (only a saving)
             self.nested.append([i for i, v in enumerate(values) if type(v) in (dict, list)])
         if self.nested[layout_id]:
             values = list(values)

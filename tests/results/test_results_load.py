@@ -178,6 +178,11 @@ def test_nested_values_are_equal_and_independent(kit, tmp_path: Path) -> None:
     assert df["config"].tolist() == [r["config"] for r in recs]
     df.loc[0, "calls"][0]["outcome"] = "changed"  # the dicts are copies, one per record
     assert df.loc[1, "calls"][0]["outcome"] == "won"
+    # a field that is a dict or list in the first record and null or text in a later one
+    recs[1]["config"], recs[2]["calls"] = None, "not a list"
+    df = load(kit.write(tmp_path / "mixed-types", recs))
+    assert df["config"].tolist() == [recs[0]["config"], None, recs[2]["config"]]
+    assert df.loc[2, "calls"] == "not a list"
 
 
 def test_loading_leaves_the_collector_as_it_was(kit, tmp_path: Path, paper_run: Path) -> None:
