@@ -22,8 +22,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import httpx
-
 from common.errors import UserError
 from harness.backends.serve_auth import connect_host
 
@@ -153,6 +151,8 @@ class ManagedServer:
         self.startup_s = time.monotonic() - self._t0
 
     def _wait_ready(self, t0: float) -> None:
+        import httpx  # here, not at import: listing and help load this module but start no server
+
         deadline = t0 + self.startup_timeout_s
         headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
         with httpx.Client(timeout=5.0, headers=headers) as client:
