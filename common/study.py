@@ -22,6 +22,10 @@ CUT = 240  # characters every rendered feedback value (and the echoed answer) wa
 # our condition name -> the paper's
 CONDITION_NAMES = {"raw": "RawDiag", "loc_obs": "LocObs", "allowed_prose": "SameNL", "allowed_json": "TypedFields"}
 CONDITIONS = tuple(CONDITION_NAMES)
+# our condition name -> the artifact's variant name (github jaideepray1989/veriharness @ 929868ac,
+# veriharness/core/types.py HarnessVariant), as its requests and analysis name them
+VARIANT_NAMES = {"raw": "generic+diagnostics", "loc_obs": "location-observed", "allowed_prose": "same-info-natural",
+                 "allowed_json": "typed-fields"}
 
 # how much of a model's answer the harness reads at all (a larger one is cut, never parsed whole)
 MAX_ANSWER_CHARS = 20_000

@@ -80,10 +80,16 @@ class Decoding(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     temperature: float = Field(0.0, ge=0.0, le=2.0)
-    top_p: float = Field(1.0, gt=0.0, le=1.0)
+    # None: not sent, the server's default applies (the veriharness protocol sends top_p only
+    # when a run sets one, as the artifact did)
+    top_p: float | None = Field(1.0, gt=0.0, le=1.0)
     max_tokens: int = Field(study.MAX_TOKENS, ge=1)
     # passed to the server as `seed`; sample_seed of the key overrides it per episode
     seed: int | None = None
+    # False: the request says `"stream": false` (the artifact's requests did); None: not sent.
+    # Set by a protocol through Opening.decoding, never by a run spec; excluded from dumps so
+    # that run identities stay as they were
+    stream: Literal[False] | None = Field(None, exclude=True)
 
 
 class EpisodeContext(BaseModel):
@@ -101,6 +107,9 @@ class EpisodeContext(BaseModel):
     tool_mode: Literal["native", "prompt"] = "prompt"
     feedback_cut: int | None = None
     condition_options: dict[str, Any] = Field(default_factory=dict)
+    # the condition's feedback renderer, for a protocol that writes its own retry prompt
+    # (veriharness renders the artifact's repair lines itself); None outside a run
+    feedback: str | None = None
 
 
 class Violation(BaseModel):
@@ -177,6 +186,14 @@ class Opening(BaseModel):
     # what the budget counts: model calls (plan protocol, tool tasks) or tool calls (step
     # protocol: a turn with three game commands spends three)
     budget_unit: Literal["model_calls", "tool_calls"] = "model_calls"
+    # who writes a `last`-history retry: the loop (the opening, the quoted answer and the
+    # condition's rendering of the Violation) or the environment (`env.retry_messages()`), for a
+    # protocol whose retry prompt is itself a stimulus (veriharness: the task context again with
+    # the feedback shown twice)
+    retry: Literal["loop", "env"] = "loop"
+    # the decoding this protocol's requests use when it is not the run's own (veriharness: the
+    # artifact's request keys); None: the run's
+    decoding: Decoding | None = None
 
 
 @runtime_checkable
@@ -184,7 +201,9 @@ class Env(Protocol):
     """One task instance. `reset` starts it; `submit` takes one action; `close` frees resources.
 
     An environment may also define `record_extra() -> dict`: per-episode facts the runner stores
-    in the record's `extra` (whether answers were fenced, invented values, fault outcomes).
+    in the record's `extra` (whether answers were fenced, invented values, fault outcomes); and,
+    when its Opening says `retry="env"`, `retry_messages() -> list[dict]`: the full messages of
+    the next call after a rejected attempt.
     """
 
     def reset(self) -> Opening: ...

@@ -112,8 +112,9 @@ async def _play(env: Env, backend: Backend, condition: Condition, s: EpisodeCont
     messages = list(opening.messages)
     review = condition.review_prompt()
     per_tool = opening.budget_unit == "tool_calls"
+    decoding = opening.decoding or s.decoding
     while result.spent < s.budget:
-        turn = await backend.generate(messages, opening.tools, s.decoding, s.tool_mode)
+        turn = await backend.generate(messages, opening.tools, decoding, s.tool_mode)
         result.model_id = result.model_id or turn.model_id
         sent = messages
         result.transcript.append({"kind": "action", "messages": sent, "answer": turn.model_dump(mode="json")})
@@ -121,7 +122,7 @@ async def _play(env: Env, backend: Backend, condition: Condition, s: EpisodeCont
             result.spent += 1
             result.calls.append(_log(turn, sent, "action", "review"))
             asked = [*messages, _assistant_message(turn, native), {"role": "user", "content": review}]
-            revised = await backend.generate(asked, opening.tools, s.decoding, s.tool_mode)
+            revised = await backend.generate(asked, opening.tools, decoding, s.tool_mode)
             result.transcript.append({"kind": "review", "messages": asked[len(messages):], "answer": revised.model_dump(mode="json")})
             kind, log_messages, logged = "review", asked, revised
             if revised.tool_calls or ("text" in opening.accepts and revised.text.strip()):
@@ -146,7 +147,9 @@ async def _play(env: Env, backend: Backend, condition: Condition, s: EpisodeCont
             result.done, result.won, result.lost = True, outcome.won, outcome.lost
             return
         feedback_text = "\n\n".join(r["content"] for r in replies)
-        if opening.history == "last":
+        if opening.history == "last" and opening.retry == "env":
+            messages = env.retry_messages()  # type: ignore[attr-defined]
+        elif opening.history == "last":
             messages = _with_feedback(opening, turn.text, feedback_text)
         else:
             messages = [*messages, _assistant_message(turn, native), *replies]

@@ -8,14 +8,16 @@ Any other name: a model id served by the given `--endpoint`s (checked against /v
 from __future__ import annotations
 
 import contextlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from envs import UnknownName
 from harness.backends.base import Backend, HarnessError
 from harness.backends.local import LOCAL_MODEL as LOCAL
 from harness.backends.local import LocalServer, local_model_name
-from harness.backends.openai_compat import OpenAIBackend
 from harness.types import RunSpec
+
+if TYPE_CHECKING:  # the openai SDK (half a second to import) only when a run opens a client
+    from harness.backends.openai_compat import OpenAIBackend
 
 
 def preset_names() -> list[str]:
@@ -43,6 +45,8 @@ class ModelPool:
         self.served: dict[str, dict[str, Any]] = {}
 
     def _client(self, url: str, model: str, local: bool = False) -> OpenAIBackend:
+        from harness.backends.openai_compat import OpenAIBackend
+
         return OpenAIBackend(
             url, model, api_key_env=self.spec.api_key_env, timeout_s=self.spec.request_timeout_s,
             max_retries=self.spec.max_retries, text_calls=self.spec.text_calls,

@@ -145,7 +145,7 @@ async def _one(
     condition = get_condition(key.condition)
     decoding = spec.decoding.model_copy(update={"seed": key.sample_seed if spec.decoding.temperature > 0 else spec.decoding.seed})
     ctx = EpisodeContext(budget=key.budget, decoding=decoding, tool_mode=spec.tool_mode, feedback_cut=spec.feedback_cut,
-                         condition_options=condition.env)
+                         condition_options=condition.env, feedback=condition.feedback)
     env = None
     try:
         env = await asyncio.to_thread(suite.make, task, options, ctx)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 from pydantic import ValidationError
 
@@ -67,10 +67,17 @@ def build_spec(values: dict[str, Any], source: str = "flags") -> RunSpec:
     suite = get_suite(spec.suite)
     if "budgets" not in values:  # the budget `suites` shows is the one a run uses
         spec = spec.model_copy(update={"budgets": [suite.default_budget]})
+    if "protocol" in spec.env_options and "protocol" not in suite.options_model.model_fields:
+        raise SpecError(f"{source}: suite {spec.suite!r} cannot play protocol {spec.env_options['protocol']!r} "
+                        f"(it has no protocol option); allowed: {_protocol_suites()}")
     try:
-        suite.options_model(**spec.env_options)
+        options = suite.options_model(**spec.env_options)
     except ValidationError as exc:
         raise _explain(exc, f"{source}: env_options of suite {spec.suite}", suite.options_model) from None
+    # a protocol may play only some conditions (veriharness: the paper's four)
+    problem = suite.check_conditions(options, spec.conditions) if hasattr(suite, "check_conditions") else None
+    if problem:
+        raise SpecError(f"{source}: {problem}")
     for name in spec.conditions:
         condition = get_condition(name)
         keys = {f.alias or name for name, f in suite.options_model.model_fields.items()}
@@ -88,6 +95,16 @@ def build_spec(values: dict[str, Any], source: str = "flags") -> RunSpec:
     if any(b < 1 for b in spec.budgets):
         raise SpecError(f"{source}: budgets must be >= 1 (got {spec.budgets})")
     return spec
+
+
+def _protocol_suites() -> str:
+    """The suites that take a `protocol` option, with its values."""
+    out = []
+    for name in suite_names():
+        field = get_suite(name).options_model.model_fields.get("protocol")
+        if field is not None:
+            out.append(f"{name} ({' | '.join(get_args(field.annotation))})")
+    return ", ".join(out)
 
 
 def load_toml(path: Path) -> dict[str, Any]:

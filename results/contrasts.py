@@ -5,28 +5,37 @@ difference gets a paired bootstrap CI and an exact McNemar test; with several sa
 per task (a sampling lane) the task is the unit: a task-cluster bootstrap and a sign-flip
 test on per-task mean differences. Holm's step-down runs over the contrasts asked for,
 within each model (and `by` group). The model-call difference gets the same treatment, with a
-sign-flip test in place of McNemar. Every resampling draws from its own seeded Generator.
+sign-flip test in place of McNemar. Every resampling draws from its own seeded Generator; how
+the draws are made (bounded memory at any size) is in `results.resampling`.
 """
 
 from __future__ import annotations
 
+import gc
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 import pandas as pd
-from scipy.stats import permutation_test
 from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.multitest import multipletests
 
 from results.errors import UsageError
 from results.load import PAIR_FIELDS
-from results.stats import ALPHA, group_columns
+from results.resampling import (  # noqa: F401  (re-exported: the contrasts' resampling)
+    N_BOOT,
+    SEED,
+    cluster_bootstrap,
+    paired_bootstrap,
+    percentile_ci,
+    sign_flip_p,
+)
+from results.stats import group_columns
 
-N_BOOT = 10_000
-SEED = 20260714
 CLUSTER = ("suite", "task_id")
+T = TypeVar("T")
 
 
 def parse_contrasts(spec: str | Sequence[str], present: Iterable[str]) -> list[tuple[str, str]]:
@@ -60,56 +69,27 @@ def mcnemar_exact(a_only: int, b_only: int) -> float:
     return float(mcnemar([[0, a_only], [b_only, 0]], exact=True).pvalue)
 
 
-def percentile_ci(replicates: np.ndarray, alpha: float = ALPHA) -> tuple[float, float]:
-    if len(replicates) == 0:
-        return (math.nan, math.nan)
-    lo, hi = np.percentile(replicates, [100 * alpha / 2, 100 * (1 - alpha / 2)])
-    return float(lo), float(hi)
-
-
-def paired_bootstrap(diffs: Sequence[float], n_boot: int = N_BOOT, seed: int = SEED) -> np.ndarray:
-    """Bootstrap replicates of the mean paired difference (pairs resampled with replacement)."""
-    d = np.asarray(diffs, dtype=float)
-    if d.size == 0:
-        return np.array([])
-    idx = np.random.default_rng(seed).integers(0, d.size, size=(n_boot, d.size))
-    return d[idx].mean(axis=1)
-
-
-def cluster_bootstrap(diffs: Sequence[float], clusters: Sequence[object], n_boot: int = N_BOOT, seed: int = SEED) -> np.ndarray:
-    """Replicates of the pooled mean difference when whole clusters (tasks) are resampled."""
-    d = np.asarray(diffs, dtype=float)
-    if d.size == 0:
-        return np.array([])
-    codes, _ = pd.factorize(pd.Series(list(clusters)))
-    sums = np.bincount(codes, weights=d)
-    counts = np.bincount(codes).astype(float)
-    idx = np.random.default_rng(seed).integers(0, sums.size, size=(n_boot, sums.size))
-    return sums[idx].sum(axis=1) / counts[idx].sum(axis=1)
-
-
-def sign_flip_p(diffs: Sequence[float], n_resamples: int = N_BOOT, seed: int = SEED) -> float:
-    """Two-sided sign-flip permutation p for mean difference 0 (exact when 2**n <= n_resamples)."""
-    d = np.asarray(diffs, dtype=float)
-    if d.size == 0:
-        return math.nan
-    if not np.any(d):
-        return 1.0
-    res = permutation_test(
-        (d,), lambda x, axis: np.mean(x, axis=axis), permutation_type="samples",
-        vectorized=True, n_resamples=n_resamples, alternative="two-sided", rng=np.random.default_rng(seed),
-    )
-    return float(res.pvalue)
-
-
 def holm(pvalues: Sequence[float]) -> np.ndarray:
     """Holm step-down adjusted p-values; NaN entries (no pairs) stay NaN and are not counted."""
     p = np.asarray(pvalues, dtype=float)
     out = np.full(p.shape, math.nan)
     mask = ~np.isnan(p)
     if mask.any():
-        out[mask] = multipletests(p[mask], method="holm")[1]
+        out[mask] = _without_rescan(lambda: multipletests(p[mask], method="holm")[1])
     return out
+
+
+def _without_rescan(call: Callable[[], T]) -> T:
+    """statsmodels' Holm runs gc.collect(), which rescans every live object: about 1 s per call
+    with 100,000 records loaded. The objects that exist before the call are set aside (frozen)
+    while it runs and collected as usual afterwards; nothing is frozen if someone else froze first."""
+    if gc.get_freeze_count():
+        return call()
+    gc.freeze()
+    try:
+        return call()
+    finally:
+        gc.unfreeze()
 
 
 @dataclass
@@ -118,39 +98,36 @@ class ContrastResult:
     unpaired: pd.DataFrame  # episodes of either arm with no usable partner, with the reason
 
 
-def _arm(rows: pd.DataFrame) -> tuple[pd.DataFrame, set[tuple]]:
-    ok = rows[rows["success"].notna()]
-    failed = {tuple(k) for k in rows.loc[rows["success"].isna(), list(PAIR_FIELDS)].itertuples(index=False)}
-    valid_keys = {tuple(k) for k in ok[list(PAIR_FIELDS)].itertuples(index=False)}
-    return ok, failed - valid_keys
+def _keys(rows: pd.DataFrame) -> pd.DataFrame:
+    """One row per episode key of an arm: status ok when any valid row has it, else harness_error
+    (a harness error that a resume retried successfully is ok)."""
+    status = np.where(rows["success"].notna().to_numpy(), "ok", "harness_error")
+    keys = rows[list(PAIR_FIELDS)].assign(status=status)
+    return keys.sort_values("status", kind="stable").drop_duplicates(list(PAIR_FIELDS), keep="last")
 
 
 def pair(df: pd.DataFrame, a: str, b: str) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Paired rows (columns success_a/_b, model_calls_a/_b + PAIR_FIELDS) and the unpaired ones."""
     cols = [*PAIR_FIELDS, "success", *(["model_calls"] if "model_calls" in df else [])]
-    ok_a, err_a = _arm(df[df["condition"] == a])
-    ok_b, err_b = _arm(df[df["condition"] == b])
+    rows_a, rows_b = df[df["condition"] == a], df[df["condition"] == b]
+    ok_a, ok_b = rows_a[rows_a["success"].notna()], rows_b[rows_b["success"].notna()]
     paired = ok_a[cols].merge(ok_b[cols], on=list(PAIR_FIELDS), suffixes=("_a", "_b"), validate="one_to_one")
-    keys_a = {tuple(k) for k in ok_a[list(PAIR_FIELDS)].itertuples(index=False)}
-    keys_b = {tuple(k) for k in ok_b[list(PAIR_FIELDS)].itertuples(index=False)}
-
-    def status(key: tuple, ok: set, err: set) -> str:
-        return "ok" if key in ok else "harness_error" if key in err else "missing"
-
-    lost = sorted((keys_a | err_a | keys_b | err_b) - (keys_a & keys_b), key=lambda k: tuple(map(str, k)))
-    unpaired = pd.DataFrame(
-        [{**dict(zip(PAIR_FIELDS, k)), "contrast": f"{a}-{b}", "a": a, "b": b,
-          "status_a": status(k, keys_a, err_a), "status_b": status(k, keys_b, err_b)} for k in lost],
-        columns=["contrast", "a", "b", *PAIR_FIELDS, "status_a", "status_b"],
-    )
+    both = _keys(rows_a).merge(_keys(rows_b), on=list(PAIR_FIELDS), how="outer", suffixes=("_a", "_b"))
+    status_a, status_b = both["status_a"].fillna("missing"), both["status_b"].fillna("missing")
+    lost = both[(status_a != "ok") | (status_b != "ok")].assign(
+        contrast=f"{a}-{b}", a=a, b=b, status_a=status_a, status_b=status_b)
+    # the order of the keys as text, field by field
+    order = lost[list(PAIR_FIELDS)].astype(str).sort_values(list(PAIR_FIELDS), kind="stable").index
+    unpaired = lost.loc[order, ["contrast", "a", "b", *PAIR_FIELDS, "status_a", "status_b"]].reset_index(drop=True)
     return paired, unpaired
 
 
 def _row(part: pd.DataFrame, n_boot: int, seed: int) -> dict[str, object]:
     sa, sb = part["success_a"].astype(bool).to_numpy(), part["success_b"].astype(bool).to_numpy()
     d = sa.astype(float) - sb.astype(float)
-    clusters = list(part[list(CLUSTER)].itertuples(index=False, name=None))
-    per_task = pd.Series(d).groupby(pd.factorize(pd.Series(clusters))[0]).mean().to_numpy() if len(d) else d
+    # task numbers in order of first appearance (tuples of arrow strings would cost seconds at 100k pairs)
+    clusters = part.groupby(list(CLUSTER), sort=False).ngroup().to_numpy()
+    per_task = pd.Series(d).groupby(clusters).mean().to_numpy() if len(d) else d
     sampling = len(per_task) < len(d)
     boot = cluster_bootstrap(d, clusters, n_boot, seed) if sampling else paired_bootstrap(d, n_boot, seed)
     a_only, b_only = int((sa & ~sb).sum()), int((~sa & sb).sum())
@@ -170,7 +147,7 @@ def _row(part: pd.DataFrame, n_boot: int, seed: int) -> dict[str, object]:
         cb = pd.to_numeric(part["model_calls_b"], errors="coerce").to_numpy(dtype=float)
         dc = ca - cb
         if len(dc) and not np.isnan(dc).any():
-            task_dc = pd.Series(dc).groupby(pd.factorize(pd.Series(clusters))[0]).mean().to_numpy()
+            task_dc = pd.Series(dc).groupby(clusters).mean().to_numpy()
             cboot = cluster_bootstrap(dc, clusters, n_boot, seed) if sampling else paired_bootstrap(dc, n_boot, seed)
             row.update(calls_a=float(ca.mean()), calls_b=float(cb.mean()), calls_diff=float(dc.mean()),
                        calls_p=sign_flip_p(task_dc, n_boot, seed))
@@ -194,7 +171,7 @@ def contrasts(
     rate_b, diff, ci_low, ci_high, a_only, b_only (discordant counts), test, p_value, p_holm,
     calls_a, calls_b, calls_diff, calls_ci_low, calls_ci_high, calls_p, calls_p_holm, n_unpaired.
     """
-    present = set(df["condition"])
+    present = set(df["condition"].unique())
     for a, b in pairs:
         for c in (a, b):
             if c not in present:

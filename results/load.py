@@ -6,11 +6,16 @@ the harness changes, as long as the key fields and `success` are there.
 
 from __future__ import annotations
 
+import gc
 import json
-from collections.abc import Iterable
+import math
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from results.errors import RecordsError
@@ -24,6 +29,8 @@ FLATTENED = ("extra", "condition_params")
 _SPEC_BOUNDS = {"conditions": "condition", "models": "model", "budgets": "budget", "sample_seeds": "sample_seed"}
 
 PathLike = str | Path
+# a field a record lacks (as against one recorded as null): NaN, as pandas fills a missing key
+ABSENT = math.nan
 
 
 def records_path(path: PathLike) -> Path:
@@ -49,36 +56,61 @@ def _check_types(rec: dict[str, Any], where: str) -> None:
         raise RecordsError(f"{where}: success must be true, false or null, got {rec['success']!r}")
 
 
-def read_records(path: PathLike) -> tuple[list[dict[str, Any]], int]:
-    """The records of one file, and how many trailing partial lines were ignored (0 or 1)."""
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """JSON values cannot form reference cycles, so the cyclic collector finds nothing while
+    records are parsed; left on, it rescans every record parsed so far over and over (half the
+    load time at 100,000 records)."""
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if not gc.get_freeze_count():
+            # the records live as long as the frame: straight to the oldest generation (freeze,
+            # then unfreeze, as gc documents), or the young-generation passes walk them all again
+            gc.freeze()
+            gc.unfreeze()
+        if was_on:
+            gc.enable()
+
+
+def _lines(file: Path) -> tuple[Iterator[tuple[int, str]], list[int]]:
+    """(line number, text) of the non-blank lines, streamed; the list receives the count (0 or 1)
+    of ignored trailing partial lines once the iterator is exhausted."""
+    partial: list[int] = []
+
+    def numbered() -> Iterator[tuple[int, str]]:
+        with open(file, encoding="utf-8") as f:
+            for no, line in enumerate(f, start=1):
+                # a run killed mid-write leaves an unterminated last line; that episode is not recorded
+                if not line.endswith("\n") and line.strip():
+                    try:
+                        json.loads(line)
+                    except json.JSONDecodeError:
+                        partial.append(1)
+                        return
+                if line.strip():
+                    yield no, line
+    return numbered(), partial
+
+
+def _parse(file: Path, no: int, line: str) -> dict[str, Any]:
+    try:
+        rec = json.loads(line)
+    except json.JSONDecodeError as e:
+        raise RecordsError(f"{file}:{no}: not a JSON record ({e.msg})") from None
+    if not isinstance(rec, dict):
+        raise RecordsError(f"{file}:{no}: a record must be a JSON object")
+    _check_types(rec, f"{file}:{no}")
+    return rec
+
+
+def _records_file(path: PathLike) -> Path:
     file = records_path(path)
     if not file.exists():
         raise RecordsError(f"{file.parent}: no records.jsonl (not a run directory, or nothing ran yet)")
-    text = file.read_text(encoding="utf-8")
-    lines = text.split("\n")
-    partial = 0
-    # a run killed mid-write leaves an unterminated last line; that episode is not recorded
-    if lines and lines[-1].strip() and not text.endswith("\n"):
-        try:
-            json.loads(lines[-1])
-        except json.JSONDecodeError:
-            lines, partial = lines[:-1], 1
-    records = []
-    for no, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise RecordsError(f"{file}:{no}: not a JSON record ({e.msg})") from None
-        if not isinstance(rec, dict):
-            raise RecordsError(f"{file}:{no}: a record must be a JSON object")
-        _check_types(rec, f"{file}:{no}")
-        rec["_line"] = no
-        records.append(rec)
-    if not records:
-        raise RecordsError(f"{file}: no records")
-    return records, partial
+    return file
 
 
 def _read_spec(run_dir: Path) -> dict[str, Any] | None:
@@ -92,9 +124,112 @@ def _read_spec(run_dir: Path) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def _check_one_spec(records: list[dict[str, Any]], file: Path) -> None:
+_KEY_OF = itemgetter(*KEY_FIELDS)
+
+
+class _Rows:
+    """Records kept as value tuples, one per row, beside the few field layouts they share, and
+    turned into columns once at the end. A dict per row costs several times the values' memory
+    at 100,000 records, and Python work per field several seconds; here the per-row work is a
+    handful of C-level tuple operations."""
+
+    def __init__(self) -> None:
+        # layout (the field names, nested ones included) -> (layout id, getter of the kept fields)
+        self.layouts: dict[tuple, tuple[int, itemgetter]] = {}
+        self.names: list[tuple[str, ...]] = []  # the column names of each layout
+        self.values: list[tuple] = []
+        self.layout_of: list[int] = []
+        self.keys: list[tuple] = []  # the episode key of each row, for the checks
+        self.success: list[Any] = []
+        self.run_ids: list[Any] = []
+        self.lines: list[int] = []
+        self.shared: dict[tuple, tuple] = {}  # one copy of each key tuple of nested dicts
+        self.nested: list[list[int]] = []  # per layout, the positions whose values get shared keys
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def _layout(self, sig: tuple) -> tuple[int, itemgetter]:
+        top, *nested = sig
+        kept = [i for i, k in enumerate(top) if k not in FLATTENED and k not in ("_line", "run_dir")]
+        names = (*(top[i] for i in kept), *(f"{n}.{k}" for n, keys in zip(FLATTENED, nested) for k in keys), "run_dir")
+        self.names.append(names)
+        layout = self.layouts[sig] = (len(self.names) - 1, itemgetter(*kept))
+        return layout
+
+    def _share(self, value: Any) -> Any:
+        """An equal copy of a dict or list field whose dict keys are shared with the other
+        records': json makes new key strings for every record, 1 KB a record for the call logs
+        alone. A dict's dict values are shared likewise; the dicts of a list (the call logs) get
+        shared keys, their values stay as they are; a list of anything else is left alone."""
+        shared = self.shared
+        if type(value) is list:
+            if not value or type(value[0]) is not dict:
+                return value
+            return [dict(zip(shared.setdefault(keys := tuple(d), keys), d.values())) if type(d) is dict else d
+                    for d in value]
+        if type(value) is not dict:  # this row holds a scalar where its layout's first row held a dict or list
+            return value
+        keys = tuple(value)
+        return dict(zip(shared.setdefault(keys, keys), [self._share(v) if type(v) is dict else v for v in value.values()]))
+
+    def add(self, rec: dict[str, Any], line: int, run_dir: str) -> None:
+        """Every field a column; `extra` and `condition_params` flattened after the others, then
+        `run_dir`: the columns a frame built from one flattened dict per row would have."""
+        nested = []
+        for name in FLATTENED:
+            value = rec.get(name) or {}
+            if not isinstance(value, dict):
+                raise RecordsError(f"record line {line}: {name} must be an object, got {value!r}")
+            nested.append(value)
+        sig = (tuple(rec), *map(tuple, nested))
+        layout_id, kept = self.layouts.get(sig) or self._layout(sig)
+        # REQUIRED fields are always kept, so `kept` picks several values and returns a tuple
+        values = kept(tuple(rec.values()))
+        if layout_id == len(self.nested):  # where the layout's first row holds dicts and lists (only a saving)
+            self.nested.append([i for i, v in enumerate(values) if type(v) in (dict, list)])
+        if self.nested[layout_id]:
+            values = list(values)
+            for i in self.nested[layout_id]:
+                values[i] = self._share(values[i])
+        extra, params = nested  # FLATTENED's two fields, unpacked without a generator per row
+        self.values.append((*values, *extra.values(), *params.values(), run_dir))
+        self.layout_of.append(layout_id)
+        self.keys.append(_KEY_OF(rec))
+        self.success.append(rec["success"])
+        self.run_ids.append(rec.get("run_id"))
+        self.lines.append(line)
+
+    def _columns(self) -> dict[str, list[Any]]:
+        """One list per column (the row tuples are dropped); a name repeated in a layout (a
+        flattened name that is also a field) takes the later value."""
+        values, self.values = self.values, []
+        if len(self.names) == 1:  # the usual case: every record has the same fields
+            return dict(zip(self.names[0], map(list, zip(*values))))
+        layout_of = np.asarray(self.layout_of)
+        arrays: dict[str, np.ndarray] = {}
+        for layout_id, names in enumerate(self.names):
+            rows = np.flatnonzero(layout_of == layout_id)
+            for name, col in zip(names, zip(*(values[i] for i in rows))):
+                if name not in arrays:
+                    arrays[name] = np.full(len(values), ABSENT, dtype=object)
+                # fromiter keeps each value whole (a list value stays one object, not a row of an array)
+                arrays[name][rows] = np.fromiter(col, dtype=object, count=len(rows))
+        return {name: arr.tolist() for name, arr in arrays.items()}
+
+    def frame(self) -> pd.DataFrame:
+        columns = self._columns()
+        series = {}
+        for name in list(columns):
+            # column by column, so each column's Python values (strings above all) are freed as
+            # soon as pandas holds its own copy; the same dtypes as a frame built from the lists
+            series[name] = pd.Series(columns.pop(name))
+        return pd.DataFrame(series, copy=False)
+
+
+def _check_one_spec(rows: _Rows, lo: int, hi: int, file: Path) -> None:
     """One run directory holds one spec; anything else would mix experiments silently."""
-    run_ids = sorted({str(r["run_id"]) for r in records if r.get("run_id") is not None})
+    run_ids = sorted({str(r) for r in rows.run_ids[lo:hi] if r is not None})
     if len(run_ids) > 1:
         raise RecordsError(f"{file}: records of several runs mixed (run_id {', '.join(run_ids)})")
     meta = _read_spec(file.parent) or {}
@@ -110,31 +245,20 @@ def _check_one_spec(records: list[dict[str, Any]], file: Path) -> None:
             allowed = spec.get(spec_field)
             if not isinstance(allowed, list):
                 continue
-            stray = sorted({str(r[field]) for r in records if r[field] not in allowed})
+            at = KEY_FIELDS.index(field)
+            stray = sorted({str(v) for v in {k[at] for k in rows.keys[lo:hi]} if v not in allowed})
             if stray:
                 raise RecordsError(
                     f"{file}: {field} {', '.join(stray)} not in the run's spec "
                     f"({', '.join(map(str, allowed))}); records of another spec are mixed in"
                 )
     seen: dict[tuple, int] = {}
-    for r in records:
-        if r["success"] is None:  # a harness error may be retried on resume
+    for key, success, line in zip(rows.keys[lo:hi], rows.success[lo:hi], rows.lines[lo:hi]):
+        if success is None:  # a harness error may be retried on resume
             continue
-        key = tuple(r[f] for f in KEY_FIELDS)
         if key in seen:
-            raise RecordsError(f"{file}: episode {'|'.join(map(str, key))} recorded twice (lines {seen[key]} and {r['_line']})")
-        seen[key] = r["_line"]
-
-
-def _flatten(rec: dict[str, Any]) -> dict[str, Any]:
-    row = {k: v for k, v in rec.items() if k not in FLATTENED and k != "_line"}
-    for name in FLATTENED:
-        value = rec.get(name) or {}
-        if not isinstance(value, dict):
-            raise RecordsError(f"record line {rec['_line']}: {name} must be an object, got {value!r}")
-        for k, v in value.items():
-            row[f"{name}.{k}"] = v
-    return row
+            raise RecordsError(f"{file}: episode {'|'.join(map(str, key))} recorded twice (lines {seen[key]} and {line})")
+        seen[key] = line
 
 
 def _as_paths(paths: PathLike | Iterable[PathLike]) -> list[PathLike]:
@@ -154,31 +278,30 @@ def load(paths: PathLike | Iterable[PathLike]) -> pd.DataFrame:
     `df.attrs["partial_lines"]` counts ignored unterminated trailing lines.
     Raises RecordsError on a missing/empty file, a malformed line, or mixed specs.
     """
-    rows: list[dict[str, Any]] = []
+    rows = _Rows()
+    run_dirs: list[str] = []
     owner: dict[tuple, str] = {}
     partial_total = 0
-    dirs = []
-    for p in _as_paths(paths):
-        file = records_path(p)
-        records, partial = read_records(file)
-        _check_one_spec(records, file)
-        partial_total += partial
-        run_dir = str(file.parent)
-        dirs.append(run_dir)
-        for rec in records:
-            key = tuple(rec[f] for f in KEY_FIELDS)
-            if rec["success"] is not None:
-                if key in owner and owner[key] != run_dir:
+    with _collector_paused():
+        for p in _as_paths(paths):
+            file = _records_file(p)
+            lo, run_dir = len(rows), str(file.parent)
+            lines, partial = _lines(file)
+            for no, line in lines:
+                rows.add(_parse(file, no, line), no, run_dir)
+            if len(rows) == lo:
+                raise RecordsError(f"{file}: no records")
+            _check_one_spec(rows, lo, len(rows), file)
+            partial_total += sum(partial)
+            run_dirs.append(run_dir)
+            for key, success in zip(rows.keys[lo:], rows.success[lo:]):
+                if success is not None and owner.setdefault(key, run_dir) != run_dir:
                     raise RecordsError(
                         f"episode {'|'.join(map(str, key))} is recorded in both {owner[key]} and {run_dir}; "
                         "load those runs separately"
                     )
-                owner[key] = run_dir
-            row = _flatten(rec)
-            row["run_dir"] = run_dir
-            rows.append(row)
-    df = pd.DataFrame(rows)
+        df = rows.frame()
     # success stays object (True/False/None): a harness error is neither
     df["success"] = df["success"].astype(object)
-    df.attrs = {"run_dirs": dirs, "partial_lines": partial_total}
+    df.attrs = {"run_dirs": run_dirs, "partial_lines": partial_total}
     return df

@@ -5,7 +5,8 @@ is the `json` format, documented below); `render_report` turns it into text in a
 Structure (schema "repair-harness.report/1"):
 
 - meta: run_dirs, episodes, harness_errors, partial_lines, group_by (columns besides
-  condition), contrasts ("A-B" list), contrast_source (asked | planned | none), n_boot, seed, alpha
+  condition), contrasts ("A-B" list), contrast_source (asked | planned | none), n_boot, seed, alpha,
+  protocols (what the records' environments played, e.g. plan or veriharness; [] if unrecorded)
 - cells: one object per condition x group with the columns of `results.stats.cell`, plus
   paper: {solved, n, rate, calls, calls_per_game, inside_ci, note}; solved etc. are null and
   note says why when there is no published cell (e.g. "different model, no published reference")
@@ -58,6 +59,14 @@ def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
     return [_clean(r) for r in frame.to_dict(orient="records")]
 
 
+SETTING_COLUMNS = ("model", "suite", "budget", "condition", "sample_seed")
+
+
+def _settings(df: pd.DataFrame) -> pd.DataFrame:
+    """The distinct settings of a frame: all `_setting` looks at, in a few rows instead of one per episode."""
+    return df[list(SETTING_COLUMNS)].drop_duplicates()
+
+
 def _setting(df: pd.DataFrame, row: dict[str, Any]) -> dict[str, Any]:
     """Suite, budget and sample seeds of a cell, for choosing its published reference."""
     rows = df
@@ -92,12 +101,18 @@ def _paper_diff(df: pd.DataFrame, row: dict[str, Any]) -> float | None:
     return cells[0].rate - cells[1].rate
 
 
-def _headline(df: pd.DataFrame, by: Sequence[str] | None, cells: pd.DataFrame, seed: int, n_boot: int) -> list[dict]:
+def _headline(df: pd.DataFrame, by: Sequence[str] | None, cells: pd.DataFrame, seed: int, n_boot: int,
+              done: pd.DataFrame | None = None) -> list[dict]:
+    """`done`: the contrasts table already computed; its a-b rows are reused (each row depends on
+    its own pairs and seed only, so they are the numbers a fresh run would give)."""
     sr = paper.SELF_REFLECTIVE
     a, b = sr["ours_structured"], sr["ours_plain"]
-    if not {a, b} <= set(df["condition"]):
+    if not {a, b} <= set(df["condition"].unique()):
         return []
-    table = run_contrasts(df, [(a, b)], by=by, n_boot=n_boot, seed=seed).table
+    if done is not None and not done.empty and (done["contrast"] == f"{a}-{b}").any():
+        table = done[done["contrast"] == f"{a}-{b}"]
+    else:
+        table = run_contrasts(df, [(a, b)], by=by, n_boot=n_boot, seed=seed).table
     out = []
     gcols = [c for c in table.columns if c in group_columns(df, by)]
     for _, row in table.iterrows():
@@ -125,6 +140,27 @@ def _headline(df: pd.DataFrame, by: Sequence[str] | None, cells: pd.DataFrame, s
     return out
 
 
+def protocols(df: pd.DataFrame) -> list[str]:
+    """The protocols the records played, as their environments recorded them (e.g. plan, veriharness)."""
+    if "extra.protocol" not in df.columns:
+        return []
+    return sorted({str(p) for p in df["extra.protocol"].dropna()})
+
+
+# every column the report reads, besides the grouping ones (see results.stats.cell, failure_taxonomy)
+REPORT_FIELDS = (
+    *SETTING_COLUMNS, "task_id", "success", "run_dir", "model_calls", "prompt_tokens", "completion_tokens",
+    "prompt_words", "first_call_valid", "repaired", "limit_hit", "fenced_answers", "final_failure", "usage_missing",
+)
+
+
+def _slim(df: pd.DataFrame, gcols: Sequence[str]) -> pd.DataFrame:
+    """The columns the report reads: every selection and group below then carries a dozen columns,
+    not every recorded field (the call logs, the config...)."""
+    keep = [c for c in df.columns if c in REPORT_FIELDS or c in gcols]
+    return df[keep]
+
+
 def build_report(
     df: pd.DataFrame,
     contrasts: str | Sequence[str] | Sequence[tuple[str, str]] | None = None,
@@ -133,7 +169,7 @@ def build_report(
     seed: int = SEED,
 ) -> Report:
     """Everything the report shows, typed; `Report.to_json()` is the documented JSON."""
-    present = set(df["condition"])
+    present = set(df["condition"].unique())
     if contrasts is None:
         pairs = [p for p in paper.PLANNED_CONTRASTS if set(p) <= present]
         source = "planned" if pairs else "none"
@@ -143,14 +179,16 @@ def build_report(
         items = [c if isinstance(c, str) else f"{c[0]}-{c[1]}" for c in contrasts]
         pairs, source = (parse_contrasts(items, present), "asked") if items else ([], "none")
     gcols = group_columns(df, by)
+    full, df = df, _slim(df, gcols)
     cells = summary(df, by)
+    settings = _settings(df)
     cell_rows = _records(cells)
     for row in cell_rows:
-        row["paper"] = _clean(_paper_cell(df, row))
+        row["paper"] = _clean(_paper_cell(settings, row))
     result = run_contrasts(df, pairs, by=by, n_boot=n_boot, seed=seed) if pairs else None
     contrast_rows = _records(result.table) if result else []
     for row in contrast_rows:
-        diff = _paper_diff(df, row)
+        diff = _paper_diff(settings, row)
         row["paper_diff"] = _clean(diff)
         row["paper_inside_ci"] = None if diff is None or row["ci_low"] is None else paper.inside(
             diff, row["ci_low"], row["ci_high"])
@@ -158,18 +196,18 @@ def build_report(
     return Report.model_validate(_clean({
         "schema": SCHEMA,
         "meta": {
-            "run_dirs": list(df.attrs.get("run_dirs", sorted(df["run_dir"].unique()) if "run_dir" in df else [])),
+            "run_dirs": list(full.attrs.get("run_dirs", sorted(df["run_dir"].unique()) if "run_dir" in df else [])),
             "episodes": len(df), "harness_errors": errors,
-            "partial_lines": int(df.attrs.get("partial_lines", 0)),
+            "partial_lines": int(full.attrs.get("partial_lines", 0)),
             "group_by": gcols, "contrasts": [f"{a}-{b}" for a, b in pairs], "contrast_source": source,
-            "n_boot": n_boot, "seed": seed, "alpha": ALPHA,
+            "n_boot": n_boot, "seed": seed, "alpha": ALPHA, "protocols": protocols(full),
             "suites": sorted(df["suite"].unique()), "budgets": sorted(int(b) for b in df["budget"].unique()),
         },
         "cells": cell_rows,
         "contrasts": contrast_rows,
         "unpaired": _records(result.unpaired) if result else [],
         "failures": _records(failure_taxonomy(df, by)),
-        "headline": _headline(df, by, cells, seed, n_boot),
+        "headline": _headline(df, by, cells, seed, n_boot, result.table if result else None),
         "references": {
             "primary": paper.PRIMARY_SOURCE,
             "planned_contrasts": [f"{a}-{b}" for a, b in paper.PLANNED_CONTRASTS],

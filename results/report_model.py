@@ -106,9 +106,11 @@ class Meta(BaseModel):
     n_boot: int
     seed: int
     alpha: float
+    # what the records' environments played (plan, step, veriharness); [] where unrecorded
+    protocols: list[str] = Field(default_factory=list)
     # what the records hold, so a renderer shows the paper's references only where they apply
-    suites: list[str] = []
-    budgets: list[int] = []
+    suites: list[str] = Field(default_factory=list)
+    budgets: list[int] = Field(default_factory=list)
 
 
 class References(BaseModel):

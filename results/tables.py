@@ -168,6 +168,7 @@ def _meta_lines(report: Report) -> list[str]:
     contrasts = ", ".join(m.contrasts) or "none"
     lines = [
         f"runs: {', '.join(m.run_dirs)}",
+        f"protocol played: {', '.join(m.protocols) or 'not recorded'}",
         f"episodes: {m.episodes}, harness errors: {m.harness_errors} (excluded from N)"
         + (f", partial trailing lines ignored: {m.partial_lines}" if m.partial_lines else ""),
         f"contrasts ({m.contrast_source}): {contrasts}; bootstrap {m.n_boot} resamples, seed {m.seed}",

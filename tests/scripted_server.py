@@ -40,8 +40,12 @@ def tagged(name: str, arguments: dict[str, Any]) -> str:
 
 
 class ScriptedServer:
-    def __init__(self, responder: Responder, model: str = "scripted-model"):
+    """`models`: several model names served at once (the responder sees `body["model"]`);
+    `requests` holds every chat request body as received, in order."""
+
+    def __init__(self, responder: Responder, model: str = "scripted-model", models: list[str] | None = None):
         self.responder, self.model = responder, model
+        self.models = list(models) if models else [model]
         self.requests: list[dict[str, Any]] = []
         self.headers_seen: list[dict[str, str]] = []
         # the status /v1/models answers with (401: a server that wants a key)
@@ -69,7 +73,8 @@ class ScriptedServer:
                 if self.path.rstrip("/").endswith("/models") and server.models_status != 200:
                     self._send(server.models_status, {"error": {"message": f"scripted {server.models_status}"}})
                 elif self.path.rstrip("/").endswith("/models"):
-                    self._send(200, {"object": "list", "data": [{"id": server.model, "object": "model", "owned_by": "tests"}]})
+                    self._send(200, {"object": "list", "data": [
+                        {"id": m, "object": "model", "owned_by": "tests"} for m in server.models]})
                 else:
                     self._send(404, {"error": {"message": "not found"}})
 
@@ -91,7 +96,7 @@ class ScriptedServer:
                     message["tool_calls"] = reply.tool_calls
                 completion: dict[str, Any] = {
                     "id": f"chatcmpl-{len(server.requests)}", "object": "chat.completion", "created": 0,
-                    "model": server.model,
+                    "model": body.get("model") if body.get("model") in server.models else server.model,
                     "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if reply.tool_calls else "stop"}],
                 }
                 if reply.usage:

@@ -65,7 +65,9 @@ class PlayOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    protocol: Literal["plan", "step"] = "plan"
+    # plan: our clean plan protocol; step: one tool call per command; veriharness: the study's
+    # artifact request for request (envs.textworld.veriharness)
+    protocol: Literal["plan", "step", "veriharness"] = "plan"
     # how many admissible commands an invalid action reports, in the game's own order (None = all)
     k_allowed: int | None = Field(study.K_ALLOWED, ge=0)
     # off in the paper: a fenced JSON answer was a parse failure

@@ -50,7 +50,23 @@ class _TextWorldSuite:
         entry, files = cache.ensure(options.cache_path(), params)
         if options.protocol == "step":
             return StepEnv(entry, files.z8, options, ctx.budget)
+        if options.protocol == "veriharness":
+            from envs.textworld.veriharness.env import VeriharnessEnv
+
+            return VeriharnessEnv(entry, load_model(files.json), options, ctx)
         return PlanEnv(entry, load_model(files.json), options, ctx.budget)
+
+    def check_conditions(self, options: PlayOptions, conditions: list[str]) -> str | None:
+        """Why the options' protocol cannot play these conditions, or None (checked at spec load)."""
+        if self._options(options).protocol != "veriharness":
+            return None
+        from envs.textworld.veriharness.feedback import CONDITIONS
+
+        bad = [c for c in conditions if c not in CONDITIONS]
+        if bad:
+            return (f"protocol 'veriharness' cannot play condition {bad[0]!r} (it has the artifact's repair lines "
+                    f"for the paper's four only); allowed: {', '.join(CONDITIONS)}")
+        return None
 
     def entry(self, seed: int, options: PlayOptions) -> GameEntry:
         return cache.ensure(options.cache_path(), self._params_for(seed, options))[0]

@@ -12,9 +12,13 @@ of evaluating the whole prompt each time. Same seeds + greedy + the same server 
 from __future__ import annotations
 
 import functools
+import os
 
 from llama_cpp import Llama
 from llama_cpp.server.__main__ import main
+from llama_cpp.server.settings import ConfigFileSettings
+
+from harness.backends.serve_auth import LLAMA_KEY_ENV
 
 
 def _fresh(method):  # type: ignore[no-untyped-def]
@@ -29,5 +33,20 @@ def _fresh(method):  # type: ignore[no-untyped-def]
 Llama.create_chat_completion = _fresh(Llama.create_chat_completion)  # type: ignore[method-assign]
 Llama.create_completion = _fresh(Llama.create_completion)  # type: ignore[method-assign]
 
+def _with_key(load, key: str):  # type: ignore[no-untyped-def]
+    """The key reaches the server's settings from our environment, never from the config file."""
+
+    @functools.wraps(load)
+    def wrapper(*args, **kwargs):  # type: ignore[no-untyped-def]
+        settings = load(*args, **kwargs)
+        settings.api_key = key
+        return settings
+
+    return wrapper
+
+
 if __name__ == "__main__":
+    key = os.environ.pop(LLAMA_KEY_ENV, None)
+    if key:
+        ConfigFileSettings.model_validate_json = _with_key(ConfigFileSettings.model_validate_json, key)  # type: ignore[method-assign]
     main()

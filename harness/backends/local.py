@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.backends.base import ToolMode
+from harness.backends.serve_auth import LLAMA_KEY_ENV
 from harness.backends.server_proc import ManagedServer, MissingExtra, free_port
 
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -135,10 +136,11 @@ class LocalServer(ManagedServer):
     server_module = "harness.backends.llama_entry"
 
     def __init__(self, *, port: int | None = None, n_ctx: int = N_CTX, n_threads: int = 2, seed: int = SEED,
-                 startup_timeout_s: float = 120.0, stop_timeout_s: float = 10.0, log_path: str | Path | None = None):
+                 startup_timeout_s: float = 120.0, stop_timeout_s: float = 10.0, log_path: str | Path | None = None,
+                 host: str = "127.0.0.1", api_key: str | None = None):
         check_llama_server()
         port = port or free_port()
-        self.config = server_config(port, n_ctx=n_ctx, n_threads=n_threads, seed=seed)
+        self.config = server_config(port, n_ctx=n_ctx, n_threads=n_threads, seed=seed, host=host)
         fd, name = tempfile.mkstemp(prefix="repair-harness-llama-", suffix=".json")
         with open(fd, "w") as fh:
             json.dump(self.config, fh, indent=1)
@@ -146,9 +148,11 @@ class LocalServer(ManagedServer):
         # llama.cpp's OpenMP threads spin while they wait for each other; on a shared 2-core
         # machine a spinning thread whose partner lost its core stalled decoding 5-10x here
         env = {"OMP_WAIT_POLICY": os.environ.get("OMP_WAIT_POLICY", "PASSIVE")}
-        super().__init__([sys.executable, "-m", self.server_module, "--config_file", name], host="127.0.0.1",
+        if api_key:  # through the environment: never in the config file or the argv
+            env[LLAMA_KEY_ENV] = api_key
+        super().__init__([sys.executable, "-m", self.server_module, "--config_file", name], host=host,
                          port=port, startup_timeout_s=startup_timeout_s, stop_timeout_s=stop_timeout_s,
-                         env=env, log_path=log_path)
+                         env=env, log_path=log_path, api_key=api_key)
 
     def stop(self) -> None:
         super().stop()

@@ -66,6 +66,7 @@ class OpenAIBackend:
     ):
         self.base_url, self.model = base_url, model
         self.max_retries, self.backoff_s, self.text_calls = max_retries, backoff_s, text_calls
+        self.api_key_env = api_key_env
         self.flatten_tool_turns = flatten_tool_turns
         # the key is read here and handed only to the client: it is never part of a record
         key = os.environ.get(api_key_env) or "no-key"
@@ -91,6 +92,11 @@ class OpenAIBackend:
                 last = exc
                 if attempt < self.max_retries:
                     await asyncio.sleep(self._delay(exc, attempt))
+            except openai.AuthenticationError as exc:
+                raise HarnessError(
+                    f"{self.base_url}: HTTP 401: {exc.message}; the server wants an API key: put it in "
+                    f"${self.api_key_env} (or name another variable with --api-key-env)"
+                ) from exc
             except openai.APIStatusError as exc:
                 raise HarnessError(f"{self.base_url}: HTTP {exc.status_code}: {exc.message}") from exc
         fatal = isinstance(last, openai.APIConnectionError) and not isinstance(last, openai.APITimeoutError)
@@ -113,10 +119,13 @@ class OpenAIBackend:
             messages = _flatten_tool_turns(messages)
         kwargs: dict[str, Any] = {
             "model": self.model, "messages": _sanitize(messages), "temperature": decoding.temperature,
-            "top_p": decoding.top_p, "max_tokens": decoding.max_tokens,
+            "max_tokens": decoding.max_tokens,
         }
-        if decoding.seed is not None:
-            kwargs["seed"] = decoding.seed
+        # optional keys are sent only when set: a protocol reproducing another harness's requests
+        # (veriharness) must send exactly that harness's keys
+        for key in ("top_p", "seed", "stream"):
+            if getattr(decoding, key) is not None:
+                kwargs[key] = getattr(decoding, key)
         if tools and tool_mode == "native":
             kwargs["tools"] = [t.openai() for t in tools]
             kwargs["tool_choice"] = "auto"

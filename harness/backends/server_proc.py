@@ -22,9 +22,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-import httpx
-
 from common.errors import UserError
+from harness.backends.serve_auth import connect_host
 
 
 class ServerStartError(RuntimeError):
@@ -89,8 +88,11 @@ class ManagedServer:
         stop_timeout_s: float = 15.0,
         env: dict[str, str] | None = None,
         log_path: str | Path | None = None,
+        api_key: str | None = None,
     ):
         self.command = command
+        # the key the server demands: the readiness checks send it (and it is never logged)
+        self.api_key = api_key
         self.host = host
         self.port = port
         self.startup_timeout_s = startup_timeout_s
@@ -106,7 +108,7 @@ class ManagedServer:
 
     @property
     def root_url(self) -> str:
-        return f"http://{self.host}:{self.port}"
+        return f"http://{connect_host(self.host)}:{self.port}"
 
     @property
     def base_url(self) -> str:
@@ -149,8 +151,11 @@ class ManagedServer:
         self.startup_s = time.monotonic() - self._t0
 
     def _wait_ready(self, t0: float) -> None:
+        import httpx  # here, not at import: listing and help load this module but start no server
+
         deadline = t0 + self.startup_timeout_s
-        with httpx.Client(timeout=5.0) as client:
+        headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+        with httpx.Client(timeout=5.0, headers=headers) as client:
             for path in self.ready_paths:
                 while True:
                     if self._stopping.is_set():

@@ -145,7 +145,7 @@ class VllmInprocBackend:
 
     def sampling_params(self, d: Decoding) -> Any:
         # special tokens stay in the text: Llama's <|python_tag|> and Mistral's [TOOL_CALLS] mark calls
-        return self._sampling_cls(temperature=d.temperature, top_p=d.top_p, max_tokens=d.max_tokens,
+        return self._sampling_cls(temperature=d.temperature, top_p=1.0 if d.top_p is None else d.top_p, max_tokens=d.max_tokens,
                                   seed=d.seed, skip_special_tokens=False)
 
     async def generate(self, messages: list[dict[str, Any]], tools: list[ToolSpec], decoding: Decoding,

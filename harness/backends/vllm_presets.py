@@ -21,6 +21,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from common.errors import UserError
+from harness.backends.serve_auth import VLLM_KEY_ENV
 from harness.backends.server_proc import ManagedServer, MissingExtra
 
 # the parsers vLLM registers (vllm/tool_parsers); a typo here would only surface after loading
@@ -243,12 +244,14 @@ class VllmServer(ManagedServer):
     def __init__(self, preset: str | VllmPreset, *, tp: int = 1, dp: int = 1, port: int = 8000,
                  host: str = "127.0.0.1", native_tools: bool = True, tool_parser: str | None = None,
                  chat_template: str | None = None, startup_timeout_s: float = 1800.0,
-                 log_path: str | Path | None = None):
+                 log_path: str | Path | None = None, api_key: str | None = None):
         preset = preset_row(preset, tool_parser=tool_parser, chat_template=chat_template, native_tools=native_tools)
         if native_tools and preset.chat_template:
             preset = preset.model_copy(update={"chat_template": str(find_chat_template(preset.chat_template))})
         command = vllm_command(preset, tp=tp, dp=dp, port=port, host=host, native_tools=native_tools,
                                executable=vllm_executable())
+        # vLLM reads its key from VLLM_API_KEY: the argv (visible to `ps`, printed) never holds it
         super().__init__(command, host=host, port=port, startup_timeout_s=startup_timeout_s,
-                         stop_timeout_s=60.0, log_path=log_path)
+                         stop_timeout_s=60.0, log_path=log_path, api_key=api_key,
+                         env={VLLM_KEY_ENV: api_key} if api_key else None)
         self.preset = preset

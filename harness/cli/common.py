@@ -131,8 +131,12 @@ def terminal_width() -> int:
     return shutil.get_terminal_size((120, 40)).columns
 
 
-def print_report(dirs: list[Any]) -> None:
-    """One report over the run directories (their suites side by side), at the terminal's width."""
-    from results import load, render_report
+def print_report(dirs: list[Any], lane: str | None = None) -> None:
+    """One report over the run directories (their suites side by side), at the terminal's width;
+    with a `reproduce paper` lane, also the artifact's own statistics of that lane."""
+    from results import artifact_stats, load, render_report
 
-    echo(render_report(load(dirs), fmt="table", width=terminal_width()).rstrip("\n"))
+    df = load(dirs)
+    echo(render_report(df, fmt="table", width=terminal_width()).rstrip("\n"))
+    if lane is not None:
+        echo(artifact_stats.render_text(artifact_stats.analyse(df, lane)).rstrip("\n"))

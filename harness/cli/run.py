@@ -44,6 +44,8 @@ def run(
     feedback_cut: Optional[int] = typer.Option(None, help="cut every rendered feedback value to N chars (paper: 240)  \\[default: no cut]"),
     env: Optional[list[str]] = typer.Option(None, "--env", help="suite option KEY=VALUE, repeatable (`repair-harness suites NAME` lists them)"),
     concurrency: Optional[int] = typer.Option(None, help="concurrent episodes per endpoint" + _default("concurrency")),
+    api_key_env: Optional[str] = typer.Option(
+        None, help="environment variable holding the endpoints' API key; its value is never recorded" + _default("api_key_env")),
     backend: Optional[str] = typer.Option(None, help="openai (any endpoint) | vllm (in-process, GPU)" + _default("backend")),
     out_dir: Optional[Path] = typer.Option(None, "--out", help="run directory" + _default("out")),
     retry_errors: bool = typer.Option(False, help="rerun episodes recorded as harness errors"),
@@ -54,7 +56,7 @@ def run(
         "suite": suite, "models": split_list(model), "endpoints": split_list(endpoint),
         "conditions": split_list(conditions), "budgets": parse_ints(budget), "tasks": tasks,
         "task_ids": split_list(task_ids), "sample_seeds": parse_ints(seeds), "tool_mode": tool_mode,
-        "text_calls": text_calls, "feedback_cut": feedback_cut, "concurrency": concurrency, "backend": backend,
+        "text_calls": text_calls, "feedback_cut": feedback_cut, "concurrency": concurrency, "api_key_env": api_key_env, "backend": backend,
         "out": str(out_dir) if out_dir else None,
     }
     values.update({k: v for k, v in flags.items() if v is not None})

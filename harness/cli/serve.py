@@ -20,6 +20,7 @@ import typer
 
 from common.errors import UserError
 from harness.backends.local import N_CTX, LocalServer, local_model_name
+from harness.backends.serve_auth import DEFAULT_KEY_ENV, VLLM_KEY_ENV, WAIVER_FLAG, serve_key
 from harness.backends.server_proc import ManagedServer, ServerStartError
 from harness.backends.vllm_presets import PRESETS, VllmServer, preset_row, vllm_command
 from harness.cli.common import group, out
@@ -45,16 +46,26 @@ def _hold(server: ManagedServer) -> None:
         signal.signal(signal.SIGTERM, previous)
 
 
+KEY_ENV_HELP = "environment variable holding the key the server demands (required beyond loopback)"
+WAIVER_HELP = "serve beyond loopback with no key (only on a closed network: anyone who reaches the port uses it)"
+
+
 @app.command()
 def local(
-    port: Optional[int] = typer.Option(None, help="port on 127.0.0.1 (default: a free one)"),
+    port: Optional[int] = typer.Option(None, help="port (default: a free one)"),
+    host: str = typer.Option("127.0.0.1", help="address to bind; beyond loopback a key is required"),
     n_ctx: int = typer.Option(N_CTX, help="context length in tokens"),
     threads: int = typer.Option(2, help="CPU threads"),
+    api_key_env: str = typer.Option(DEFAULT_KEY_ENV, help=KEY_ENV_HELP),
+    insecure_no_key: bool = typer.Option(False, WAIVER_FLAG, help=WAIVER_HELP),
 ) -> None:
     """The embedded model: SmolLM2-135M-Instruct on the CPU, one server, two aliases."""
     if port is not None and not 1 <= port <= 65535:
         raise UserError(f"--port must be in 1..65535, got {port}")
-    server = LocalServer(port=port, n_ctx=n_ctx, n_threads=threads)
+    key = serve_key(host, api_key_env, insecure_no_key)
+    server = LocalServer(port=port, n_ctx=n_ctx, n_threads=threads, host=host, api_key=key)
+    if key:
+        out.print(f"requests must carry the key in ${api_key_env} (run --api-key-env {api_key_env})", highlight=False)
     out.print(f"prompt mode: --model {local_model_name('prompt')}   native mode: --model {local_model_name('native')}")
     _hold(server)
 
@@ -66,7 +77,9 @@ def vllm(
     tp: int = typer.Option(1, help="tensor-parallel size (GPUs per replica, a power of two)"),
     dp: int = typer.Option(1, help="data-parallel size (replicas)"),
     port: int = typer.Option(8000),
-    host: str = typer.Option("127.0.0.1", help="0.0.0.0 to serve other machines"),
+    host: str = typer.Option("127.0.0.1", help="0.0.0.0 to serve other machines (then a key is required)"),
+    api_key_env: str = typer.Option(DEFAULT_KEY_ENV, help=KEY_ENV_HELP),
+    insecure_no_key: bool = typer.Option(False, WAIVER_FLAG, help=WAIVER_HELP),
     tool_parser: Optional[str] = typer.Option(None, help="vLLM tool parser (needed with --model)"),
     chat_template: Optional[str] = typer.Option(None, help="chat template file, overrides the preset's"),
     max_model_len: Optional[int] = typer.Option(None, help="overrides the preset's (8192)"),
@@ -80,10 +93,17 @@ def vllm(
         raise UserError(f"--model takes a Hugging Face id of the form org/name, got {model!r} (presets go to --preset)")
     row = preset_row(preset or model, tool_parser=tool_parser, chat_template=chat_template,
                      max_model_len=max_model_len, native_tools=native_tools)
+    key = serve_key(host, api_key_env, insecure_no_key)
     cmd = vllm_command(row, tp=tp, dp=dp, port=port, host=host, native_tools=native_tools)
     if dry_run:
-        out.print(shlex.join(cmd), highlight=False, soft_wrap=True)
+        out.print(_shown(cmd, api_key_env if key else None), highlight=False, soft_wrap=True)
         return
-    server = VllmServer(row, tp=tp, dp=dp, port=port, host=host, native_tools=native_tools)
-    out.print(shlex.join(server.command), highlight=False, soft_wrap=True)
+    server = VllmServer(row, tp=tp, dp=dp, port=port, host=host, native_tools=native_tools, api_key=key)
+    out.print(_shown(server.command, api_key_env if key else None), highlight=False, soft_wrap=True)
     _hold(server)
+
+
+def _shown(cmd: list[str], key_env: str | None) -> str:
+    """The command as a shell line; the key appears as the variable's name, never its value."""
+    line = shlex.join(cmd)
+    return f'{VLLM_KEY_ENV}="${key_env}" {line}' if key_env else line

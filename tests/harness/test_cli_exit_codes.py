@@ -43,6 +43,7 @@ def test_an_unauthorised_server_is_a_start_failure_naming_the_status(tmp_path):
         result = run_cli("--suite", "bank-disputes", "--model", "scripted-model", "--endpoint", server.url,
                          "--conditions", "raw", "--tasks", "1", "--out", str(tmp_path / "run"))
     assert result.exit_code == 3 and "401" in result.output and "Traceback" not in result.output
+    assert "OPENAI_API_KEY" in result.output and "--api-key-env" in result.output
 
 
 def test_harness_errors_exit_4_and_a_resume_still_reports_them(tmp_path):

@@ -140,3 +140,64 @@ def test_export_round_trip(kit, tmp_path: Path, paper_run: Path) -> None:
     assert back["success"].isna().sum() == 1
     assert back["failure_codes"].map(list).tolist() == df["failure_codes"].tolist()
     assert json.loads(back.loc[0, "config"]) == df.loc[0, "config"]
+
+
+def _flattened(rec: dict, run_dir: str) -> dict:
+    """One row as a frame built from one dict per record would hold it (the loader's contract)."""
+    row = {k: v for k, v in rec.items() if k not in ("extra", "condition_params")}
+    for name in ("extra", "condition_params"):
+        for k, v in (rec.get(name) or {}).items():
+            row[f"{name}.{k}"] = v
+    row["run_dir"] = run_dir
+    return row
+
+
+def test_records_of_different_layouts_give_the_frame_of_one_dict_per_row(kit, tmp_path: Path) -> None:
+    import pandas as pd
+
+    recs = kit.paper_like()[:3]
+    recs[1]["extra"] = {"protocol": "plan", "only_here": [1, 2]}  # a nested field only one record has
+    del recs[2]["model_calls"]  # absent here, present elsewhere
+    recs.append({"suite": "paper-textworld", "task_id": "g9", "model": kit.QWEN, "condition": "raw",
+                 "budget": 4, "sample_seed": 0, "success": None, "run_id": "run-a", "late": "x"})
+    recs.append({**recs[0], "task_id": "g8"})  # the first layout again after others
+    run = kit.write(tmp_path / "layouts", recs)
+    df = load(run)
+    expected = pd.DataFrame([_flattened(r, str(run)) for r in recs])
+    expected["success"] = expected["success"].astype(object)
+    pd.testing.assert_frame_equal(df, expected)
+    assert df.loc[1, "extra.only_here"] == [1, 2] and df.loc[0, "calls"] == recs[0]["calls"]
+
+
+def test_nested_values_are_equal_and_independent(kit, tmp_path: Path) -> None:
+    recs = [kit.make(t, "raw", True, calls=2) for t in range(3)]
+    for r in recs:
+        r["calls"] = [{"kind": "action", "outcome": "won", "parse_modes": ["json"]}] * 2
+    df = load(kit.write(tmp_path / "nested", recs))
+    assert df["calls"].tolist() == [r["calls"] for r in recs]
+    assert df["config"].tolist() == [r["config"] for r in recs]
+    df.loc[0, "calls"][0]["outcome"] = "changed"  # the dicts are copies, one per record
+    assert df.loc[1, "calls"][0]["outcome"] == "won"
+    # a field that is a dict or list in the first record and null or text in a later one
+    recs[1]["config"], recs[2]["calls"] = None, "not a list"
+    df = load(kit.write(tmp_path / "mixed-types", recs))
+    assert df["config"].tolist() == [recs[0]["config"], None, recs[2]["config"]]
+    assert df.loc[2, "calls"] == "not a list"
+
+
+def test_loading_leaves_the_collector_as_it_was(kit, tmp_path: Path, paper_run: Path) -> None:
+    import gc
+
+    load(paper_run)
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    gc.disable()
+    try:
+        load(paper_run)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    bad = kit.write(tmp_path / "bad", kit.paper_like()[:2])
+    (bad / "records.jsonl").write_text((bad / "records.jsonl").read_text() + "{broken\n")
+    with pytest.raises(RecordsError):
+        load(bad)
+    assert gc.isenabled()
