@@ -168,11 +168,12 @@ def _meta_lines(report: Report) -> list[str]:
     contrasts = ", ".join(m.contrasts) or "none"
     lines = [
         f"runs: {', '.join(m.run_dirs)}",
-        f"protocol played: {', '.join(m.protocols) or 'not recorded'}",
         f"episodes: {m.episodes}, harness errors: {m.harness_errors} (excluded from N)"
         + (f", partial trailing lines ignored: {m.partial_lines}" if m.partial_lines else ""),
         f"contrasts ({m.contrast_source}): {contrasts}; bootstrap {m.n_boot} resamples, seed {m.seed}",
     ]
+    if m.protocols or PAPER_SUITE in m.suites:  # the suites with a protocol option are the TextWorld ones
+        lines.insert(1, f"protocol played: {', '.join(m.protocols) or 'not recorded'}")
     # the paper's references only where they apply: its suite (or records that predate meta.suites)
     if PAPER_SUITE in m.suites or not m.suites:
         line = f"paper: {report.references.primary}"
