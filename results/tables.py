@@ -95,7 +95,7 @@ def contrasts_frame(report: Report) -> pd.DataFrame:
     return frame
 
 
-FAILURE_TEXT = "final failure of unsolved episodes"
+FAILURE_TEXT = "final failure of unsolved episodes (count)"
 
 
 def failures_frame(report: Report) -> pd.DataFrame:
@@ -103,7 +103,7 @@ def failures_frame(report: Report) -> pd.DataFrame:
     out: dict[tuple, list[str]] = {}
     for r in report.failures:
         key = (r.condition, *r.group(g).values())
-        out.setdefault(key, []).append(f"{r.final_failure} {r.count} ({_pct(r.share)})")
+        out.setdefault(key, []).append(f"{r.final_failure} {r.count}")  # shares: json and csv
     return pd.DataFrame([{**dict(zip(["condition", *g], k)), FAILURE_TEXT: ", ".join(v)}
                          for k, v in out.items()])
 

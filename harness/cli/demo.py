@@ -24,8 +24,9 @@ def demo(
 ) -> None:
     """The main job: a small real ablation of the paper's conditions on the embedded CPU model.
 
-    Plays 2 bank tasks and 2 paper games under 4 conditions (16 episodes; about 13 minutes on 2
-    CPU cores), then prints one report over both. Rerun the same command to resume.
+    Plays 2 bank tasks and 2 paper games under 4 conditions (16 episodes; 10 to 30 minutes on 2
+    CPU cores, depending on their load), then prints one report over both. Rerun the same command
+    to resume.
     """
     common = {"models": [LOCAL_MODEL], "conditions": list(study.CONDITIONS), "budgets": [study.BUDGET],
               "concurrency": 1, "decoding": {"temperature": 0.0, "max_tokens": max_tokens}}

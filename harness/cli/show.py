@@ -94,19 +94,24 @@ def _header(r: dict[str, Any], matches: int) -> None:
         out.print(Text(f"({matches} episodes match; this is the first: narrow with --task / --condition)", style="dim"))
 
 
-def _new_part(sent: list[dict[str, Any]], before: list[dict[str, Any]], answer: str) -> list[tuple[str, str]]:
-    """The messages of `sent` that `before` did not hold, as (role, text); a message that grew
-    (history `last` folds the feedback into the opening) counts with its added text only."""
+def _new_part(sent: list[dict[str, Any]], before: list[dict[str, Any]], opening: list[dict[str, Any]],
+              answer: str) -> list[tuple[str, str]]:
+    """The messages of `sent` that the previous call did not hold, as (role, text). A message that
+    grew from the previous call's or the opening's (history `last` folds the previous answer and
+    its feedback into the opening) counts with its added text only."""
     new: list[tuple[str, str]] = []
     for i, m in enumerate(sent):
         content = str(m.get("content") or "")
-        old = str(before[i].get("content") or "") if i < len(before) and before[i].get("role") == m.get("role") else None
-        if old == content:
-            continue
+        same = [str(ms[i].get("content") or "") if i < len(ms) and ms[i].get("role") == m.get("role") else None
+                for ms in (before, opening)]
+        if content == same[1] or (content == same[0] and i < len(sent) - 1):
+            continue  # the opening, or an earlier turn of a growing history
+        # the last message is what this call was told, even when it repeats the previous call's
+        olds = [o for o in same if o is not None and o != content]
         if m.get("role") == "assistant" and content.strip() == answer.strip():
             continue  # the previous answer, already shown
-        if old and content.startswith(old):
-            content = content[len(old):].lstrip("\n")
+        prefix = max((o for o in olds if o and content.startswith(o)), key=len, default="")
+        content = content[len(prefix):].lstrip("\n")
         if m.get("tool_calls") and not content:
             continue
         new.append((m.get("role", "?"), content))
@@ -115,18 +120,20 @@ def _new_part(sent: list[dict[str, Any]], before: list[dict[str, Any]], answer: 
 
 def print_turns(turns: list[dict[str, Any]], condition: str) -> None:
     before: list[dict[str, Any]] = []
+    opening: list[dict[str, Any]] = []
     previous_answer = ""
     action = 0
     for turn in turns:
         sent = turn.get("messages", [])
         if turn.get("kind") == "review":
-            for role, text in _new_part(sent, [], previous_answer):
+            for role, text in _new_part(sent, [], [], previous_answer):
                 out.print(Panel(plain(text), title=f"review prompt ({condition})", title_align="left", border_style="magenta"))
         elif not before:
+            opening = sent
             for m in sent:
                 out.print(Panel(plain(str(m.get("content") or "")), title=f"sent: {m.get('role')}", title_align="left"))
         else:
-            for role, text in _new_part(sent, before, previous_answer):
+            for role, text in _new_part(sent, before, opening, previous_answer):
                 out.print(Panel(plain(text), title=f"told the agent ({condition}, as {role})", title_align="left",
                                 border_style="yellow"))
         if turn.get("kind") != "review":

@@ -136,3 +136,17 @@ def test_the_demo_ends_with_its_folders_and_three_commands_at_80_columns():
     assert any("runs/demo/textworld" in line and "paper-textworld" in line for line in lines)
     commands = [line.strip() for line in lines if line.strip().startswith("repair-harness ")]
     assert [c.split()[1] for c in commands] == ["show", "plot", "run"] and "--tasks 10" in lines[-1]
+
+
+def test_show_a_history_that_folds_feedback_into_the_opening(tmp_path):
+    """The paper protocol resends the opening with the previous answer and its feedback appended."""
+    run = _transcript_run(tmp_path)
+    opening = [{"role": "system", "content": "Reply with JSON."}, {"role": "user", "content": "Objective: take worm."}]
+    folded = [opening[0], {"role": "user", "content": "Objective: take worm.\n\nYour previous answer was:\nxyzzy\n\nBad plan."}]
+    bad = {"code": "unparseable_plan", "message": "not JSON"}
+    turns = [{"kind": "action", "messages": m, "answer": {"text": "xyzzy"}, "outcome": bad} for m in (opening, folded, folded)]
+    (run / "transcripts" / "a.json").write_text(json.dumps({"key": {}, "turns": turns}))
+    result, text = invoke("show", run)
+    assert result.exit_code == 0, text
+    assert text.count("Objective: take worm.") == 1 and text.count("Bad plan.") == 2  # told twice, shown twice
+    assert text.count("call 3: the model answered") == 1
