@@ -49,7 +49,16 @@ def _setting(df: pd.DataFrame) -> str:
 
 
 def _title(fig: Figure, what: str, df: pd.DataFrame) -> None:
-    fig.suptitle(f"{what}\n{_setting(df)}", fontsize=10)
+    """The figure's title: what it shows, then its setting on as many lines as the figure's width needs."""
+    room = int(fig.get_figwidth() * 11)  # characters per line at fontsize 10
+    lines, line = [], ""
+    for part in _setting(df).split(" · "):
+        if line and len(line) + 3 + len(part) > room:
+            lines.append(line)
+            line = part
+        else:
+            line = f"{line} · {part}" if line else part
+    fig.suptitle("\n".join([what, *lines, line]), fontsize=10)
 
 
 def _panel_title(ax, model: str, df: pd.DataFrame) -> None:
@@ -184,25 +193,28 @@ def failure_codes(df: pd.DataFrame) -> Figure:
     ended = df["final_failure"].fillna("other").astype(str).where(df["success"] != True, "solved")  # noqa: E712
     ended = ended.where(df["success"].notna(), "harness error")
     frame = df.assign(ended=ended)
-    models = sorted(frame["model"].unique())
-    fig, axes = _figure(len(models), width=5.0)
+    # one panel per model and suite: failure codes belong to a suite's protocol
+    panels = sorted(frame.groupby(["model", "suite"]).groups)
+    fig, axes = _figure(len(panels), width=5.0)
     codes = sorted(frame["ended"].unique(), key=lambda c: (c != "solved", c == "harness error", c))
     colors = {c: f"C{i}" for i, c in enumerate(codes)}
-    for ax, model in zip(axes, models):
-        part = frame[frame["model"] == model]
+    for ax, (model, suite) in zip(axes, panels):
+        part = frame[(frame["model"] == model) & (frame["suite"] == suite)]
         conds = _conditions(part)
         counts = part.groupby(["condition", "ended"]).size().unstack(fill_value=0).reindex(conds, fill_value=0)
         left = np.zeros(len(conds))
         for code in codes:
-            if code in counts:
+            if code in counts and counts[code].any():
                 ax.barh(range(len(conds)), counts[code], left=left, color=colors[code], label=code)
                 left += counts[code].to_numpy()
         ax.set_yticks(range(len(conds)), conds)
         ax.invert_yaxis()
         ax.set_xlabel("episodes")
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-        _panel_title(ax, model, df)
-        ax.legend(fontsize=7, title="final attempt", title_fontsize=7)
+        ax.set_title(f"model {model}, {suite} ({len(part)} episodes, {int((part['success'] == True).sum())} solved)",  # noqa: E712
+                     fontsize=9)
+        ax.legend(fontsize=7, title="final attempt", title_fontsize=7, loc="upper center",
+                  bbox_to_anchor=(0.5, -0.18), ncols=2, frameon=False)
     _title(fig, "How episodes ended: solved, or the final failure code", df)
     return fig
 
