@@ -66,7 +66,9 @@ def compare_stacks(run_a: PathLike, run_b: PathLike) -> pd.DataFrame:
             "failures_equal": ra["failure_codes"] == rb["failure_codes"],
             "latency_s_a": ra["latency_s"], "latency_s_b": rb["latency_s"],
         })
-    return pd.DataFrame(rows)
+    df = pd.DataFrame(rows)
+    df["first_differing_call"] = df["first_differing_call"].astype("Int64")  # <NA>: no call differs
+    return df
 
 
 def summary(df: pd.DataFrame) -> dict[str, Any]:
