@@ -39,7 +39,7 @@ def run(
     concurrency: Optional[int] = typer.Option(None, help="concurrent episodes per endpoint"),
     api_key_env: Optional[str] = typer.Option(
         None, help="environment variable holding the endpoints' API key (default OPENAI_API_KEY); its value is never recorded"),
-    backend: Optional[str] = typer.Option(None, help="openai (any endpoint) | vllm (in-process, GPU)"),
+    backend: Optional[str] = typer.Option(None, help="openai (any endpoint) | vllm (in-process: GPU, or the CPU build)"),
     out_dir: Optional[Path] = typer.Option(None, "--out", help="run directory"),
     retry_errors: bool = typer.Option(False, help="rerun episodes recorded as harness errors"),
 ) -> None:
