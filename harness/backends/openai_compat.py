@@ -132,12 +132,17 @@ class OpenAIBackend:
         resp = await self._with_retries(lambda: self.client.chat.completions.create(**kwargs))
         latency = time.perf_counter() - start
         if not resp.choices:
-            raise HarnessError(f"{self.base_url}: the server answered with no choices")
+            # some servers answer 200 with {"error": {...}}: keep what they said
+            said = (getattr(resp, "model_extra", None) or {}).get("error")
+            detail = f": {json.dumps(said, ensure_ascii=False, default=str)[:500]}" if said else ""
+            raise HarnessError(f"{self.base_url}: the server answered 200 with no choices{detail}")
         return self._turn(resp, latency, tools, tool_mode)
 
     def _turn(self, resp: Any, latency: float, tools: list[ToolSpec], tool_mode: ToolMode) -> ModelTurn:
         choice = resp.choices[0]
-        native = [RawCall(c.function.name, c.function.arguments, c.id) for c in choice.message.tool_calls or []]
+        # a server relays what the model wrote: a call may lack parts, and that is the model's failure
+        native = [RawCall(getattr(c.function, "name", None), getattr(c.function, "arguments", None), getattr(c, "id", None))
+                  for c in choice.message.tool_calls or []]
         usage = Usage(
             prompt_tokens=getattr(resp.usage, "prompt_tokens", None),
             completion_tokens=getattr(resp.usage, "completion_tokens", None),

@@ -20,10 +20,11 @@ from __future__ import annotations
 import json
 from collections.abc import Collection
 from dataclasses import dataclass
+from typing import Any
 
 from common.study import MAX_ANSWER_CHARS
 from harness.backends.base import ToolMode
-from harness.backends.parse import parse_tool_calls
+from harness.backends.parse import MAX_DEPTH, json_depth, parse_tool_calls
 from harness.types import ModelTurn, ToolCall, ToolSpec, Usage
 
 # the parse modes that vLLM's server-side parser of each family turns into tool calls
@@ -44,7 +45,8 @@ class RawCall:
     """A tool call as the server returned it (OpenAI wire form: arguments as a JSON string)."""
 
     name: str
-    arguments: str | None
+    # a JSON string on the wire; some servers send the object itself
+    arguments: Any
     id: str | None = None
 
 
@@ -89,13 +91,18 @@ def to_turn(
 
 
 def _read_native(raw: list[RawCall]) -> tuple[list[ToolCall], str | None]:
+    """Model output, however hostile, ends as calls or as a parse error (the agent's failure,
+    `unparseable_call`, as prompt mode scores the same text), never as an exception."""
     calls, errors = [], []
     for c in raw:
+        name = c.name if isinstance(c.name, str) else repr(c.name)
         try:
-            args = json.loads(c.arguments or "{}")
+            args = c.arguments if isinstance(c.arguments, dict) else json.loads(c.arguments or "{}")
             if not isinstance(args, dict):
                 raise ValueError("arguments are not a JSON object")
-            calls.append(ToolCall(name=c.name, arguments=args, id=c.id, parse_mode="native"))
-        except (ValueError, RecursionError) as exc:
-            errors.append(f"tool call {c.name!r}: arguments are not valid JSON ({exc})")
+            if json_depth(args) > MAX_DEPTH:
+                raise ValueError(f"arguments nested deeper than {MAX_DEPTH} levels")
+            calls.append(ToolCall(name=name, arguments=args, id=c.id, parse_mode="native"))
+        except (ValueError, TypeError, RecursionError) as exc:
+            errors.append(f"tool call {name[:100]!r}: arguments are not valid JSON ({str(exc)[:200]})")
     return ([] if errors else calls), "; ".join(errors) or None
