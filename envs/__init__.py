@@ -12,7 +12,7 @@ if TYPE_CHECKING:  # pydantic and the env types are not needed to list suites
 
 # name -> "module:factory"; imported only when the suite is used (TextWorld is heavy)
 SUITES: dict[str, str] = {
-    "bank-disputes": "envs.bank.suite:BankDisputes",
+    "bank-disputes": "envs.tools.bank.disputes:BankDisputes",
     "paper-textworld": "envs.textworld.suite:PaperTextWorld",
     "textworld": "envs.textworld.suite:TextWorld",
     "tools-bank": "envs.tools.bank:BankTools",

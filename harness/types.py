@@ -85,8 +85,8 @@ class RunSpec(Strict):
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
-class EpisodeKey(BaseModel):
-    model_config = ConfigDict(frozen=True)
+class KeyFields(BaseModel):
+    """What identifies an episode: declared once, for the key and for the record that flattens it."""
 
     suite: str
     task_id: str
@@ -94,6 +94,10 @@ class EpisodeKey(BaseModel):
     condition: str
     budget: int
     sample_seed: int
+
+
+class EpisodeKey(KeyFields):
+    model_config = ConfigDict(frozen=True)
 
     def id(self) -> str:
         return "|".join(str(v) for v in self.model_dump().values())
@@ -148,18 +152,12 @@ class CallLog(BaseModel):
 EndReason = Literal["won", "lost", "done", "budget", "harness_error"]
 
 
-class EpisodeRecord(BaseModel):
-    """One finished episode: one JSON line of records.jsonl."""
+class EpisodeRecord(KeyFields):
+    """One finished episode: one JSON line of records.jsonl. The key's fields come first,
+    flattened so that a DataFrame gets one column each."""
 
     schema_version: int = SCHEMA_VERSION
     run_id: str
-    # the key, flattened so a DataFrame gets one column each
-    suite: str
-    task_id: str
-    model: str
-    condition: str
-    budget: int
-    sample_seed: int
     condition_params: dict[str, Any]
     config: dict[str, Any]
     model_id: str | None = None

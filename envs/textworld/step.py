@@ -12,23 +12,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from envs.contract import Accepted, Action, Opening, Outcome, TextAnswer, Violation
 from envs.textworld.manifest import GameEntry
 from envs.textworld.options import PlayOptions
 from envs.textworld.prompts import step_messages
-from envs.textworld.tools import Tool, derive_tools, violation_fields
+from envs.textworld.tools import Tool, derive_tools
 from envs.textworld.zmachine import ZSession, clean_feedback
-
-
-class StepRejected(Exception):
-    def __init__(self, code: str, message: str, **fields: Any):
-        super().__init__(message)
-        self.code, self.fields = code, fields
-
-    def violation(self) -> Violation:
-        return Violation.from_exception(self, code=self.code, message=str(self), **self.fields)
 
 
 class StepEnv:
@@ -55,33 +44,30 @@ class StepEnv:
     def submit(self, action: Action) -> Outcome:
         if self.session is None or self.session.closed:
             raise RuntimeError("submit() before reset() or after close() on a TextWorld step env")
-        try:
-            command = self._command(action)
-        except StepRejected as exc:
-            return exc.violation()
+        command = self._command(action)
+        if isinstance(command, Violation):
+            return command
         state = self.session.step(command)
         self.commands.append(command)
         won, lost = bool(state["won"]), bool(state["lost"])
         self.done = won or lost
         return Accepted(observation=clean_feedback(state["feedback"]), done=self.done, won=won, lost=lost)
 
-    def _command(self, action: Action) -> str:
+    def _command(self, action: Action) -> str | Violation:
+        """The game command a call stands for, or why it stands for none."""
+        assert self.session is not None
         names = list(self.tools)
         if isinstance(action, TextAnswer):
-            raise StepRejected("no_action", "the answer contained no tool call", observed=action.text[:500],
-                               allowed=names)
+            return Violation.no_action(action.text, names)
         if self.done:
-            raise StepRejected("game_over", "the game has ended", tool=action.name, observed=action.name)
+            # the loop stops at the end of a game; this answers a direct caller
+            return Violation(code="game_over", message="the game has ended", tool=action.name, observed=action.name)
         tool = self.tools.get(action.name)
         if tool is None:
-            raise StepRejected("unknown_tool", f"unknown tool {action.name[:100]!r}", location="name",
-                               observed=action.name[:200], allowed=names)
-        admissible = self.session.admissible
-        try:
-            args = tool.model.model_validate(action.arguments, context={"tool": tool, "admissible": admissible})
-        except ValidationError as exc:
-            fields = violation_fields(exc, tool, action.arguments, admissible)
-            raise StepRejected(fields.pop("code"), fields.pop("message"), tool=tool.name, **fields) from exc
+            return Violation.unknown_tool(action.name, names)
+        args = tool.validate(action.arguments, {"tool": tool, "admissible": self.session.admissible})
+        if isinstance(args, Violation):
+            return args
         return tool.command(args.model_dump(by_alias=True))
 
     def record_extra(self) -> dict[str, Any]:

@@ -13,13 +13,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import (
-    BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, create_model, field_validator, model_validator,
-)
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, create_model, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
 from envs.contract import ToolSpec
 from envs.schema import model_schema
+from envs.validation import LISTING_WORDING, TypedTool
 
 MAX_ARG_CHARS = 200
 # TextWorld's type letters in command templates
@@ -31,7 +30,17 @@ _SLOT = re.compile(r"^\{(\w+)\}$")
 
 
 @dataclass
-class Tool:
+class Tool(TypedTool):
+    """One verb of the game. A rejected call becomes a Violation in `envs.validation`; the step
+    protocol words pydantic's errors for a player, names the first error only, quotes nothing for
+    a missing argument, and cuts long arguments as the schema does."""
+
+    wording = {**LISTING_WORDING, "missing": "argument missing", "extra_forbidden": "unknown argument",
+               "invalid_action": "not possible here"}
+    count_more = False
+    quote_call_when_missing = False
+    observed_chars = MAX_ARG_CHARS
+
     name: str
     args: list[str] = field(default_factory=list)  # argument names, in command order
     required: set[str] = field(default_factory=set)
@@ -59,13 +68,16 @@ class Tool:
                 words += [args[name]] if i == 0 else [name, args[name]]
         return " ".join(words)
 
-    def allowed(self, arg: str, args: dict[str, Any], admissible: list[str]) -> list[str]:
+    def choices(self, arg: str, args: dict[str, Any], admissible: list[str]) -> list[str]:
         """The values `arg` could take now, given the arguments before it."""
         head = self.args[0]
         cands = self.candidates(admissible)
         if arg != head:
             cands = [c for c in cands if c.get(head) == args.get(head)]
         return list(dict.fromkeys(c[arg] for c in cands if arg in c))
+
+    def allowed(self, field: str, arguments: dict[str, Any], context: dict[str, Any]) -> list[str]:
+        return self.choices(field, arguments, context["admissible"])
 
     def spec(self) -> ToolSpec:
         schema = model_schema(self.model) if self.model else {"type": "object", "properties": {}}
@@ -93,7 +105,7 @@ def _check(arg: str, head: str):
         args = {tool.args[int(k[1:])]: v for k, v in info.data.items()}
         if arg != head and head not in args:
             return value  # the first argument already failed; that is the error to report
-        allowed = tool.allowed(arg, args, admissible)
+        allowed = tool.choices(arg, args, admissible)
         by_norm = {normalise(a): a for a in allowed}
         if normalise(value) not in by_norm:
             raise PydanticCustomError(
@@ -110,11 +122,9 @@ def _complete(self: BaseModel, info: ValidationInfo) -> BaseModel:
     args = self.model_dump(by_alias=True)
     if tool.command(args) not in info.context["admissible"]:
         for arg in tool.args[1:]:
-            if args.get(arg) is None and tool.allowed(arg, args, info.context["admissible"]):
-                raise PydanticCustomError(
-                    "missing", "argument needed here", {"field": arg, "observed": None,
-                                                        "allowed": tool.allowed(arg, args, info.context["admissible"])},
-                )
+            needed = tool.choices(arg, args, info.context["admissible"]) if args.get(arg) is None else []
+            if needed:
+                raise PydanticCustomError("missing", "argument needed here", {"field": arg, "observed": None, "allowed": needed})
         raise PydanticCustomError("invalid_action", "this command is not possible here",
                                   {"field": "", "observed": tool.command(args), "allowed": []})
     return self
@@ -179,40 +189,6 @@ def derive_tools(templates: list[str]) -> dict[str, Tool]:
         tool.required = {a for a in tool.args if all(a in f for f in forms)}
         tool.model = _build_model(tool)
     return tools
-
-
-def violation_fields(exc: ValidationError, tool: Tool, arguments: dict[str, Any], admissible: list[str]) -> dict:
-    """code, location, observed, allowed and message of the first error of a rejected call."""
-    err = exc.errors(include_url=False)[0]
-    ctx = err.get("ctx") or {}
-    loc = [str(p) for p in err["loc"]]
-    arg = ctx.get("field", loc[0] if loc else "")
-    if "allowed" in ctx:
-        allowed, observed = list(ctx["allowed"]), ctx.get("observed")
-    elif err["type"] == "extra_forbidden":
-        allowed, observed = list(tool.args), err.get("input")
-    else:
-        allowed, observed = tool.allowed(arg, arguments, admissible), err.get("input")
-        if err["type"] == "missing":
-            observed = None
-    short = {
-        "missing": "argument missing",
-        "extra_forbidden": "unknown argument",
-        "invalid_action": "not possible here",
-    }.get(err["type"], err["msg"])
-    return {
-        "code": err["type"], "location": f"arguments.{arg}" if arg else "arguments",
-        "observed": _bounded(observed),
-        "allowed": [str(a) for a in allowed], "message": f"{tool.name}: {arg or 'arguments'}: {short}",
-    }
-
-
-def _bounded(value: Any) -> Any:
-    if isinstance(value, str):
-        return value if len(value) <= MAX_ARG_CHARS else value[:MAX_ARG_CHARS] + "…"
-    if isinstance(value, (int, float, bool, type(None))):
-        return value
-    return _bounded(repr(value))
 
 
 def call_for(tools: dict[str, Tool], command: str) -> tuple[str, dict[str, str]] | None:

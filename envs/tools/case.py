@@ -10,12 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic import Field
 
 from envs.contract import ToolCall, Violation
-from envs.tools.notation import normalize_seconds
+from envs.tools.fields import Seconds
 from envs.tools.slots import Customer
-from envs.tools.tooling import Tool
+from envs.tools.tooling import Tool, ToolInput
 
 State = dict[str, Any]
 
@@ -50,19 +50,12 @@ def gold_state(case: Case, normalize: bool = True) -> State:
     return case.state()
 
 
-class WaitInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    seconds: int = Field(ge=1, le=600, description="How many seconds to let pass")
-
-    @field_validator("seconds", mode="before")
-    @classmethod
-    def _seconds(cls, v: object, info: ValidationInfo) -> object:
-        return normalize_seconds(v) if (info.context or {}).get("normalize", True) else v
+class WaitInput(ToolInput):
+    seconds: Seconds = Field(ge=1, le=600, description="How many seconds to let pass")
 
 
 def wait_tool(run: Callable[[WaitInput], Any]) -> Tool:
     return Tool(
         name="wait", description="Let the given number of seconds pass before your next call. Time here is simulated.",
-        model=WaitInput, run=run, allowed=lambda f: ["1..600"] if f == "seconds" else [],
+        model=WaitInput, run=run, allowed_for=lambda f: ["1..600"] if f == "seconds" else [],
     )

@@ -6,6 +6,7 @@ so the test suite fails on drift until the snapshot is regenerated on purpose:
     .venv/bin/python -m envs.tools.snapshot
 
 The `enum` view holds state-dependent values, so it is taken on one reference task per suite.
+`bank-disputes` (the bank domain's one-tool configuration) has one view, kept beside them.
 """
 
 from __future__ import annotations
@@ -42,6 +43,18 @@ def path_for(suite: ToolsSuite, view: SchemaView) -> Path:
     return SCHEMA_DIR / f"{suite.name}.{view}.json"
 
 
+DISPUTES_PATH = SCHEMA_DIR / "bank-disputes.json"
+
+
+def disputes_current() -> dict[str, Any]:
+    from envs.tools.bank.disputes import BankDisputes
+
+    suite = BankDisputes()
+    options = suite.options_model(n_tasks=REFERENCE_TASK + 1)
+    env = suite.make(suite.tasks(options)[REFERENCE_TASK], options, EpisodeContext(budget=4))
+    return {spec.name: spec.openai() for spec in env.reset().tools}
+
+
 def render(schemas: dict[str, Any]) -> str:
     return json.dumps(schemas, ensure_ascii=False, indent=2, sort_keys=True) + "\n"
 
@@ -54,7 +67,8 @@ def write_all() -> list[Path]:
             path = path_for(suite, view)
             path.write_text(render(current(suite, view)), encoding="utf-8")
             written.append(path)
-    return written
+    DISPUTES_PATH.write_text(render(disputes_current()), encoding="utf-8")
+    return [*written, DISPUTES_PATH]
 
 
 if __name__ == "__main__":

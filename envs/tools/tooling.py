@@ -14,14 +14,29 @@ import functools
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationInfo, model_validator
 
-from envs.contract import ToolSpec, Violation
+from envs.contract import ToolSpec
 from envs.schema import model_schema
-from envs.validation import fail, violation_from_error  # noqa: F401 (fail is re-exported)
+from envs.validation import TypedTool, context_of
 
 SchemaView = Literal["open", "enum"]
 
+
+class ToolInput(BaseModel):
+    """An input contract in the seed's three phases: before (the field types normalise notation),
+    core (pydantic types; an unknown argument is an error), after (`rules`: cross-field rules and
+    rules against the task's state, read from the validation context)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    @model_validator(mode="after")
+    def _after(self, info: ValidationInfo) -> "ToolInput":
+        self.rules(context_of(info))
+        return self
+
+    def rules(self, ctx: dict[str, Any]) -> None:
+        """Raise `envs.validation.fail(...)` for the first rule the input breaks."""
 
 
 def _strip_enums(node: Any) -> Any:
@@ -57,13 +72,13 @@ def schema_view(model: type[BaseModel], view: SchemaView, dynamic: dict[str, lis
 
 
 @dataclass
-class Tool:
+class Tool(TypedTool):
     """One tool of a domain, bound to one task's backend.
 
     run: executes a validated input against the backend and returns JSON-able data.
     write: the call changes the backend state (faults fire on writes; inventions are checked).
     slots: argument name -> the customer slots a value there depends on.
-    allowed: what the contract accepts at a field, for errors that do not carry their own list.
+    allowed_for: what the contract accepts at a field, for errors that do not carry their own list.
     enums: the state-dependent allowed values that the `enum` view puts in the schema.
     """
 
@@ -73,19 +88,11 @@ class Tool:
     run: Callable[[Any], Any]
     write: bool = False
     slots: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    allowed: Callable[[str], list[str]] = lambda _field: []
+    allowed_for: Callable[[str], list[str]] = lambda _field: []
     enums: Callable[[], dict[str, list[str]]] = dict
 
     def spec(self, view: SchemaView) -> ToolSpec:
         return ToolSpec(name=self.name, description=self.description, parameters=schema_view(self.model, view, self.enums()))
 
-    def allowed_at(self, field_name: str) -> list[str]:
-        if field_name not in self.model.model_fields:
-            return list(self.model.model_fields)  # an unknown argument: the ones that exist
-        return self.allowed(field_name)
-
-    def validate(self, arguments: dict[str, Any], context: dict[str, Any]) -> BaseModel | Violation:
-        try:
-            return self.model.model_validate(arguments, context=context)
-        except ValidationError as exc:
-            return violation_from_error(exc, self.name, self.allowed_at)
+    def allowed(self, field: str, arguments: dict[str, Any], context: dict[str, Any]) -> list[str]:
+        return self.allowed_for(field)

@@ -119,12 +119,9 @@ def server_config(port: int, *, n_ctx: int = N_CTX, n_threads: int = 2, seed: in
     }
 
 
-class LocalServer(ManagedServer):
-    """llama_cpp.server for the embedded model on a free 127.0.0.1 port, as a context manager.
-
-        with LocalServer() as server:
-            client = openai.OpenAI(base_url=server.base_url, api_key="none")
-            client.chat.completions.create(model=local_model_name("native"), ...)
+class LlamaServer(ManagedServer):
+    """llama_cpp.server for the model entries of a config file, on a free port, as a (sync or
+    async) context manager.
 
     Stopping sends SIGTERM, then SIGKILL after stop_timeout_s; it runs on exceptions and on
     KeyboardInterrupt too (the server sits in its own session, so Ctrl-C reaches only us).
@@ -135,12 +132,12 @@ class LocalServer(ManagedServer):
     # our entry resets the context before each completion: answers depend on the prompt alone
     server_module = "harness.backends.llama_entry"
 
-    def __init__(self, *, port: int | None = None, n_ctx: int = N_CTX, n_threads: int = 2, seed: int = SEED,
-                 startup_timeout_s: float = 120.0, stop_timeout_s: float = 10.0, log_path: str | Path | None = None,
-                 host: str = "127.0.0.1", api_key: str | None = None):
+    def __init__(self, models: list[dict[str, Any]], *, port: int | None = None, startup_timeout_s: float = 120.0,
+                 stop_timeout_s: float = 10.0, log_path: str | Path | None = None, host: str = "127.0.0.1",
+                 api_key: str | None = None):
         check_llama_server()
         port = port or free_port()
-        self.config = server_config(port, n_ctx=n_ctx, n_threads=n_threads, seed=seed, host=host)
+        self.config = {"host": host, "port": port, "models": models}
         fd, name = tempfile.mkstemp(prefix="repair-harness-llama-", suffix=".json")
         with open(fd, "w") as fh:
             json.dump(self.config, fh, indent=1)
@@ -157,3 +154,21 @@ class LocalServer(ManagedServer):
     def stop(self) -> None:
         super().stop()
         self.config_path.unlink(missing_ok=True)
+
+
+class LocalServer(LlamaServer):
+    """The embedded model under its two aliases.
+
+        with LocalServer() as server:
+            client = openai.OpenAI(base_url=server.base_url, api_key="none")
+            client.chat.completions.create(model=local_model_name("native"), ...)
+    """
+
+    def __init__(self, *, port: int | None = None, n_ctx: int = N_CTX, n_threads: int = 2, seed: int = SEED,
+                 startup_timeout_s: float = 120.0, stop_timeout_s: float = 10.0, log_path: str | Path | None = None,
+                 host: str = "127.0.0.1", api_key: str | None = None):
+        check_llama_server()
+        port = port or free_port()
+        models = server_config(port, n_ctx=n_ctx, n_threads=n_threads, seed=seed, host=host)["models"]
+        super().__init__(models, port=port, startup_timeout_s=startup_timeout_s, stop_timeout_s=stop_timeout_s,
+                         log_path=log_path, host=host, api_key=api_key)

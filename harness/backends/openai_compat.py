@@ -16,11 +16,10 @@ from typing import Any
 
 import openai
 
-from common.study import MAX_ANSWER_CHARS
 from harness.backends.base import HarnessError, ToolMode
-from harness.backends.parse import parse_tool_calls
 from harness.backends.prompt_tools import with_tools_prompt
-from harness.types import Decoding, ModelTurn, ToolCall, ToolSpec, Usage
+from harness.backends.turns import RawCall, to_turn
+from harness.types import Decoding, ModelTurn, ToolSpec, Usage
 
 _RETRYABLE = (openai.RateLimitError, openai.InternalServerError, openai.APITimeoutError, openai.APIConnectionError)
 
@@ -133,45 +132,22 @@ class OpenAIBackend:
         resp = await self._with_retries(lambda: self.client.chat.completions.create(**kwargs))
         latency = time.perf_counter() - start
         if not resp.choices:
-            raise HarnessError(f"{self.base_url}: the server answered with no choices")
+            # some servers answer 200 with {"error": {...}}: keep what they said
+            said = (getattr(resp, "model_extra", None) or {}).get("error")
+            detail = f": {json.dumps(said, ensure_ascii=False, default=str)[:500]}" if said else ""
+            raise HarnessError(f"{self.base_url}: the server answered 200 with no choices{detail}")
         return self._turn(resp, latency, tools, tool_mode)
 
     def _turn(self, resp: Any, latency: float, tools: list[ToolSpec], tool_mode: ToolMode) -> ModelTurn:
         choice = resp.choices[0]
-        text = choice.message.content or ""
-        truncated = len(text) > MAX_ANSWER_CHARS
-        text = text[:MAX_ANSWER_CHARS]
+        # a server relays what the model wrote: a call may lack parts, and that is the model's failure
+        native = [RawCall(getattr(c.function, "name", None), getattr(c.function, "arguments", None), getattr(c, "id", None))
+                  for c in choice.message.tool_calls or []]
         usage = Usage(
             prompt_tokens=getattr(resp.usage, "prompt_tokens", None),
             completion_tokens=getattr(resp.usage, "completion_tokens", None),
         )
-        turn = ModelTurn(text=text, usage=usage, latency_s=latency, finish_reason=choice.finish_reason,
-                         truncated=truncated, model_id=resp.model)
-        if not tools:
-            turn.fenced = "```" in text
-            return turn
-        names = [t.name for t in tools]
-        native_calls = choice.message.tool_calls or []
-        if native_calls:
-            calls, errors = [], []
-            for c in native_calls:
-                try:
-                    args = json.loads(c.function.arguments or "{}")
-                    if not isinstance(args, dict):
-                        raise ValueError("arguments are not a JSON object")
-                    calls.append(ToolCall(name=c.function.name, arguments=args, id=c.id, parse_mode="native"))
-                except (ValueError, RecursionError) as exc:
-                    errors.append(f"tool call {c.function.name!r}: arguments are not valid JSON ({exc})")
-            # one unreadable call spoils the turn: executing only its siblings would change the plan
-            turn.tool_calls = [] if errors else calls
-            turn.parse_error = "; ".join(errors) or None
-            return turn
-        parsed = parse_tool_calls(text, names)
-        turn.fenced = parsed.fenced
-        if tool_mode == "native" and self.text_calls == "violation":
-            if parsed.calls:
-                turn.parse_error = "the tool call came back as text, not as a native tool call"
-            return turn
-        turn.tool_calls = [c.model_copy(update={"parse_mode": c.parse_mode if tool_mode == "prompt" else f"text_{c.parse_mode}"}) for c in parsed.calls]
-        turn.parse_error = parsed.error
-        return turn
+        # the server ran its tool parser: a call left in the text is one it did not accept
+        return to_turn(choice.message.content, native_calls=native, usage=usage, finish_reason=choice.finish_reason,
+                       latency_s=latency, model_id=resp.model, tools=tools, tool_mode=tool_mode,
+                       text_calls=self.text_calls)

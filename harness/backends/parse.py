@@ -69,7 +69,7 @@ class _Reader:
         self.problems: list[str] = []
 
     def calls(self, value: Any, mode: str, where: str) -> list[ToolCall]:
-        if _depth(value) > MAX_DEPTH:
+        if json_depth(value) > MAX_DEPTH:
             self.problems.append(f"{where}: JSON nested deeper than {MAX_DEPTH} levels")
             return []
         if isinstance(value, list):
@@ -138,7 +138,7 @@ class _Reader:
             except (ValueError, RecursionError) as exc:
                 self.problems.append(f"{where}: the arguments of {name!r} are a string that is not JSON ({exc})")
                 return None
-            if _depth(raw) > MAX_DEPTH:
+            if json_depth(raw) > MAX_DEPTH:
                 self.problems.append(f"{where}: JSON nested deeper than {MAX_DEPTH} levels")
                 return None
         if not isinstance(raw, dict):
@@ -147,7 +147,7 @@ class _Reader:
         return raw
 
 
-def _depth(value: Any) -> int:
+def json_depth(value: Any) -> int:
     """Depth of a decoded JSON tree, iteratively (the tree may be deeper than the stack)."""
     deepest, stack = 0, [(value, 1)]
     while stack:

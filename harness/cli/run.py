@@ -46,7 +46,7 @@ def run(
     concurrency: Optional[int] = typer.Option(None, help="concurrent episodes per endpoint" + _default("concurrency")),
     api_key_env: Optional[str] = typer.Option(
         None, help="environment variable holding the endpoints' API key; its value is never recorded" + _default("api_key_env")),
-    backend: Optional[str] = typer.Option(None, help="openai (any endpoint) | vllm (in-process, GPU)" + _default("backend")),
+    backend: Optional[str] = typer.Option(None, help="openai (any endpoint) | vllm (in-process: GPU, or the CPU build)" + _default("backend")),
     out_dir: Optional[Path] = typer.Option(None, "--out", help="run directory" + _default("out")),
     retry_errors: bool = typer.Option(False, help="rerun episodes recorded as harness errors"),
 ) -> None:

@@ -3,6 +3,7 @@
   serve local                      the embedded CPU model (llama-cpp-python, SmolLM2-135M)
   serve vllm --preset NAME         vLLM on GPUs, flags from the preset table
   serve vllm --model ORG/NAME --tool-parser P
+  serve vllm --model local         vLLM (the CPU build too) on the embedded SmolLM2, converted from its GGUF
 
 Bad input (an unknown preset, a flag vLLM would reject, a missing extra) is a `UserError`: one line
 on stderr and exit code 2. A server that fails to start or dies is a `ServerStartError`: exit code 1.
@@ -73,7 +74,7 @@ def local(
 @app.command()
 def vllm(
     preset: Optional[str] = typer.Option(None, help=f"one of: {', '.join(PRESETS)}"),
-    model: Optional[str] = typer.Option(None, help="a Hugging Face id (org/name) without a preset"),
+    model: Optional[str] = typer.Option(None, help="local (the embedded SmolLM2), a preset's HF id, or any org/name id"),
     tp: int = typer.Option(1, help="tensor-parallel size (GPUs per replica, a power of two)"),
     dp: int = typer.Option(1, help="data-parallel size (replicas)"),
     port: int = typer.Option(8000),
@@ -89,8 +90,9 @@ def vllm(
     """vLLM's OpenAI-compatible server for a preset or a model id, checked before launch."""
     if (preset is None) == (model is None):
         raise UserError(f"give exactly one of --preset (one of: {', '.join(PRESETS)}) or --model ORG/NAME")
-    if model is not None and "/" not in model:
-        raise UserError(f"--model takes a Hugging Face id of the form org/name, got {model!r} (presets go to --preset)")
+    if model is not None and "/" not in model and model != "local":
+        raise UserError(f"--model takes local or a Hugging Face id of the form org/name, got {model!r} "
+                        "(presets go to --preset)")
     row = preset_row(preset or model, tool_parser=tool_parser, chat_template=chat_template,
                      max_model_len=max_model_len, native_tools=native_tools)
     key = serve_key(host, api_key_env, insecure_no_key)

@@ -7,8 +7,10 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 from pydantic.json_schema import GenerateJsonSchema
 
-from envs.bank.suite import tool_spec
+from envs import get_suite
+from envs.contract import EpisodeContext
 from envs.schema import model_schema
+from envs.tools.bank.contract import OpenDisputeInput
 
 PINNED = Path(__file__).parents[1] / "data" / "schemas" / "bank-disputes.open_dispute.json"
 
@@ -30,6 +32,13 @@ def _pattern_everywhere(self, schema):
 ORIGINAL = GenerateJsonSchema.decimal_schema
 
 
+def tool_spec():
+    """The one tool of bank-disputes, as its environment hands it to the model."""
+    suite = get_suite("bank-disputes")
+    options = suite.options_model()
+    return suite.make(suite.tasks(options)[0], options, EpisodeContext(budget=4)).reset().tools[0]
+
+
 def test_the_bank_tool_schema_is_pinned_to_its_exact_text():
     text = json.dumps(tool_spec().openai(), ensure_ascii=False, indent=2, sort_keys=True) + "\n"
     assert text == PINNED.read_text(encoding="utf-8")
@@ -46,4 +55,5 @@ def test_decimal_fields_keep_our_form_when_pydantic_adds_a_pattern(monkeypatch):
     monkeypatch.setattr(GenerateJsonSchema, "decimal_schema", _pattern_everywhere)
     assert "pattern" in json.dumps(Amounts.model_json_schema())  # the simulated release does change pydantic's own output
     assert model_schema(Amounts) == before
-    assert "pattern" not in json.dumps(tool_spec.__wrapped__().parameters["properties"]["amount"])
+    assert "pattern" not in json.dumps(model_schema(OpenDisputeInput)["properties"]["amount"])
+    assert "pattern" in json.dumps(OpenDisputeInput.model_json_schema()["properties"]["amount"])

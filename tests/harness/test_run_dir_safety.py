@@ -186,3 +186,12 @@ def test_a_crashing_episode_stays_in_its_own_record(tmp_path, monkeypatch):
     assert [r["task_id"] for r in crashed] == ["bank-0001"] and "environment bug" in crashed[0]["harness_error"]
     assert crashed[0]["success"] is None and crashed[0]["model_calls"] == 1, "the call made before the crash is kept"
     assert all(r["success"] for r in rows if not r["harness_error"])
+
+
+def test_a_200_carrying_an_error_keeps_the_servers_message(tmp_path):
+    body = {"error": {"message": "model is overloaded, try later", "type": "server_error"}}
+    with ScriptedServer(lambda b: Reply(status=200, body=body)) as server:
+        spec = spec_for(server.url, tmp_path, tasks=1)
+        play(spec)
+    (row,) = records(spec)
+    assert row["success"] is None and "model is overloaded, try later" in row["harness_error"]

@@ -1,4 +1,8 @@
-"""Bank support domain of the tool suites (extends the bank family of `envs.bank`)."""
+"""The bank domain: one seeded customer world, its phrasing, its contracts and its backend.
+
+Two suites are configurations of it: `tools-bank` (`domain`: four tools, slots, faults) and
+`bank-disputes` (`disputes`: the seed's case, `open_dispute` alone, one message, no faults).
+"""
 
 from envs.tools.bank.domain import BankTools, build
 

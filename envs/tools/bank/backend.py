@@ -1,13 +1,59 @@
-"""The simulated bank: cards, operations, dispute cases. Its state is the ground truth."""
+"""The simulated bank: cards, operations, dispute cases. Its state is the ground truth of success."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import date, timedelta
+from decimal import Decimal
 from typing import Any
 
-from envs.bank.backend import DisputeService
-from envs.tools.bank.contract import BlockCardInput, DisputeStatusInput, FindOperationsInput, OpenDisputeArgs
-from envs.tools.bank.world import BankWorld
+from pydantic import BaseModel
+
+from envs.tools.bank.contract import BlockCardInput, DisputeStatusInput, FindOperationsInput, OpenDisputeInput
+from envs.tools.bank.world import BankWorld, World
+
+
+class Dispute(BaseModel):
+    case_id: str
+    card_last4: str
+    operation_date: date
+    amount: Decimal
+    reason: str
+    original_operation_id: str | None
+
+
+class DisputeService:
+    """The dispute cases opened in one episode (the whole backend of `bank-disputes`)."""
+
+    def __init__(self) -> None:
+        self.disputes: list[Dispute] = []
+
+    def open(self, inp: OpenDisputeInput) -> Dispute:
+        d = Dispute(case_id=f"case-{len(self.disputes) + 1:04d}", **inp.model_dump())
+        self.disputes.append(d)
+        return d
+
+
+def gold(world: World) -> dict[str, object]:
+    op = world.op(world.target)
+    return {
+        "card_last4": op.card_last4,
+        "operation_date": op.day,
+        "amount": op.amount,
+        "reason": world.reason,
+        "original_operation_id": world.original,
+    }
+
+
+def solved(service: DisputeService, world: World) -> bool:
+    """Exactly one dispute, with the gold fields. For non-duplicates the origin is not asked for."""
+    if len(service.disputes) != 1:
+        return False
+    got = service.disputes[0].model_dump(exclude={"case_id"})
+    want = gold(world)
+    if world.reason != "duplicate":
+        got.pop("original_operation_id")
+        want.pop("original_operation_id")
+    return got == want
 
 
 class BankBackend:
@@ -31,7 +77,7 @@ class BankBackend:
             out.append({"id": o.id, "at": o.at.strftime("%Y-%m-%d %H:%M"), "amount": str(o.amount), "currency": "RUB", "merchant": o.merchant})
         return out
 
-    def open_dispute(self, inp: OpenDisputeArgs) -> dict[str, Any]:
+    def open_dispute(self, inp: OpenDisputeInput) -> dict[str, Any]:
         d = self.disputes.open(inp)
         deadline = self.world.today + timedelta(days=30)
         return {"case_id": d.case_id, "status": "open", "review_deadline": deadline.isoformat()}

@@ -1,23 +1,26 @@
-"""Input contracts of the bank support tools, in the seed's three phases.
+"""Input contracts of the bank's tools, in the seed's three phases.
 
-`open_dispute` is the bank family's `OpenDisputeInput` with one change in the before phase: the
-date also reads month names ("22 августа", "Aug 22") and weekdays, as customers write them.
+before: human notation is normalised ("•• 4417", "вчера", "22 августа", "1 200,50 ₽", "Duplicate");
+core: pydantic types; after: cross-field rules and rules against the customer's real state.
+The reference date and the state come from the validation context, never from the clock, so a
+task validates the same way on any day. With `normalize=False` in the context the before phase
+is off (the strict contract): human notation is rejected with feedback instead of repaired.
+`open_dispute` is the seed's tool; `bank-disputes` offers it alone, `tools-bank` with the rest.
 """
 
 from __future__ import annotations
 
 import re
-from datetime import date
 from decimal import Decimal
-from typing import Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic import Field
+from pydantic_core import PydanticCustomError
 
-from envs.bank.contract import OpenDisputeInput, normalize_amount, normalize_card
-from envs.tools.notation import normalize_choice, normalize_day
-from envs.tools.tooling import fail
-from envs.validation import context_of as _ctx
-from envs.validation import normalizing as _norm
+from envs.tools.bank.world import REASONS, Reason, World
+from envs.tools.fields import PastDay, choice
+from envs.tools.tooling import ToolInput
+from envs.validation import fail, normalised
 
 BlockReason = Literal["lost", "stolen", "compromised"]
 BLOCK_REASONS: tuple[str, ...] = ("lost", "stolen", "compromised")
@@ -29,85 +32,21 @@ BLOCK_ALIASES = {
 _CASE = re.compile(r"(\d{1,4})\s*$")
 
 
+def normalize_card(v: object) -> object:
+    if not isinstance(v, (str, int)):
+        return v
+    digits = "".join(ch for ch in str(v) if ch.isdigit())
+    return digits[-4:] if len(digits) >= 4 else digits
 
 
-def _day(v: object, info: ValidationInfo) -> object:
-    ctx = _ctx(info)
-    return normalize_day(v, ctx["today"], "past") if _norm(info) and "today" in ctx else v
-
-
-def _card_of(v: object, info: ValidationInfo) -> object:
-    return normalize_card(v) if _norm(info) else v
-
-
-def _check_card(card: str, info: ValidationInfo, field: str = "card_last4") -> None:
-    bank = _ctx(info).get("bank")
-    if bank is not None and card not in bank.cards:
-        raise fail("unknown_card", "not one of the customer's cards", field, card, list(bank.cards))
-
-
-class OpenDisputeArgs(OpenDisputeInput):
-    @field_validator("operation_date", mode="before")
-    @classmethod
-    def _date(cls, v: object, info: ValidationInfo) -> object:
-        return _day(v, info)
-
-
-class FindOperationsInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    card_last4: str = Field(description="Last 4 digits of the card, digits only", pattern=r"^\d{4}$")
-    date_from: date | None = Field(None, description="First day to include, YYYY-MM-DD")
-    date_to: date | None = Field(None, description="Last day to include, YYYY-MM-DD")
-    amount: Decimal | None = Field(None, gt=0, description="Only operations of exactly this amount in rubles")
-
-    @field_validator("card_last4", mode="before")
-    @classmethod
-    def _card(cls, v: object, info: ValidationInfo) -> object:
-        return _card_of(v, info)
-
-    @field_validator("date_from", "date_to", mode="before")
-    @classmethod
-    def _dates(cls, v: object, info: ValidationInfo) -> object:
-        return _day(v, info)
-
-    @field_validator("amount", mode="before")
-    @classmethod
-    def _amount(cls, v: object, info: ValidationInfo) -> object:
-        return normalize_amount(v) if _norm(info) else v
-
-    @model_validator(mode="after")
-    def _range(self, info: ValidationInfo) -> "FindOperationsInput":
-        if self.date_from and self.date_to and self.date_to < self.date_from:
-            raise fail("date_range_reversed", "date_to is before date_from", "date_to", self.date_to.isoformat(), [f">= {self.date_from.isoformat()}"])
-        _check_card(self.card_last4, info)
-        return self
-
-
-class BlockCardInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    card_last4: str = Field(description="Last 4 digits of the card, digits only", pattern=r"^\d{4}$")
-    reason: BlockReason = Field(description="Why the card is blocked")
-
-    @field_validator("card_last4", mode="before")
-    @classmethod
-    def _card(cls, v: object, info: ValidationInfo) -> object:
-        return _card_of(v, info)
-
-    @field_validator("reason", mode="before")
-    @classmethod
-    def _reason(cls, v: object, info: ValidationInfo) -> object:
-        return normalize_choice(v, BLOCK_ALIASES) if _norm(info) else v
-
-    @model_validator(mode="after")
-    def _state(self, info: ValidationInfo) -> "BlockCardInput":
-        _check_card(self.card_last4, info)
-        bank = _ctx(info).get("bank")
-        if bank is not None and bank.card_status[self.card_last4] == "blocked":
-            active = [c for c, s in bank.card_status.items() if s == "active"]
-            raise fail("card_already_blocked", "the card is already blocked", "card_last4", self.card_last4, active)
-        return self
+def normalize_amount(v: object) -> object:
+    if not isinstance(v, str):
+        return v
+    s = re.sub(r"[^\d.,]", "", v.replace("\u00a0", " ")).strip(".,")
+    if "," in s and "." in s:  # the later separator is the decimal one
+        thousands = "," if s.rfind(".") > s.rfind(",") else "."
+        s = s.replace(thousands, "")
+    return s.replace(",", ".")
 
 
 def normalize_case(v: object) -> object:
@@ -118,19 +57,95 @@ def normalize_case(v: object) -> object:
     return f"case-{int(m[1]):04d}" if m else str(v).strip()
 
 
-class DisputeStatusInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+def _lowered(v: object) -> object:
+    return v.strip().lower() if isinstance(v, str) else v
 
-    case_id: str = Field(description="Id of the dispute case, as case-NNNN", pattern=r"^case-\d{4}$")
 
-    @field_validator("case_id", mode="before")
-    @classmethod
-    def _case(cls, v: object, info: ValidationInfo) -> object:
-        return normalize_case(v) if _norm(info) else v
+CardLast4 = Annotated[str, Field(description="Last 4 digits of the card, digits only", pattern=r"^\d{4}$"), normalised(normalize_card)]
+Amount = Annotated[Decimal, Field(gt=0), normalised(normalize_amount)]
 
-    @model_validator(mode="after")
-    def _exists(self, info: ValidationInfo) -> "DisputeStatusInput":
-        bank = _ctx(info).get("bank")
+
+def _check_card(card: str, ctx: dict[str, Any], field: str = "card_last4") -> None:
+    bank = ctx.get("bank")
+    if bank is not None and card not in bank.cards:
+        raise fail("unknown_card", "not one of the customer's cards", field, card, list(bank.cards))
+
+
+class OpenDisputeInput(ToolInput):
+    card_last4: CardLast4
+    operation_date: PastDay = Field(description="Date of the operation, YYYY-MM-DD")
+    amount: Amount = Field(description="Amount of the operation in rubles, e.g. 1200.50")
+    reason: Annotated[Reason, normalised(_lowered)] = Field(description="Reason of the dispute")
+    original_operation_id: str | None = Field(
+        None, description="Id of the original operation; required when reason is 'duplicate'"
+    )
+
+    def rules(self, ctx: dict[str, Any]) -> None:
+        if self.reason == "duplicate" and not self.original_operation_id:
+            raise PydanticCustomError(
+                "missing_original_operation", "reason 'duplicate' requires original_operation_id",
+                {"field": "original_operation_id", "observed": self.original_operation_id},
+            )
+        world: World | None = ctx.get("world")
+        if world is not None:
+            check_state(self, world)
+
+
+def check_state(inp: OpenDisputeInput, world: World) -> None:
+    if inp.card_last4 not in world.cards:
+        raise fail("unknown_card", "not one of the customer's cards", "card_last4", inp.card_last4, world.cards)
+    on_card = [o for o in world.operations if o.card_last4 == inp.card_last4]
+    on_day = [o for o in on_card if o.day == inp.operation_date]
+    if not on_day:
+        days = sorted({o.day.isoformat() for o in on_card})
+        raise fail("no_operation_on_date", "no operation on this card on that date", "operation_date", inp.operation_date.isoformat(), days)
+    if not any(o.amount == inp.amount for o in on_day):
+        amounts = sorted({str(o.amount) for o in on_day}, key=Decimal)
+        raise fail("no_operation_with_amount", "no operation with this amount on that date", "amount", str(inp.amount), amounts)
+    origin = inp.original_operation_id
+    if origin is not None and origin not in {o.id for o in world.operations}:
+        raise fail("unknown_operation", "not one of the customer's operations", "original_operation_id", origin, [o.id for o in world.operations])
+
+
+def allowed_values(field: str, world: World) -> list[str]:
+    """What the contract would accept at a field, for errors that do not carry their own list."""
+    return {
+        "card_last4": list(world.cards),
+        "operation_date": sorted({o.day.isoformat() for o in world.operations}),
+        "amount": sorted({str(o.amount) for o in world.operations}, key=Decimal),
+        "reason": list(REASONS),
+        "original_operation_id": [o.id for o in world.operations],
+    }.get(field, [])
+
+
+class FindOperationsInput(ToolInput):
+    card_last4: CardLast4
+    date_from: PastDay | None = Field(None, description="First day to include, YYYY-MM-DD")
+    date_to: PastDay | None = Field(None, description="Last day to include, YYYY-MM-DD")
+    amount: Amount | None = Field(None, description="Only operations of exactly this amount in rubles")
+
+    def rules(self, ctx: dict[str, Any]) -> None:
+        if self.date_from and self.date_to and self.date_to < self.date_from:
+            raise fail("date_range_reversed", "date_to is before date_from", "date_to", self.date_to.isoformat(), [f">= {self.date_from.isoformat()}"])
+        _check_card(self.card_last4, ctx)
+
+
+class BlockCardInput(ToolInput):
+    card_last4: CardLast4
+    reason: Annotated[BlockReason, choice(BLOCK_ALIASES)] = Field(description="Why the card is blocked")
+
+    def rules(self, ctx: dict[str, Any]) -> None:
+        _check_card(self.card_last4, ctx)
+        bank = ctx.get("bank")
+        if bank is not None and bank.card_status[self.card_last4] == "blocked":
+            active = [c for c, s in bank.card_status.items() if s == "active"]
+            raise fail("card_already_blocked", "the card is already blocked", "card_last4", self.card_last4, active)
+
+
+class DisputeStatusInput(ToolInput):
+    case_id: Annotated[str, normalised(normalize_case)] = Field(description="Id of the dispute case, as case-NNNN", pattern=r"^case-\d{4}$")
+
+    def rules(self, ctx: dict[str, Any]) -> None:
+        bank = ctx.get("bank")
         if bank is not None and self.case_id not in bank.case_ids():
             raise fail("unknown_case", "no dispute case with this id", "case_id", self.case_id, bank.case_ids())
-        return self

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from envs.bank.contract import allowed_values
-from envs.bank.world import REASONS
+from typing import Any, Callable
+
 from envs.contract import ToolCall
 from envs.tools.bank.backend import BankBackend
-from envs.tools.bank.contract import BLOCK_REASONS, BlockCardInput, DisputeStatusInput, FindOperationsInput, OpenDisputeArgs
+from envs.tools.bank.contract import (
+    BLOCK_REASONS, BlockCardInput, DisputeStatusInput, FindOperationsInput, OpenDisputeInput, allowed_values,
+)
 from envs.tools.bank.phrasing import customer
-from envs.tools.bank.world import BankWorld, make_bank_world
+from envs.tools.bank.world import BankWorld, World, make_bank_world
 from envs.tools.case import Case
 from envs.tools.suite import ToolsSuite
 from envs.tools.tooling import Tool
@@ -21,30 +23,28 @@ SYSTEM = (
 )
 
 
-def _allowed(bank: BankBackend, field: str) -> list[str]:
-    if field in {"card_last4"}:
-        return list(bank.cards)
-    if field == "reason":
-        return list(REASONS)
-    if field == "case_id":
-        return bank.case_ids()
-    return allowed_values(field, bank.world.base)
+def open_dispute_tool(world: World, run: Callable[[OpenDisputeInput], Any],
+                      enums: Callable[[], dict[str, list[str]]] = dict) -> Tool:
+    """The seed's tool: the whole of `bank-disputes`, and the write of a dispute in `tools-bank`."""
+    return Tool("open_dispute", "Open a dispute about one card operation.", OpenDisputeInput, run, write=True,
+                slots={"card_last4": ("card",), "operation_date": ("date",), "amount": ("amount",), "reason": ("reason",)},
+                allowed_for=lambda f: allowed_values(f, world), enums=enums)
 
 
 def tools(bank: BankBackend) -> list[Tool]:
-    ops = [o.id for o in bank.world.base.operations]
+    world = bank.world.base
+    ops = [o.id for o in world.operations]
     cards = {"card_last4": list(bank.cards)}
+    allowed = lambda f: bank.case_ids() if f == "case_id" else allowed_values(f, world)  # noqa: E731
     return [
         Tool("find_operations", "List the customer's card operations, optionally filtered by dates and amount.",
-             FindOperationsInput, bank.find_operations, allowed=lambda f: _allowed(bank, f), enums=lambda: dict(cards)),
-        Tool("open_dispute", "Open a dispute about one card operation.", OpenDisputeArgs, bank.open_dispute, write=True,
-             slots={"card_last4": ("card",), "operation_date": ("date",), "amount": ("amount",), "reason": ("reason",)},
-             allowed=lambda f: _allowed(bank, f), enums=lambda: {**cards, "original_operation_id": ops}),
+             FindOperationsInput, bank.find_operations, allowed_for=allowed, enums=lambda: dict(cards)),
+        open_dispute_tool(world, bank.open_dispute, enums=lambda: {**cards, "original_operation_id": ops}),
         Tool("block_card", "Block one of the customer's cards.", BlockCardInput, bank.block_card, write=True,
              slots={"card_last4": ("card",), "reason": ("block_reason",)},
-             allowed=lambda f: list(BLOCK_REASONS) if f == "reason" else _allowed(bank, f), enums=lambda: dict(cards)),
+             allowed_for=lambda f: list(BLOCK_REASONS) if f == "reason" else allowed(f), enums=lambda: dict(cards)),
         Tool("get_dispute_status", "Look up a dispute case.", DisputeStatusInput, bank.dispute_status,
-             allowed=lambda f: _allowed(bank, f), enums=lambda: {"case_id": bank.case_ids()}),
+             allowed_for=allowed, enums=lambda: {"case_id": bank.case_ids()}),
     ]
 
 

@@ -1,11 +1,72 @@
-"""How the bank's customer writes, slot by slot, in Russian or English, in typed notation."""
+"""How the bank's customer writes, in Russian or English, in the notation people type: the whole
+complaint in one message (`bank-disputes`), or slot by slot to a support agent (`tools-bank`)."""
 
 from __future__ import annotations
 
 import random
-from envs.bank.phrasing import _amount, _day, complaint
-from envs.tools.bank.world import SLOTS, BankWorld
+from datetime import date
+from decimal import Decimal
+
+from envs.tools.bank.world import SLOTS, BankWorld, World
 from envs.tools.slots import Correction, Customer
+
+RU_MONTHS = ["января", "февраля", "марта", "апреля", "мая", "июня", "июля", "августа", "сентября", "октября", "ноября", "декабря"]
+EN_MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+RU_REL = {0: "сегодня", 1: "вчера", 2: "позавчера"}
+EN_REL = {0: "today", 1: "yesterday"}
+
+RU_REASON = {
+    "duplicate": "списали {amount} дважды, верните второе списание",
+    "fraud": "списали {amount}, я эту операцию не совершал",
+    "not_received": "оплатил {amount}, а товар так и не пришёл",
+    "wrong_amount": "списали {amount}, а на кассе сумма была другая",
+}
+EN_REASON = {
+    "duplicate": "I was charged {amount} twice, please refund the second one",
+    "fraud": "there is a charge of {amount} I never made",
+    "not_received": "I paid {amount} but the order never arrived",
+    "wrong_amount": "I was charged {amount} but the price was different",
+}
+
+
+def _card_mention(rng: random.Random, last4: str, ru: bool) -> str:
+    """As written in a one-message complaint (the seed's forms)."""
+    forms = ["•• {c}", "*{c}", "**** {c}", "{c}"] + (["карты •• {c}", "карта {c}"] if ru else ["card ending {c}"])
+    return rng.choice(forms).format(c=last4)
+
+
+def _day(rng: random.Random, day: date, today: date, ru: bool) -> str:
+    delta = (today - day).days
+    rel = (RU_REL if ru else EN_REL).get(delta)
+    forms = [day.strftime("%d.%m"), day.strftime("%d.%m.%Y"), day.isoformat()]
+    forms.append(f"{day.day} {RU_MONTHS[day.month - 1]}" if ru else f"{EN_MONTHS[day.month - 1]} {day.day}")
+    if rel:
+        forms += [rel, rel]
+    return rng.choice(forms)
+
+
+def _amount(rng: random.Random, amount: Decimal, ru: bool) -> str:
+    rub, kop = divmod(int(amount * 100), 100)
+    grouped = f"{rub:,}"
+    if ru:
+        forms = [f"{grouped.replace(',', ' ')},{kop:02d} ₽", f"{rub},{kop:02d} руб.", f"{grouped.replace(',', ' ')}.{kop:02d}р"]
+    else:
+        forms = [f"RUB {grouped}.{kop:02d}", f"{rub}.{kop:02d} rub", f"₽{grouped}.{kop:02d}"]
+    return rng.choice(forms)
+
+
+def complaint(world: World, seed: int) -> tuple[str, str]:
+    """(language, customer message): the whole complaint in one message, as `bank-disputes` opens."""
+    rng = random.Random(seed * 7919 + 17)
+    ru = rng.random() < 0.6
+    op = world.op(world.target)
+    amount = _amount(rng, op.amount, ru)
+    what = (RU_REASON if ru else EN_REASON)[world.reason].format(amount=amount)
+    card, day = _card_mention(rng, op.card_last4, ru), _day(rng, op.day, world.today, ru)
+    if ru:
+        return "ru", f"{day.capitalize()} с {card} {what}."
+    return "en", f"{day.capitalize() if day[0].isalpha() else day}: on {card} {what}."
+
 
 WORDS: dict[str, tuple[str, ...]] = {
     "card": ("карт", "card"),
@@ -32,7 +93,7 @@ INTENT = {
 }
 
 
-def _card(rng: random.Random, last4: str) -> str:
+def _card_typed(rng: random.Random, last4: str) -> str:
     """As typed: bullets, stars, the whole number with spaces or dots."""
     whole = "".join(str(rng.randint(0, 9)) for _ in range(12)) + last4
     forms = ["•• {c}", "*{c}", "**** {c}", "{c}", " ".join(whole[i:i + 4] for i in range(0, 16, 4)), whole[:4] + "." + "." * 8 + last4]
@@ -52,7 +113,7 @@ def slot_phrases(w: BankWorld, rng: random.Random, ru: bool, said: str) -> dict[
     card = w.block_card if w.kind == "block" else op.card_last4
     day = _day(rng, op.day, w.today, ru)
     out = {
-        "card": (f"карта {_card(rng, card or '')}" if ru else f"the card is {_card(rng, card or '')}"),
+        "card": (f"карта {_card_typed(rng, card or '')}" if ru else f"the card is {_card_typed(rng, card or '')}"),
         "date": (f"списание было {day}" if ru else f"the charge was {'' if day[0].isalpha() else 'on '}{day}"),
         "amount": (f"сумма {said}" if ru else f"the amount was {said}"),
         "reason": REASON[lang][w.base.reason],
@@ -67,7 +128,7 @@ def slot_phrases(w: BankWorld, rng: random.Random, ru: bool, said: str) -> dict[
 def customer(w: BankWorld) -> tuple[Customer, str]:
     """The scripted customer and the first message."""
     rng = random.Random(w.seed * 7919 + 17)
-    lang, whole = complaint(w.base, w.seed)  # the bank family's own message, for one-turn disputes
+    lang, whole = complaint(w.base, w.seed)  # the seed's one-message complaint, for one-turn disputes
     ru = lang == "ru"
     slots = SLOTS[w.kind]
     amount = w.base.op(w.base.target).amount

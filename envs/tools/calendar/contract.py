@@ -5,16 +5,15 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from typing import Any
+from typing import Annotated, Any
 from zoneinfo import ZoneInfo
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic import Field
 
 from envs.tools.calendar.world import ROOMS, ZONES, Room, Zone, busy
-from envs.tools.notation import normalize_count, normalize_day, normalize_local_datetime, normalize_minutes
-from envs.tools.tooling import fail
-from envs.validation import context_of as _ctx
-from envs.validation import normalizing as _norm
+from envs.tools.fields import Count, FutureDay, LocalDateTime, Minutes
+from envs.tools.tooling import ToolInput
+from envs.validation import fail, normalised
 
 ZONE_ALIASES = {
     **{z.lower(): z for z in ZONES},
@@ -31,8 +30,6 @@ ZONE_ALIASES = {
 ROOM_ALIASES = {"нева": "Neva", "волга": "Volga", "урал": "Ural", "байкал": "Baikal", "амур": "Amur", "лена": "Lena",
                 **{r.lower(): r for r in ROOMS}}
 _ROOM_WORDS = re.compile(r"^(?:переговорк[аеуи]|комнат[аеуы]|room|meeting room)\s+")
-
-
 
 
 def normalize_zone(v: object) -> object:
@@ -60,27 +57,24 @@ def normalize_meeting(v: object) -> object:
     return f"mtg-{m[1].upper()}" if m else v.strip()
 
 
+def normalize_title(v: object) -> object:
+    return v.strip().strip("«»\"'“”") if isinstance(v, str) else v
+
+
+TimeZone = Annotated[Zone, normalised(normalize_zone)]
+RoomName = Annotated[Room, normalised(normalize_room)]
+MeetingId = Annotated[str, Field(description="Id of the meeting, as listed", pattern=r"^mtg-[A-Z0-9]{4}$"), normalised(normalize_meeting)]
+
+
 def local_iso(instant: dt.datetime, zone: str) -> str:
     return instant.astimezone(ZoneInfo(zone)).strftime("%Y-%m-%dT%H:%M")
 
 
-class Timed(BaseModel):
+class Timed(ToolInput):
     """The shared part of create and move: a wall-clock start in a named zone."""
 
-    model_config = ConfigDict(extra="forbid")
-
-    start: dt.datetime = Field(description="Start as local wall-clock time in `timezone`, YYYY-MM-DDTHH:MM")
-    timezone: Zone = Field(description="IANA time zone of `start`")
-
-    @field_validator("start", mode="before")
-    @classmethod
-    def _start(cls, v: object, info: ValidationInfo) -> object:
-        return normalize_local_datetime(v, _ctx(info)["today"]) if _norm(info) and "today" in _ctx(info) else v
-
-    @field_validator("timezone", mode="before")
-    @classmethod
-    def _zone(cls, v: object, info: ValidationInfo) -> object:
-        return normalize_zone(v) if _norm(info) else v
+    start: LocalDateTime = Field(description="Start as local wall-clock time in `timezone`, YYYY-MM-DDTHH:MM")
+    timezone: TimeZone = Field(description="IANA time zone of `start`")
 
     def instant(self) -> dt.datetime:
         """An explicit UTC offset in `start` wins over `timezone`."""
@@ -88,11 +82,11 @@ class Timed(BaseModel):
         return start.astimezone(dt.timezone.utc)
 
 
-def check_slot(inp: Timed, info: ValidationInfo, duration: int, room: str, attendees: int, skip: str | None) -> None:
+def check_slot(inp: Timed, ctx: dict[str, Any], duration: int, room: str, attendees: int, skip: str | None) -> None:
     """The after phase against the calendar: future start, capacity, free room, free principal."""
     if not 2000 <= inp.start.year <= 2100:  # before any arithmetic: year 9999 overflows
         raise fail("start_out_of_range", "the start is not a plausible date", "start", inp.start.isoformat(), ["2000..2100"])
-    cal = _ctx(info).get("calendar")
+    cal = ctx.get("calendar")
     if cal is None:
         return
     start = inp.instant()
@@ -120,39 +114,17 @@ def free_starts(cal: Any, start: dt.datetime, duration: int, zone: str, skip: st
 
 
 class CreateMeetingInput(Timed):
-    title: str = Field(min_length=1, max_length=120, description="Title of the meeting")
-    duration_min: int = Field(ge=15, le=480, description="Length in minutes")
-    room: Room = Field(description="Meeting room")
-    attendees: int = Field(1, ge=1, le=50, description="How many people attend, the principal included")
+    title: Annotated[str, normalised(normalize_title)] = Field(min_length=1, max_length=120, description="Title of the meeting")
+    duration_min: Minutes = Field(ge=15, le=480, description="Length in minutes")
+    room: RoomName = Field(description="Meeting room")
+    attendees: Count = Field(1, ge=1, le=50, description="How many people attend, the principal included")
 
-    @field_validator("title", mode="before")
-    @classmethod
-    def _title(cls, v: object, info: ValidationInfo) -> object:
-        return v.strip().strip("«»\"'“”") if isinstance(v, str) and _norm(info) else v
-
-    @field_validator("duration_min", mode="before")
-    @classmethod
-    def _duration(cls, v: object, info: ValidationInfo) -> object:
-        return normalize_minutes(v) if _norm(info) else v
-
-    @field_validator("room", mode="before")
-    @classmethod
-    def _room(cls, v: object, info: ValidationInfo) -> object:
-        return normalize_room(v) if _norm(info) else v
-
-    @field_validator("attendees", mode="before")
-    @classmethod
-    def _people(cls, v: object, info: ValidationInfo) -> object:
-        return normalize_count(v) if _norm(info) else v
-
-    @model_validator(mode="after")
-    def _rules(self, info: ValidationInfo) -> "CreateMeetingInput":
-        check_slot(self, info, self.duration_min, self.room, self.attendees, None)
-        return self
+    def rules(self, ctx: dict[str, Any]) -> None:
+        check_slot(self, ctx, self.duration_min, self.room, self.attendees, None)
 
 
-def _meeting(v: object, info: ValidationInfo, field: str) -> Any:
-    cal = _ctx(info).get("calendar")
+def _meeting(v: object, ctx: dict[str, Any], field: str) -> Any:
+    cal = ctx.get("calendar")
     if cal is None:
         return None
     found = next((m for m in cal.meetings if m.meeting_id == v), None)
@@ -165,56 +137,23 @@ def _meeting(v: object, info: ValidationInfo, field: str) -> Any:
 
 
 class MoveMeetingInput(Timed):
-    meeting_id: str = Field(description="Id of the meeting, as listed", pattern=r"^mtg-[A-Z0-9]{4}$")
-    room: Room | None = Field(None, description="New room; the current one when omitted")
+    meeting_id: MeetingId
+    room: RoomName | None = Field(None, description="New room; the current one when omitted")
 
-    @field_validator("meeting_id", mode="before")
-    @classmethod
-    def _id(cls, v: object, info: ValidationInfo) -> object:
-        return normalize_meeting(v) if _norm(info) else v
-
-    @field_validator("room", mode="before")
-    @classmethod
-    def _room(cls, v: object, info: ValidationInfo) -> object:
-        return normalize_room(v) if _norm(info) else v
-
-    @model_validator(mode="after")
-    def _rules(self, info: ValidationInfo) -> "MoveMeetingInput":
-        m = _meeting(self.meeting_id, info, "meeting_id")
+    def rules(self, ctx: dict[str, Any]) -> None:
+        m = _meeting(self.meeting_id, ctx, "meeting_id")
         if m is not None:
             minutes = int((m.end - m.start).total_seconds() // 60)
-            check_slot(self, info, minutes, self.room or m.room, m.attendees, m.meeting_id)
-        return self
+            check_slot(self, ctx, minutes, self.room or m.room, m.attendees, m.meeting_id)
 
 
-class CancelMeetingInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class CancelMeetingInput(ToolInput):
+    meeting_id: MeetingId
 
-    meeting_id: str = Field(description="Id of the meeting, as listed", pattern=r"^mtg-[A-Z0-9]{4}$")
-
-    @field_validator("meeting_id", mode="before")
-    @classmethod
-    def _id(cls, v: object, info: ValidationInfo) -> object:
-        return normalize_meeting(v) if _norm(info) else v
-
-    @model_validator(mode="after")
-    def _rules(self, info: ValidationInfo) -> "CancelMeetingInput":
-        _meeting(self.meeting_id, info, "meeting_id")
-        return self
+    def rules(self, ctx: dict[str, Any]) -> None:
+        _meeting(self.meeting_id, ctx, "meeting_id")
 
 
-class ListMeetingsInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    date: dt.date = Field(description="The day, YYYY-MM-DD")
-    timezone: Zone = Field(description="IANA time zone the day and the times are read in")
-
-    @field_validator("date", mode="before")
-    @classmethod
-    def _day(cls, v: object, info: ValidationInfo) -> object:
-        return normalize_day(v, _ctx(info)["today"], "future") if _norm(info) and "today" in _ctx(info) else v
-
-    @field_validator("timezone", mode="before")
-    @classmethod
-    def _zone(cls, v: object, info: ValidationInfo) -> object:
-        return normalize_zone(v) if _norm(info) else v
+class ListMeetingsInput(ToolInput):
+    date: FutureDay = Field(description="The day, YYYY-MM-DD")
+    timezone: TimeZone = Field(description="IANA time zone the day and the times are read in")

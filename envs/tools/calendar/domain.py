@@ -38,14 +38,14 @@ def tools(cal: CalendarService) -> list[Tool]:
     allowed = lambda f: _allowed(cal, f)  # noqa: E731
     ids = lambda: {"meeting_id": _allowed(cal, "meeting_id")}  # noqa: E731
     return [
-        Tool("list_meetings", "List the principal's meetings on one day.", ListMeetingsInput, cal.list, allowed=allowed),
+        Tool("list_meetings", "List the principal's meetings on one day.", ListMeetingsInput, cal.list, allowed_for=allowed),
         Tool("create_meeting", "Put a new meeting in the principal's calendar and book its room.", CreateMeetingInput, cal.create,
              write=True, slots={"start": ("time",), "timezone": ("time",), "duration_min": ("duration",), "room": ("room",), "attendees": ("room",)},
-             allowed=allowed),
+             allowed_for=allowed),
         Tool("move_meeting", "Move a meeting to a new start (and optionally another room).", MoveMeetingInput, cal.move, write=True,
-             slots={"meeting_id": ("meeting",), "start": ("time",), "timezone": ("time",)}, allowed=allowed, enums=ids),
+             slots={"meeting_id": ("meeting",), "start": ("time",), "timezone": ("time",)}, allowed_for=allowed, enums=ids),
         Tool("cancel_meeting", "Cancel a meeting.", CancelMeetingInput, cal.cancel, write=True, slots={"meeting_id": ("meeting",)},
-             allowed=allowed, enums=ids),
+             allowed_for=allowed, enums=ids),
     ]
 
 

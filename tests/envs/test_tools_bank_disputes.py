@@ -1,3 +1,5 @@
+"""bank-disputes: the seed's case, a configuration of the bank domain (one tool, one message, no faults)."""
+
 from datetime import date
 from decimal import Decimal
 
@@ -5,8 +7,8 @@ import pytest
 from pydantic import ValidationError
 
 from envs import get_suite
-from envs.bank.contract import OpenDisputeInput, normalize_amount, normalize_card, normalize_date
-from envs.bank.world import make_world
+from envs.tools.bank.contract import OpenDisputeInput, normalize_amount, normalize_card
+from envs.tools.bank.world import make_world
 from envs.contract import Accepted, EpisodeContext, TextAnswer, ToolCall, Violation
 
 TODAY = date(2026, 8, 23)
@@ -22,7 +24,8 @@ def test_card_notation_is_normalised(raw, want):
     ("позавчера", date(2026, 8, 21)), ("22.08", date(2026, 8, 22)), ("22.08.2026", date(2026, 8, 22)), ("22/08/26", date(2026, 8, 22)),
 ])
 def test_relative_and_dotted_dates_use_the_task_reference_date(raw, want):
-    assert normalize_date(raw, TODAY) == want
+    inp = OpenDisputeInput.model_validate({**seed_case(), "operation_date": raw}, context={"today": TODAY})
+    assert inp.operation_date == want
 
 
 @pytest.mark.parametrize("raw, want", [("1 200,50 ₽", "1200.50"), ("1200,50 руб.", "1200.50"), ("RUB 1,200.50", "1200.50"), ("1.200,50", "1200.50"), ("1\u00a0200.50р", "1200.50")])
@@ -128,3 +131,22 @@ def test_text_and_unknown_tools_are_violations(bank):
     assert env.submit(TextAnswer(text="I opened it")).code == "no_action"
     v = env.submit(ToolCall(name="refund", arguments={}))
     assert v.code == "unknown_tool" and v.allowed == ["open_dispute"]
+
+
+def test_the_one_tool_is_the_bank_domains_open_dispute_with_its_schema_unchanged(bank):
+    from envs.tools.bank import build
+    from envs.tools.snapshot import DISPUTES_PATH, disputes_current, render
+
+    assert DISPUTES_PATH.read_text(encoding="utf-8") == render(disputes_current()), (
+        "the schema bank-disputes sends has drifted; regenerate with `.venv/bin/python -m envs.tools.snapshot` if intended"
+    )
+    env = _env(bank, "fraud")
+    tools_bank = {t.name: t for t in build(7_100_000).tools}["open_dispute"]
+    assert env.tool.model is tools_bank.model and env.tool.description == tools_bank.description
+
+
+def test_an_unknown_argument_is_answered_with_the_arguments_that_exist(bank):
+    env = _env(bank, "fraud")
+    v = env.submit(ToolCall(name="open_dispute", arguments={**gold_args(env), "comment": "urgent"}))
+    assert v.code == "extra_forbidden" and v.location == "arguments.comment" and v.observed == "urgent"
+    assert v.allowed == ["card_last4", "operation_date", "amount", "reason", "original_operation_id"]

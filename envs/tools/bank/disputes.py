@@ -1,20 +1,18 @@
-"""Suite `bank-disputes`: the seed's bank case as seeded tasks behind `open_dispute`."""
+"""Suite `bank-disputes`: the seed's bank case, a configuration of the bank domain with one tool
+(`open_dispute`), one message from the customer, no faults, and one call that ends the task."""
 
 from __future__ import annotations
 
-import functools
 import json
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
-from envs.bank.backend import DisputeService, solved
-from envs.bank.contract import OpenDisputeInput, allowed_values
-from envs.bank.phrasing import complaint
-from envs.bank.world import World, make_world
-from envs.schema import model_schema
-from envs.validation import violation_from_error
-from envs.contract import Accepted, Action, EpisodeContext, Opening, Outcome, Task, ToolCall, ToolSpec, Violation
+from envs.contract import Accepted, Action, EpisodeContext, Opening, Outcome, Task, ToolCall, Violation
+from envs.tools.bank.backend import DisputeService, solved
+from envs.tools.bank.domain import open_dispute_tool
+from envs.tools.bank.phrasing import complaint
+from envs.tools.bank.world import World, make_world
 
 SEED_BASE = 7_000_000
 
@@ -43,20 +41,14 @@ def statement(world: World) -> str:
     return "\n".join(rows)
 
 
-@functools.cache
-def tool_spec() -> ToolSpec:
-    """The same for every task: built once, not at every reset."""
-    schema = model_schema(OpenDisputeInput)
-    schema.pop("title", None)
-    return ToolSpec(name="open_dispute", description="Open a dispute about one card operation.", parameters=schema)
-
-
 class BankEnv:
     def __init__(self, task: Task, options: BankOptions):
         self.seed = int(task.params["seed"])
         self.world = make_world(self.seed)
         self.options = options
         self.service = DisputeService()
+        # through a lambda: reset() replaces the service
+        self.tool = open_dispute_tool(self.world, lambda inp: self.service.open(inp))
 
     def reset(self) -> Opening:
         self.service = DisputeService()
@@ -66,20 +58,20 @@ class BankEnv:
                 {"role": "system", "content": f"{SYSTEM}\n\n{statement(self.world)}"},
                 {"role": "user", "content": message},
             ],
-            tools=[tool_spec()],
+            # the schema with its static allowed values (the reasons), as the seed sent it
+            tools=[self.tool.spec("enum")],
         )
 
     def submit(self, action: Action) -> Outcome:
         if not isinstance(action, ToolCall):
             return Violation.no_action(action.text)
-        if action.name != "open_dispute":
-            return Violation.unknown_tool(action.name, ["open_dispute"])
+        if action.name != self.tool.name:
+            return Violation.unknown_tool(action.name, [self.tool.name])
         context: dict[str, Any] = {"today": self.world.today, "world": self.world, "normalize": self.options.contract == "normalizing"}
-        try:
-            inp = OpenDisputeInput.model_validate(action.arguments, context=context)
-        except ValidationError as exc:
-            return violation_from_error(exc, "open_dispute", lambda f: allowed_values(f, self.world))
-        dispute = self.service.open(inp)
+        inp = self.tool.validate(action.arguments, context)
+        if isinstance(inp, Violation):
+            return inp
+        dispute = self.tool.run(inp)
         won = solved(self.service, self.world)
         observation = json.dumps({"status": "accepted", "case_id": dispute.case_id})
         return Accepted(observation=observation, done=True, won=won, lost=not won)
