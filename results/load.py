@@ -106,6 +106,15 @@ def _parse(file: Path, no: int, line: str) -> dict[str, Any]:
     return rec
 
 
+def iter_records(path: PathLike) -> Iterator[dict[str, Any]]:
+    """The records of one run directory (or records file), parsed and checked, one dict each; a
+    cut trailing line is left out as `load` leaves it out."""
+    file = _records_file(path)
+    lines, _ = _lines(file)
+    for no, line in lines:
+        yield _parse(file, no, line)
+
+
 def _records_file(path: PathLike) -> Path:
     file = records_path(path)
     if not file.exists():

@@ -16,7 +16,7 @@ from typing import Any
 import pandas as pd
 
 from results.errors import RecordsError
-from results.load import KEY_FIELDS, PathLike, read_records
+from results.load import KEY_FIELDS, PathLike, iter_records
 
 _PAIR = KEY_FIELDS
 
@@ -33,7 +33,7 @@ def _answers(run_dir: Path, rec: dict[str, Any]) -> list[str]:
 
 
 def _by_key(path: PathLike) -> tuple[Path, dict[tuple, dict[str, Any]]]:
-    records, _ = read_records(path)
+    records = list(iter_records(path))
     run_dir = Path(path) if Path(path).is_dir() else Path(path).parent
     return run_dir, {tuple(r[f] for f in _PAIR): r for r in records if r.get("success") is not None}
 
