@@ -160,6 +160,13 @@ def _rich_table(title: str, frame: pd.DataFrame) -> Table:
     return table
 
 
+def _who(model: str) -> str:
+    """A reference agent (harness.agents) is labelled as one: its rate is a ceiling or a floor."""
+    if model.startswith("agent:"):
+        return f"{model} (reference agent, not a model: README `ceiling`; it uses no tokens)"
+    return model
+
+
 def render_table(report: Report, width: int = 160) -> str:
     console = Console(file=io.StringIO(), width=width, force_terminal=False, color_system=None)
     for line in _meta_lines(report):
@@ -175,7 +182,7 @@ def render_table(report: Report, width: int = 160) -> str:
         # one table per model: model names (HF ids) are long, and cells compare within a model
         parts = frame.groupby("model", sort=False) if "model" in frame else [(None, frame)]
         for model, part in parts:
-            title = TITLES[name] + (f" — {model}" if model is not None else "")
+            title = TITLES[name] + (f" — {_who(model)}" if model is not None else "")
             console.print(_rich_table(title, part.drop(columns="model", errors="ignore")))
         for note in notes:
             console.print(f"  note: {note}", highlight=False, markup=False)
