@@ -203,7 +203,9 @@ class Env(Protocol):
     An environment may also define `record_extra() -> dict`: per-episode facts the runner stores
     in the record's `extra` (whether answers were fenced, invented values, fault outcomes); and,
     when its Opening says `retry="env"`, `retry_messages() -> list[dict]`: the full messages of
-    the next call after a rejected attempt.
+    the next call after a rejected attempt; and `reference() -> list[Action]` (valid after
+    `reset()`): the task's known solution, one action per model turn, that wins the episode when
+    played in order (the reference agents of `harness.agents` play it; no model ever sees it).
     """
 
     def reset(self) -> Opening: ...

@@ -8,6 +8,8 @@ Names:
                   chat template.
   a preset        a vLLM preset, by its name or its HF id (`qwen2.5-coder-14b-awq` and
                   `Qwen/Qwen2.5-Coder-14B-Instruct-AWQ` are the same model).
+  `agent:NAME`    a reference agent (`agent:gold`, `agent:reader`, `agent:random`; harness.agents):
+                  no model, no server; it plays the task's known solution through the same loop.
   anything else   a model id served by the given `--endpoint`s (checked against /v1/models), or
                   an org/name id loaded by the in-process vLLM backend.
 
@@ -33,7 +35,7 @@ from harness.types import RunSpec
 if TYPE_CHECKING:  # the openai SDK (half a second to import) only when a run opens a client
     from harness.backends.openai_compat import OpenAIBackend
 
-Kind = Literal["local", "gguf", "preset", "id"]
+Kind = Literal["local", "gguf", "preset", "agent", "id"]
 
 
 @dataclass(frozen=True)
@@ -51,15 +53,22 @@ def preset_names() -> list[str]:
 
 
 def known_models() -> list[str]:
-    return [LOCAL, "gguf:PATH", *preset_names()]
+    from harness.agents import AGENTS
+
+    return [LOCAL, "gguf:PATH", *preset_names(), *AGENTS]
 
 
 def resolve(name: str) -> ModelRef:
     """What a model name means; a gguf: path is checked here (exists, is a GGUF)."""
     from harness.backends.vllm_presets import PRESETS
 
+    from harness.agents import get_agent, is_agent
+
     if name == LOCAL:
         return ModelRef(name, "local")
+    if is_agent(name):
+        get_agent(name)  # an unknown agent name is refused here, with the known ones
+        return ModelRef(name, "agent")
     if is_gguf_name(name):
         return ModelRef(name, "gguf", gguf=gguf_file(name))
     row = PRESETS.get(name) or next((p for p in PRESETS.values() if p.hf_id == name), None)
@@ -69,6 +78,8 @@ def resolve(name: str) -> ModelRef:
 def validate_model(name: str, spec: RunSpec) -> None:
     """Refuse, before anything runs, a model this spec cannot reach."""
     ref = resolve(name)
+    if ref.kind == "agent":
+        return  # played in-process, whatever the endpoints and backend say
     if ref.kind == "gguf" and (spec.endpoints or spec.backend == "vllm"):
         raise GgufError(f"{name}: a gguf: model is served by the harness's own llama.cpp server; "
                         "drop --endpoint and --backend vllm for it (or run it in a grid of its own)")
@@ -105,6 +116,11 @@ class ModelPool:
 
     async def open(self, name: str) -> list[Backend]:
         ref = resolve(name)
+        if ref.kind == "agent":
+            from harness.agents import get_agent
+
+            self.served[name] = {"backend": "reference-agent", "model_id": await get_agent(name).model_id()}
+            return [get_agent(name)]
         if self.spec.backend == "vllm":
             return [await self._inproc(ref)]
         urls = list(self.spec.endpoints) or [await self._serve(ref)]

@@ -149,7 +149,9 @@ async def _one(
     env = None
     try:
         env = await asyncio.to_thread(suite.make, task, options, ctx)
-        result = await run_episode(env, backend, condition, ctx)
+        # a reference agent (harness.agents) is given the episode's env, whose reference() it plays
+        player = backend.for_episode(env) if hasattr(backend, "for_episode") else backend
+        result = await run_episode(env, player, condition, ctx)
     except Exception as exc:  # an environment crash is the harness's failure, never the agent's
         result = EpisodeResult(harness_error=f"{type(exc).__name__}: {exc}")
     finally:

@@ -65,7 +65,7 @@ def build_spec(values: dict[str, Any], source: str = "flags") -> RunSpec:
     except ValidationError as exc:
         raise _explain(exc, source, RunSpec) from None
     suite = get_suite(spec.suite)
-    if "budgets" not in values:  # the budget `suites` shows is the one a run uses
+    if values.get("budgets") is None:  # not given: the suite's own default, the budget `suites` shows
         spec = spec.model_copy(update={"budgets": [suite.default_budget]})
     if "protocol" in spec.env_options and "protocol" not in suite.options_model.model_fields:
         raise SpecError(f"{source}: suite {spec.suite!r} cannot play protocol {spec.env_options['protocol']!r} "

@@ -192,6 +192,13 @@ def _frames(report: Report, headline: bool = False) -> list[tuple[str, pd.DataFr
     return [(name, make(report)) for name, make in SECTIONS.items() if headline or name != "headline"]
 
 
+def _who(model: str) -> str:
+    """A reference agent (harness.agents) is labelled as one: its rate is a ceiling or a floor."""
+    if model.startswith("agent:"):
+        return f"{model} (reference agent, not a model: README `ceiling`; it uses no tokens)"
+    return model
+
+
 def render_table(report: Report, width: int = 160, headline: bool = False) -> str:
     console = Console(file=io.StringIO(), width=width, force_terminal=False, color_system=None)
     for line in _meta_lines(report):
@@ -211,7 +218,7 @@ def render_table(report: Report, width: int = 160, headline: bool = False) -> st
             # a model the paper did not run has no paper values: its table goes without those columns
             part = part.drop(columns=[c for c in PAPER_COLUMNS if c in part and set(part[c].astype(str)) <= {"—", ""}])
             title = TITLES[name] + (", beside the paper" if name == "cells" and "paper" in part else "") \
-                + (f" — {model}" if model is not None else "")
+                + (f" — {_who(model)}" if model is not None else "")
             console.print()
             console.print(title, highlight=False, markup=False)
             table, dropped = fit(console, part,

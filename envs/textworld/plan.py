@@ -163,6 +163,10 @@ class PlanEnv:
         except PlanRejected as exc:
             return exc.violation()
 
+    def reference(self) -> list[Action]:
+        """The game's walkthrough as one plan."""
+        return [TextAnswer(text=json.dumps({"answer": {"commands": list(self.entry.walkthrough)}}))]
+
     def record_extra(self) -> dict[str, Any]:
         return {"protocol": "plan", "game_seed": self.entry.seed, "fence_strip": self.options.fence_strip,
                 "fenced_answers": sum(self.fenced), "fenced": list(self.fenced)}

@@ -12,11 +12,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from envs.contract import Accepted, Action, Opening, Outcome, TextAnswer, Violation
+from envs.contract import Accepted, Action, Opening, Outcome, TextAnswer, ToolCall, Violation
 from envs.textworld.manifest import GameEntry
 from envs.textworld.options import PlayOptions
 from envs.textworld.prompts import step_messages
-from envs.textworld.tools import Tool, derive_tools
+from envs.textworld.tools import Tool, call_for, derive_tools
 from envs.textworld.zmachine import ZSession, clean_feedback
 
 
@@ -69,6 +69,16 @@ class StepEnv:
         if isinstance(args, Violation):
             return args
         return tool.command(args.model_dump(by_alias=True))
+
+    def reference(self) -> list[Action]:
+        """The walkthrough, one tool call per command (after reset(): the tools come from the game)."""
+        calls = []
+        for i, command in enumerate(self.entry.walkthrough):
+            call = call_for(self.tools, command)
+            if call is None:
+                raise ValueError(f"walkthrough command {command!r} of game {self.entry.seed} matches no tool")
+            calls.append(ToolCall(name=call[0], arguments=call[1], id=f"call_{i}"))
+        return calls
 
     def record_extra(self) -> dict[str, Any]:
         return {"protocol": "step", "game_seed": self.entry.seed, "commands": list(self.commands)}

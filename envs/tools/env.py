@@ -27,6 +27,7 @@ from envs.tools.case import Case, State, WaitInput, gold_state, wait_tool
 from envs.tools.faults import FaultPlan, Transport
 from envs.tools.options import ToolsOptions
 from envs.tools.output import ok
+from envs.tools.reference import reference
 from envs.tools.slots import TRY_AGAIN
 from envs.tools.tooling import Tool
 
@@ -94,6 +95,11 @@ class ToolsEnv:
         if isinstance(inp, Violation):
             return inp
         return self._execute(tool, inp, action.arguments, attempt)
+
+    def reference(self) -> list[Action]:
+        """The task's known solution (envs.tools.reference), from a case built afresh: the
+        episode's own backend and customer are left alone."""
+        return reference(self.build(self.seed), _gold(self.build, self.seed), self.plan)
 
     def close(self) -> None:
         pass

@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 from common import study
+from harness.agents import AGENTS
 from harness.backends.local import LOCAL_MODEL
 from harness.cli.common import echo, group, print_report, run_spec
 from harness.cli.reproduce import PAPER_ENV
@@ -28,7 +29,8 @@ def demo(
     CPU cores, depending on their load), then prints one report over both. Rerun the same command
     to resume.
     """
-    common = {"models": [LOCAL_MODEL], "conditions": list(study.CONDITIONS), "budgets": [study.BUDGET],
+    # the reference agents (instant) play the same episodes: the conditions' ceilings beside the model
+    common = {"models": [LOCAL_MODEL, *AGENTS], "conditions": list(study.CONDITIONS), "budgets": [study.BUDGET],
               "concurrency": 1, "decoding": {"temperature": 0.0, "max_tokens": max_tokens}}
     specs = [
         build_spec({**common, "suite": "bank-disputes", "tasks": bank_tasks, "tool_mode": "prompt",

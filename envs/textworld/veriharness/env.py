@@ -9,6 +9,7 @@ no seed unless sampling, `"stream": false`).
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from envs.contract import Accepted, Action, EpisodeContext, Opening, Outcome, TextAnswer, Violation
@@ -77,6 +78,12 @@ class VeriharnessEnv:
         shown = fields(gate, first, parsed.leaf, self.task_id, None)
         return Violation(code=first.code, message=first.message, location=shown["location"],
                          observed=shown["observed"], raw="\n".join(self.feedback))
+
+    def reference(self) -> list[Action]:
+        """The walkthrough in the full LeafOutput envelope every gate accepts."""
+        leaf = {"task_id": self.task_id, "answer": json.dumps({"commands": list(self.entry.walkthrough)}),
+                "artifacts": [stimuli.REQUIRED_ARTIFACT], "claims": [], "self_assessment": {}, "done": True}
+        return [TextAnswer(text=json.dumps(leaf))]
 
     def record_extra(self) -> dict[str, Any]:
         keys = ["model", "messages", "max_tokens", "temperature", "stream"]

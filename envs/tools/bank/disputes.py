@@ -9,7 +9,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from envs.contract import Accepted, Action, EpisodeContext, Opening, Outcome, Task, ToolCall, Violation
-from envs.tools.bank.backend import DisputeService, solved
+from envs.tools.bank.backend import DisputeService, gold, solved
 from envs.tools.bank.domain import open_dispute_tool
 from envs.tools.bank.phrasing import complaint
 from envs.tools.bank.world import World, make_world
@@ -75,6 +75,11 @@ class BankEnv:
         won = solved(self.service, self.world)
         observation = json.dumps({"status": "accepted", "case_id": dispute.case_id})
         return Accepted(observation=observation, done=True, won=won, lost=not won)
+
+    def reference(self) -> list[Action]:
+        """The one gold call, its values in the contract's canonical notation."""
+        args = {k: str(v) for k, v in gold(self.world).items() if v is not None}
+        return [ToolCall(name=self.tool.name, arguments=args, id="call_0")]
 
     def close(self) -> None:
         pass

@@ -1,0 +1,198 @@
+"""`agent:reader`: one seeded mistake, then repair from the feedback text alone.
+
+The rule (what its success per condition means):
+1. It plays the task's reference with one seeded mistake in the first action that can carry one:
+   - `inadmissible_command` (TextWorld plans and envelopes): one command, seeded, with two
+     adjacent letters swapped ("take red kye");
+   - `typo` (tool calls): a string argument with letters, seeded, with two adjacent letters swapped;
+   - `missing_field` (tool calls): a seeded argument left out.
+2. It believes what it sent. After a rejection it reads only the feedback the loop sends it (the
+   condition's JSON or prose, the veriharness repair lines, a raw message):
+   - a typo'd value or command is replaced by the allowed value closest to it (difflib ratio;
+     ties: the first listed), taken from the feedback's list of alternatives at the location of its
+     mistake; a list cut mid-item is read as far as it goes. Without a list at that location it
+     sends the same answer again.
+   - a missing field is added back (it knows the value, it forgot the field) once the feedback
+     names the field, as a location or in the message; otherwise it sends the same again.
+3. An accepted action moves it to the next action of the reference.
+It never reads the environment beyond the reference it starts from.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import random
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from conditions.feedback import RETRY
+from envs.contract import Action, TextAnswer, ToolCall
+from harness.agents.base import ReferenceAgent, task_seed
+
+KINDS = ("inadmissible_command", "typo", "missing_field")
+_QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')
+_PROSE_ALLOWED = re.compile(r"The allowed values are: (.*)$")
+_PROSE_AT = re.compile(r'The error was .*? at ("(?:[^"\\]|\\.)*")')
+_VH_PROSE = re.compile(r"The rejected value was at (.*?)\. The validator observed (.*)\. It expected (.*)\.$")
+_REJECTED = (RETRY, "The call was invalid. Try again.")
+
+
+@dataclass
+class Mistake:
+    index: int  # which action of the reference
+    kind: str
+    where: str  # the location suffix that names it: "commands[1]", "arguments.reason"
+    field: str  # the argument name (tool calls) or "" (commands)
+    command: int  # the command index (plans) or -1
+    right: Any  # the reference's value (a missing field is put back with it)
+    sent: Any  # what the agent believes (the typo'd value; None for a missing field)
+
+
+def swap_letters(text: str, rng: random.Random) -> str:
+    spots = [i for i in range(len(text) - 1) if text[i].isalpha() and text[i + 1].isalpha() and text[i] != text[i + 1]]
+    if not spots:
+        return text + "x"
+    i = rng.choice(spots)
+    return text[:i] + text[i + 1] + text[i] + text[i + 2:]
+
+
+def _commands(action: TextAnswer) -> tuple[dict[str, Any], list[str]] | None:
+    """The command list inside a plan answer or a LeafOutput envelope."""
+    try:
+        data = json.loads(action.text)
+        inner = data.get("answer")
+        commands = (json.loads(inner) if isinstance(inner, str) else inner).get("commands")
+    except (ValueError, AttributeError, TypeError):
+        return None
+    return (data, commands) if isinstance(commands, list) and commands else None
+
+
+def put(action: Action, m: Mistake, value: Any) -> Action:
+    """The action with `value` at the mistake's place (None: the field left out)."""
+    if isinstance(action, ToolCall):
+        args = {k: v for k, v in action.arguments.items() if k != m.field}
+        if value is not None:
+            args[m.field] = value
+        return action.model_copy(update={"arguments": args})
+    data, commands = _commands(action)  # type: ignore[misc]
+    commands = [value if i == m.command else c for i, c in enumerate(commands)]
+    if isinstance(data["answer"], str):
+        data = {**data, "answer": json.dumps({**json.loads(data["answer"]), "commands": commands})}
+    else:
+        data = {**data, "answer": {**data["answer"], "commands": commands}}
+    return TextAnswer(text=json.dumps(data))
+
+
+def plant(reference: list[Action], rng: random.Random) -> Mistake | None:
+    for index, action in enumerate(reference):
+        if isinstance(action, TextAnswer):
+            found = _commands(action)
+            if found is None:
+                continue  # a message to the customer carries no value to get wrong
+            k = rng.randrange(len(found[1]))
+            right = found[1][k]
+            return Mistake(index, "inadmissible_command", f"commands[{k}]", "", k, right, swap_letters(right, rng))
+        if action.name == "wait" or not action.arguments:
+            continue
+        fields = sorted(action.arguments)
+        lettered = [f for f in fields if isinstance(action.arguments[f], str) and any(c.isalpha() for c in action.arguments[f])]
+        kind = "typo" if lettered and rng.random() < 0.5 else "missing_field"
+        field = rng.choice(lettered if kind == "typo" else fields)
+        right = action.arguments[field]
+        sent = swap_letters(right, rng) if kind == "typo" else None
+        return Mistake(index, kind, f"arguments.{field}", field, -1, right, sent)
+    return None
+
+
+def feedback_of(messages: list[dict[str, Any]]) -> tuple[str, bool]:
+    """The text the loop sent back about the last answer, and whether it says the answer failed.
+    `last`-history protocols rebuild the prompt with the feedback in it and only ask again after
+    a failure; `full` history appends the replies after the agent's own message."""
+    last = max((i for i, m in enumerate(messages) if m.get("role") == "assistant"), default=None)
+    if last is None:
+        return str(messages[-1].get("content") or ""), True
+    replies = "\n".join(str(m.get("content") or "") for m in messages[last + 1:])
+    return replies, any(r in replies for r in _REJECTED)
+
+
+def _values(value: Any) -> list[str]:
+    """Alternatives from a field: a list, a JSON list cut mid-way, or the cut form `a, b, c`."""
+    if isinstance(value, list):
+        return [str(v) for v in value]
+    if not isinstance(value, str) or not value.strip():
+        return []
+    text = value.strip()
+    if text.startswith("[") or text.startswith('"'):
+        return [json.loads(f'"{q}"') for q in _QUOTED.findall(text)]
+    return [v.strip() for v in text.rstrip(".").split(", ") if v.strip()]
+
+
+def read_feedback(text: str) -> list[tuple[str | None, list[str]]]:
+    """(location, alternatives) of every item the feedback states, in whichever form it came."""
+    items: list[tuple[str | None, list[str]]] = []
+    for line in text.splitlines():
+        line = line.strip().removeprefix("- ")  # veriharness lists its repair items
+        body = line.removeprefix("typed_failure=")
+        if body.startswith("{"):
+            try:
+                data = json.loads(body)
+            except ValueError:
+                data = None
+            if isinstance(data, dict) and "location" in data:
+                items.append((str(data["location"]), _values(data.get("allowed", data.get("expected")))))
+                continue
+        if (m := _VH_PROSE.search(line)) is not None:
+            items.append((m.group(1), _values(m.group(3))))
+            continue
+        if (at := _PROSE_AT.search(line)) is not None:
+            allowed = _PROSE_ALLOWED.search(line)
+            items.append((json.loads(at.group(1)), _values(allowed.group(1)) if allowed else []))
+    return items
+
+
+def repair(m: Mistake, text: str) -> tuple[bool, Any]:
+    """Whether the feedback lets it fix the mistake, and the value it then sends."""
+    items = read_feedback(text)
+    if m.kind == "missing_field":
+        named = any(loc is not None and loc.endswith(m.where) for loc, _ in items) or re.search(
+            rf"\b{re.escape(m.field)}\b", text) is not None
+        return (True, m.right) if named else (False, None)
+    options = [v for loc, values in items if loc is not None and loc.endswith(m.where) for v in values]
+    options = [o for o in options if o != m.sent]
+    if not options:
+        return False, m.sent
+    best = max(options, key=lambda o: difflib.SequenceMatcher(None, m.sent, o).ratio())
+    return True, best
+
+
+class ReaderAgent(ReferenceAgent):
+    kind = "reader"
+    description = "one seeded mistake, then repairs from the feedback text alone: the condition's repair ceiling"
+
+    def __init__(self, env: Any = None):
+        super().__init__(env)
+        self.plan: list[Action] | None = None
+        self.mistake: Mistake | None = None
+        self.pos = 0
+
+    def decide(self, messages, tools, reference, decoding):
+        if self.plan is None:
+            rng = random.Random(task_seed(reference, decoding.seed))
+            self.mistake = plant(reference, rng)
+            self.plan = list(reference)
+            if self.mistake is not None:
+                m = self.mistake
+                self.plan[m.index] = put(reference[m.index], m, m.sent)
+            return self.plan[0]
+        text, rejected = feedback_of(messages)
+        m = self.mistake
+        if not rejected:
+            self.pos = min(self.pos + 1, len(self.plan) - 1)
+        elif m is not None and self.pos == m.index:
+            fixed, value = repair(m, text)
+            if fixed:
+                m.sent = value
+                self.plan[m.index] = put(self.plan[m.index], m, value)
+        return self.plan[self.pos]
