@@ -23,6 +23,7 @@ from typing import Callable
 
 from pydantic import ValidationError
 
+from envs.textworld.errors import GameGenerationError  # noqa: F401  (re-exported)
 from envs.textworld.generate import STORY_NAME, sha256_file, sha256_game_json
 from envs.textworld.manifest import PYTHONHASHSEED, GameEntry, GenParams
 
@@ -30,10 +31,6 @@ GEN_TIMEOUT_S = 600
 _REPO_ROOT = Path(__file__).resolve().parents[2]
 _verified: dict[str, tuple] = {}
 _verified_lock = threading.Lock()
-
-
-class GameGenerationError(RuntimeError):
-    """A game could not be generated; the message names the seed and parameters."""
 
 
 @dataclass(frozen=True)

@@ -40,11 +40,13 @@ import os
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from harness.backends.base import ToolMode
 from harness.backends.serve_auth import LLAMA_KEY_ENV
 from harness.backends.server_proc import ManagedServer, MissingExtra, free_port
+
+if TYPE_CHECKING:  # the record types (pydantic) stay out of listing and help
+    from harness.backends.base import ToolMode
 
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 PROMPT_ALIAS = "smollm2-135m"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import shutil
 import signal
 from pathlib import Path
@@ -14,8 +13,8 @@ from rich.markup import escape
 from typer.core import TyperGroup
 
 from common.errors import UserError
-from envs.textworld.cache import GameGenerationError
-from harness.backends.base import StartFailed
+from envs.textworld.errors import GameGenerationError
+from harness.errors import StartFailed
 from harness.backends.server_proc import ServerStartError
 
 out = Console()
@@ -98,6 +97,8 @@ def run_spec(spec: Any, retry_errors: bool = False) -> None:
 
     previous = signal.signal(signal.SIGTERM, stop)
     try:
+        import asyncio
+
         summary = asyncio.run(run_async(spec, err, retry_errors=retry_errors))
     except KeyboardInterrupt:
         signum = received[0] if received else signal.SIGINT

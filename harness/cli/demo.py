@@ -7,11 +7,9 @@ from pathlib import Path
 import typer
 
 from common import study
-from harness.agents import AGENTS
 from harness.backends.local import LOCAL_MODEL
 from harness.cli.common import echo, group, print_report, run_spec
 from harness.cli.reproduce import PAPER_ENV
-from harness.spec import build_spec
 
 app = group()
 
@@ -30,6 +28,9 @@ def demo(
     to resume.
     """
     # the reference agents (instant) play the same episodes: the conditions' ceilings beside the model
+    from harness.agents import AGENTS  # here: listing and help import no agent, env or pydantic
+    from harness.spec import build_spec
+
     common = {"models": [LOCAL_MODEL, *AGENTS], "conditions": list(study.CONDITIONS), "budgets": [study.BUDGET],
               "concurrency": 1, "decoding": {"temperature": 0.0, "max_tokens": max_tokens}}
     specs = [

@@ -11,7 +11,6 @@ from common import study
 from common.errors import UserError
 from harness.backends.local import LOCAL_MODEL
 from harness.cli.common import err, group, print_report, run_spec, split_list
-from harness.spec import build_spec
 
 app = group("reproduce", help="Run a published study's grid, then report ours beside theirs.")
 
@@ -51,6 +50,8 @@ def paper_spec(model: str, lane: str, endpoints: list[str], out: Path, games: in
     }
     if games is not None:
         values["tasks"] = games
+    from harness.spec import build_spec  # here: help and listing import no spec machinery
+
     return build_spec(values, source=f"reproduce paper --lane {lane}")
 
 

@@ -1,0 +1,20 @@
+"""Infrastructure failures: never an agent's failure. Dependency-light, so the CLI's guard can
+name them without importing pydantic or a model SDK."""
+
+from __future__ import annotations
+
+
+class HarnessError(RuntimeError):
+    """An infrastructure failure (server down, retries exhausted). Never an agent failure.
+
+    fatal: the server is gone (connection refused after retries); the run should stop.
+    """
+
+    def __init__(self, message: str, *, fatal: bool = False):
+        super().__init__(message)
+        self.fatal = fatal
+
+
+class StartFailed(HarnessError):
+    """No model server could be reached or asked which models it serves: nothing ran, nothing
+    was written, and the same command can simply be run again."""
