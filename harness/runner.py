@@ -14,6 +14,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from conditions import get_condition
 from envs import UnknownName, get_suite
 from envs.contract import Task
+from harness.agents.base import PREFIX as AGENT_PREFIX
 from harness.backends.base import Backend, HarnessError, StartFailed
 from envs.contract import EpisodeContext
 from harness.loop import EpisodeResult, run_episode
@@ -108,6 +109,8 @@ async def _play_all(
                       + f", {workers_n} at a time (the time left is estimated after {ESTIMATE_AFTER})",
                       highlight=False)
         started = time.monotonic()
+        model_episodes = sum(not k.model.startswith(AGENT_PREFIX) for k in pending)
+        timed = [0]
         with _progress(console) as progress:
             bar = progress.add_task("episodes", total=len(pending), solved="0", tokens="0")
 
@@ -124,9 +127,13 @@ async def _play_all(
                         if fatal:
                             summary.stopped = f"the model server failed: {record.harness_error}"
                     progress.update(bar, advance=1, solved=str(summary.solved), tokens=f"{summary.tokens:,}")
-                    left = len(pending) - summary.done
-                    if summary.done == ESTIMATE_AFTER and left:
-                        rate = (time.monotonic() - started) / summary.done
+                    # reference agents finish at once: the estimate counts the models' episodes only
+                    if key.model.startswith(AGENT_PREFIX):
+                        continue
+                    timed[0] += 1
+                    left = model_episodes - timed[0]
+                    if timed[0] == ESTIMATE_AFTER and left:
+                        rate = (time.monotonic() - started) / timed[0]
                         progress.console.print(f"estimate: about {_minutes(rate * left)} for the {left} episode{'s' * (left != 1)} left "
                                                f"(from the first {ESTIMATE_AFTER})", highlight=False)
 
