@@ -51,7 +51,9 @@ def next_steps(specs: list) -> list[str]:
     parent = str(Path(specs[0].out).parent)  # `report`, `plot` and `export` take the folder of both runs
     first = specs[0]
     lines = ["", "Run folders (records.jsonl, run.json, transcripts/):"]
-    lines += [f"  {s.out:<22} {s.suite}: {s.tasks} tasks x {len(s.conditions)} conditions" for s in specs]
+    lines += [f"  {s.out:<22} {s.suite}: {s.tasks} tasks x {len(s.conditions)} conditions x {len(s.models)} players"
+              for s in specs]
+    lines.append(f"  (players: {', '.join(specs[0].models)})")
     lines += [
         "", "Next:",
         "  # one episode's conversation: what was sent, what came back, the feedback",
