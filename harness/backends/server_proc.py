@@ -8,7 +8,6 @@ which then stops the server itself.
 
 from __future__ import annotations
 
-import asyncio
 import atexit
 import ctypes
 import os
@@ -67,6 +66,12 @@ def _die_with_parent() -> None:
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
         pass
+
+
+async def _to_thread(fn: Any) -> Any:
+    import asyncio  # here: listing and help load this module but start no server
+
+    return await asyncio.to_thread(fn)
 
 
 class ManagedServer:
@@ -234,11 +239,11 @@ class ManagedServer:
         # worker thread; only the wait for readiness runs in a thread
         self._spawn()
         try:
-            await asyncio.to_thread(self._ready_or_stop)
+            await _to_thread(self._ready_or_stop)
         except BaseException:  # cancelled while waiting: the thread sees _stopping and gives up
             self.stop()
             raise
         return self
 
     async def __aexit__(self, *exc: object) -> None:
-        await asyncio.to_thread(self.stop)
+        await _to_thread(self.stop)

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any, Optional
 
 import typer
-from pydantic import ValidationError
 from rich.panel import Panel
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -36,6 +35,8 @@ def _suite_and_options(suite: str, rooms, objects, quest_length, seeds, cache_di
         opts["cache_dir"] = str(cache_dir)
     if protocol is not None:
         opts["protocol"] = protocol
+    from pydantic import ValidationError  # here: help and listing import no pydantic
+
     try:
         return s, s.options_model.model_validate(opts)
     except ValidationError as exc:

@@ -4,19 +4,20 @@ from __future__ import annotations
 
 import types
 import typing
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import typer
-from pydantic import BaseModel
-from pydantic.fields import FieldInfo
 from rich import box
 from rich.markup import escape
 from rich.table import Column, Table
 
 from common.errors import UnknownName
-from conditions import CONDITIONS
 from envs import SUITES, describe_suites, get_suite
 from harness.cli.common import group, out
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+    from pydantic.fields import FieldInfo
 
 app = group()
 
@@ -26,6 +27,8 @@ def list_conditions() -> None:
     """List the conditions: what the agent is told after a failed call."""
     table = Table(Column("name", no_wrap=True), Column("paper", no_wrap=True), Column("what the agent is told", ratio=1),
                   box=box.SIMPLE_HEAD, pad_edge=False, expand=False)
+    from conditions import CONDITIONS  # here: help and `suites` import no condition or pydantic model
+
     for c in CONDITIONS.values():
         # the renderer and arbiter are worth a line only where they are not the name and the validator
         how = [] if c.feedback == c.name else [f"feedback {c.feedback}"]
