@@ -110,11 +110,12 @@ async def _play_all(
                       highlight=False)
         started = time.monotonic()
         model_episodes = sum(not k.model.startswith(AGENT_PREFIX) for k in pending)
-        timed = [0]
+        timed = 0  # the models' episodes finished so far
         with _progress(console) as progress:
             bar = progress.add_task("episodes", total=len(pending), solved="0", tokens="0")
 
             async def worker(model: str, backend: Backend) -> None:
+                nonlocal timed
                 q = queues[model]
                 while not q.empty() and summary.stopped is None:
                     key = q.get_nowait()
@@ -130,10 +131,10 @@ async def _play_all(
                     # reference agents finish at once: the estimate counts the models' episodes only
                     if key.model.startswith(AGENT_PREFIX):
                         continue
-                    timed[0] += 1
-                    left = model_episodes - timed[0]
-                    if timed[0] == ESTIMATE_AFTER and left:
-                        rate = (time.monotonic() - started) / timed[0]
+                    timed += 1
+                    left = model_episodes - timed
+                    if timed == ESTIMATE_AFTER and left:
+                        rate = (time.monotonic() - started) / timed
                         progress.console.print(f"estimate: about {_minutes(rate * left)} for the {left} episode{'s' * (left != 1)} left "
                                                f"(from the first {ESTIMATE_AFTER})", highlight=False)
 
