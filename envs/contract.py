@@ -30,6 +30,37 @@ class ToolSpec(BaseModel):
         }
 
 
+def format_exception(exc: BaseException) -> str:
+    """`"".join(traceback.format_exception(exc))`, the same text, for a fraction of the cost.
+
+    Python 3.11+ parses each frame's source line to place its carets: most of the cost of a
+    violation. The frames' lines depend on the code positions alone (code object, line,
+    instruction), so they are formatted once per position chain and the exception's own lines
+    every time. An exception with a cause or context (two tracebacks) is formatted in full."""
+    if exc.__cause__ is not None or (exc.__context__ is not None and not exc.__suppress_context__):
+        return "".join(_tb.format_exception(type(exc), exc, exc.__traceback__))
+    positions = []
+    tb = exc.__traceback__
+    while tb is not None:
+        positions.append((tb.tb_frame.f_code, tb.tb_lineno, tb.tb_lasti))
+        tb = tb.tb_next
+    return _frames_text(tuple(positions), exc.__traceback__) + "".join(_tb.format_exception_only(type(exc), exc))
+
+
+_FRAMES: dict[tuple[Any, ...], str] = {}
+
+
+def _frames_text(positions: tuple[Any, ...], tb: Any) -> str:
+    text = _FRAMES.get(positions)
+    if text is None:
+        # TracebackException's stack carries the column positions the carets need
+        stack = _tb.TracebackException(BaseException, BaseException(), tb).stack
+        text = "Traceback (most recent call last):\n" + "".join(stack.format()) if tb is not None else ""
+        if len(_FRAMES) < 4096:  # the chains a run meets are few: its tools' validation paths
+            _FRAMES[positions] = text
+    return text
+
+
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -131,7 +162,7 @@ class Violation(BaseModel):
 
     @classmethod
     def from_exception(cls, exc: BaseException, **fields: Any) -> "Violation":
-        raw = "".join(_tb.format_exception(type(exc), exc, exc.__traceback__))
+        raw = format_exception(exc)
         fields.setdefault("message", str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
         return cls(raw=raw, **fields)
 
@@ -206,7 +237,14 @@ class Env(Protocol):
     the next call after a rejected attempt; and `reference() -> list[Action]` (valid after
     `reset()`): the task's known solution, one action per model turn, that wins the episode when
     played in order (the reference agents of `harness.agents` play it; no model ever sees it).
+
+    `blocking` says whether its calls block: True (a game engine, a replay that takes
+    milliseconds) and the loop calls it in a worker thread; False (microseconds of Python) and it
+    runs on the event loop, where a thread hop would cost more than the call. An environment that
+    does not say is called in a thread.
     """
+
+    blocking: bool
 
     def reset(self) -> Opening: ...
 
@@ -234,6 +272,8 @@ class Suite(Protocol):
     description: str
     default_budget: int
     options_model: type[BaseModel]
+    # whether `make` blocks (compiles a game, starts an engine), as `Env.blocking`
+    blocking: bool
 
     def tasks(self, options: BaseModel) -> list[Task]: ...
 

@@ -94,6 +94,13 @@ def _log(turn: ModelTurn, messages: list[dict[str, Any]], kind: str, outcome: st
     )
 
 
+async def call_env(owner: Any, method: Any, *args: Any) -> Any:
+    """An environment's (or suite's) call: in a worker thread when it blocks, else on the loop."""
+    if getattr(owner, "blocking", True):
+        return await asyncio.to_thread(method, *args)
+    return method(*args)
+
+
 async def run_episode(env: Env, backend: Backend, condition: Condition, ctx: EpisodeContext) -> EpisodeResult:
     result = EpisodeResult()
     try:
@@ -107,7 +114,7 @@ async def run_episode(env: Env, backend: Backend, condition: Condition, ctx: Epi
 
 
 async def _play(env: Env, backend: Backend, condition: Condition, s: EpisodeContext, result: EpisodeResult) -> None:
-    opening = await asyncio.to_thread(env.reset)
+    opening = await call_env(env, env.reset)
     native = s.tool_mode == "native"
     messages = list(opening.messages)
     review = condition.review_prompt()
@@ -174,7 +181,7 @@ async def _submit_all(
             replies.append(_reply("Not executed: an earlier call in this answer ended the turn, or the budget is spent.", action, i, native))
             continue
         submitted += 1
-        outcome = await asyncio.to_thread(env.submit, action)
+        outcome = await call_env(env, env.submit, action)
         if isinstance(outcome, Violation):
             replies.append(_reply(condition.render(outcome, s.feedback_cut), action, i, native))
             stopped = True

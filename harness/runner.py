@@ -17,7 +17,7 @@ from envs.contract import Task
 from harness.agents.base import PREFIX as AGENT_PREFIX
 from harness.backends.base import Backend, HarnessError, StartFailed
 from envs.contract import EpisodeContext
-from harness.loop import EpisodeResult, run_episode
+from harness.loop import EpisodeResult, call_env, run_episode
 from harness.models import ModelPool
 from harness.provenance import git_commit, versions
 from harness.recording import build_record
@@ -65,6 +65,17 @@ class RunSummary:
 
 def _config(spec: RunSpec) -> dict[str, Any]:
     return spec.model_dump(include={"decoding", "tool_mode", "text_calls", "feedback_cut", "env_options"})
+
+
+def play(spec: RunSpec, console: Console | None = None, retry_errors: bool = False) -> RunSummary:
+    """`run` on its own event loop: uvloop's where it is installed (the default on Linux and
+    macOS), whose socket and callback machinery costs a fraction of asyncio's own per model call."""
+    try:
+        import uvloop
+    except ImportError:  # Windows: asyncio's loop
+        return asyncio.run(run(spec, console, retry_errors))
+    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+        return runner.run(run(spec, console, retry_errors))
 
 
 async def run(spec: RunSpec, console: Console | None = None, retry_errors: bool = False) -> RunSummary:
@@ -156,7 +167,7 @@ async def _one(
                          condition_options=condition.env, feedback=condition.feedback)
     env = None
     try:
-        env = await asyncio.to_thread(suite.make, task, options, ctx)
+        env = await call_env(suite, suite.make, task, options, ctx)
         # a reference agent (harness.agents) is given the episode's env, whose reference() it plays
         player = backend.for_episode(env) if hasattr(backend, "for_episode") else backend
         result = await run_episode(env, player, condition, ctx)
@@ -165,10 +176,12 @@ async def _one(
     finally:
         if env is not None:
             with contextlib.suppress(Exception):
-                await asyncio.to_thread(env.close)
+                await call_env(env, env.close)
     params = {**condition.params(spec.feedback_cut), "tool_mode": spec.tool_mode}
     try:
-        transcript = store.write_transcript(key, {"turns": result.transcript, "harness_error": result.harness_error})
+        # a new file per episode (file-system work): off the event loop
+        transcript = await asyncio.to_thread(
+            store.write_transcript, key, {"turns": result.transcript, "harness_error": result.harness_error})
         # optional per-episode facts an environment reports (fences, invented values, fault outcome)
         extra = env.record_extra() if env is not None and hasattr(env, "record_extra") else {}
         record = build_record(key, result, run_id=store.run_id, condition_params=params, config=_config(spec),

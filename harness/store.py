@@ -9,6 +9,13 @@ the holder is killed) for the length of the run. Nothing is written before `star
 run that fails to start (no server, a wrong model name) leaves nothing that blocks the corrected
 command. Every text written passes through the run's `Redactor`, and a string no UTF-8 encoder
 takes (a lone surrogate from a model) is written as a JSON escape instead of aborting the run.
+
+A record's cost does not grow with the run: records.jsonl stays open for appends, each line is
+written and flushed as its episode ends (a killed process keeps it: it is in the kernel's hands),
+and one background thread fsyncs what was appended since its last fsync, so that episodes ending
+together share one fsync instead of queueing on the event loop for one each. `close` fsyncs the
+rest. Transcripts are compact JSON (one line; `python -m json.tool FILE` or `repair-harness show`
+reads them), written by the episode's worker thread before its record is appended.
 """
 
 from __future__ import annotations
@@ -66,6 +73,11 @@ class RunDir:
         self._spec: RunSpec | None = None
         self._rows: list[dict[str, Any]] = []
         self.run_id = ""
+        self._fh: Any = None  # records.jsonl, open for appends from the first append to close()
+        self._sync = threading.Condition()
+        self._unsynced = False  # appended since the syncer's last fsync
+        self._syncer: threading.Thread | None = None
+        self._sync_error: OSError | None = None
 
     def open(self, spec: RunSpec) -> set[str]:
         """Lock the directory, check the spec's identity, repair a cut last line; return the keys
@@ -118,6 +130,7 @@ class RunDir:
         self._write_json(self.meta, meta)
 
     def close(self) -> None:
+        self._close_records()
         if self._lock_fd is not None:
             fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
             os.close(self._lock_fd)
@@ -183,19 +196,69 @@ class RunDir:
         self._rewrite_bytes("".join(to_json(r) + "\n" for r in rows).encode())
 
     def _rewrite_bytes(self, data: bytes) -> None:
+        self._close_records()  # later appends go to the new file
         _replace(self.records, data)
 
     def _write_json(self, path: Path, obj: Any) -> None:
         _replace(path, to_json(obj, indent=2).encode())
 
+    def _redacted_json(self, obj: Any) -> str:
+        """`to_json(redactor.obj(obj))` compact, walking the strings only when the text shows
+        something to redact (`Redactor.clean_json`)."""
+        text = json.dumps(obj, ensure_ascii=False, default=str, separators=(",", ":"))
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            return to_json(self.redactor.obj(obj), separators=(",", ":"))
+        return text if self.redactor.clean_json(text) else to_json(self.redactor.obj(obj), separators=(",", ":"))
+
     def write_transcript(self, key: EpisodeKey, data: dict[str, Any]) -> str:
+        """Blocking file work (a new file per episode): the runner calls it in a worker thread."""
         rel = f"transcripts/{key.slug()}.json"
-        self._write_json(self.path / rel, self.redactor.obj({"key": key.model_dump(), **data}))
+        _replace(self.path / rel, self._redacted_json({"key": key.model_dump(), **data}).encode())
         return rel
 
     def append(self, record: EpisodeRecord) -> None:
-        line = to_json(self.redactor.obj(record.model_dump(mode="json")), separators=(",", ":")) + "\n"
-        with self._lock, self.records.open("a", encoding="utf-8") as fh:
-            fh.write(line)
-            fh.flush()
-            os.fsync(fh.fileno())
+        """Write and flush the record's line; the syncer thread fsyncs it (see the module's doc)."""
+        line = self._redacted_json(record.model_dump(mode="json")) + "\n"
+        with self._lock:
+            if self._sync_error is not None:
+                raise self._sync_error
+            if self._fh is None:
+                self._fh = self.records.open("a", encoding="utf-8")
+            self._fh.write(line)
+            self._fh.flush()
+        with self._sync:
+            self._unsynced = True
+            if self._syncer is None:
+                self._syncer = threading.Thread(target=self._sync_loop, name="records-fsync", daemon=True)
+                self._syncer.start()
+            self._sync.notify()
+
+    def _sync_loop(self) -> None:
+        while True:
+            with self._sync:
+                while not self._unsynced and self._syncer is threading.current_thread():
+                    self._sync.wait()
+                if not self._unsynced:
+                    return  # closed, nothing left
+                self._unsynced = False
+                fd = self._fh.fileno()
+            try:
+                os.fsync(fd)
+            except OSError as exc:  # the next append raises it: the run stops instead of losing records quietly
+                self._sync_error = exc
+                return
+
+    def _close_records(self) -> None:
+        with self._sync:
+            syncer, self._syncer = self._syncer, None
+            self._sync.notify()
+        if syncer is not None:
+            syncer.join()
+        with self._lock:
+            if self._fh is not None:
+                self._fh.flush()
+                os.fsync(self._fh.fileno())
+                self._fh.close()
+                self._fh = None

@@ -136,6 +136,8 @@ def replay(model: GameModel, commands: list[str], k_allowed: int | None, max_cha
 
 class PlanEnv:
     """One game under the plan protocol. Stateless between calls: every plan starts afresh."""
+    # every plan is replayed on the game: milliseconds of CPU
+    blocking = True
 
     def __init__(self, entry: GameEntry, model: GameModel, options: PlayOptions, budget: int):
         self.entry, self.model, self.options, self.budget = entry, model, options, budget

@@ -22,6 +22,8 @@ from envs.textworld.zmachine import ZSession, clean_feedback
 
 class StepEnv:
     """One game under the step protocol. `reset()` starts the game; `close()` ends it."""
+    # every step runs the Z-machine
+    blocking = True
 
     def __init__(self, entry: GameEntry, z8: Path, options: PlayOptions, budget: int):
         self.entry, self.z8, self.options, self.budget = entry, Path(z8), options, budget

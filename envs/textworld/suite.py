@@ -20,6 +20,8 @@ from envs.textworld.step import StepEnv
 
 
 class _TextWorldSuite:
+    # make() compiles or loads a game
+    blocking = True
     name: str
     description: str
     default_budget = study.BUDGET

@@ -45,6 +45,9 @@ def _empty(value: Any) -> bool:
 
 
 class ToolsEnv:
+    # microseconds of Python per call
+    blocking = False
+
     def __init__(self, task: Task, options: ToolsOptions, build: Builder, fault_shape: str | None = None):
         self.task, self.options, self.build = task, options, build
         # the output-contract conditions choose the shape; otherwise the suite option does

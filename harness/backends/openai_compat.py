@@ -1,4 +1,11 @@
-"""Any OpenAI-compatible endpoint (vLLM, llama.cpp server, hosted APIs), through the `openai` SDK.
+"""Any OpenAI-compatible endpoint (vLLM, llama.cpp server, hosted APIs), with the `openai` SDK's types.
+
+Chat calls are posted with aiohttp: the body is built once as JSON and sent as it is, the answer is
+read into the SDK's `ChatCompletion` and every failure is raised as the SDK's exception, so the
+retries below treat them as they treat the SDK's own. The SDK's `create()` walks each body
+against its TypedDicts and runs it through httpx's middleware: on 2 cores that is 3-10 ms a call,
+more than the rest of an episode and most of what a fast server leaves (benchmarks/throughput.py).
+The SDK itself still lists the models and streams (a `stream: true` request).
 
 Native mode sends the tools through the API (`tool_choice="auto"`: llama.cpp's server reads an
 omitted tool_choice as "none"). Prompt mode describes the tools in the system message and reads
@@ -12,14 +19,23 @@ import asyncio
 import json
 import os
 import time
+import urllib.request
 from typing import Any
+from urllib.parse import urlsplit
 
+import aiohttp
 import openai
+from openai.types.chat import ChatCompletion
 
 from harness.backends.base import HarnessError, ToolMode
 from harness.backends.prompt_tools import with_tools_prompt
 from harness.backends.turns import RawCall, to_turn
 from harness.types import Decoding, ModelTurn, ToolSpec, Usage
+
+try:  # the HTTP package of the SDK's client: its responses are what the SDK's errors carry
+    import httpx2 as _sdk_http
+except ImportError:  # SDKs before 3.x
+    import httpx as _sdk_http  # type: ignore[no-redef]
 
 _RETRYABLE = (openai.RateLimitError, openai.InternalServerError, openai.APITimeoutError, openai.APIConnectionError)
 
@@ -48,6 +64,14 @@ def _flatten_tool_turns(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+def _env_proxy(url: str) -> str | None:
+    """The proxy the environment names for `url` (HTTP(S)_PROXY, NO_PROXY), as httpx reads it."""
+    parts = urlsplit(url)
+    if urllib.request.proxy_bypass_environment(parts.hostname or ""):
+        return None
+    return urllib.request.getproxies_environment().get(parts.scheme)
+
+
 class OpenAIBackend:
     name = "openai"
 
@@ -70,6 +94,11 @@ class OpenAIBackend:
         # the key is read here and handed only to the client: it is never part of a record
         key = os.environ.get(api_key_env) or "no-key"
         self.client = openai.AsyncOpenAI(base_url=base_url, api_key=key, timeout=timeout_s, max_retries=0)
+        self.timeout_s = timeout_s
+        self._chat_url = f"{base_url.rstrip('/')}/chat/completions"
+        self._headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json", "Accept": "application/json"}
+        self._session: aiohttp.ClientSession | None = None  # made on the first call, inside the run's event loop
+        self._schemas: dict[int, tuple[list[ToolSpec], list[dict[str, Any]]]] = {}
 
     async def model_id(self) -> str | None:
         ids = await self.served_models()
@@ -80,6 +109,8 @@ class OpenAIBackend:
         return [m.id for m in page.data]
 
     async def aclose(self) -> None:
+        if self._session is not None:
+            await self._session.close()
         await self.client.close()
 
     async def _with_retries(self, make_call: Any) -> Any:
@@ -126,10 +157,10 @@ class OpenAIBackend:
             if getattr(decoding, key) is not None:
                 kwargs[key] = getattr(decoding, key)
         if tools and tool_mode == "native":
-            kwargs["tools"] = [t.openai() for t in tools]
+            kwargs["tools"] = self._tool_schemas(tools)
             kwargs["tool_choice"] = "auto"
         start = time.perf_counter()
-        resp = await self._with_retries(lambda: self.client.chat.completions.create(**kwargs))
+        resp = await self._with_retries(lambda: self._post_chat(kwargs))
         latency = time.perf_counter() - start
         if not resp.choices:
             # some servers answer 200 with {"error": {...}}: keep what they said
@@ -137,6 +168,58 @@ class OpenAIBackend:
             detail = f": {json.dumps(said, ensure_ascii=False, default=str)[:500]}" if said else ""
             raise HarnessError(f"{self.base_url}: the server answered 200 with no choices{detail}")
         return self._turn(resp, latency, tools, tool_mode)
+
+    async def _post_chat(self, body: dict[str, Any]) -> Any:
+        """`chat.completions.create(**body)` as the server sees it, for a fraction of its CPU."""
+        if body.get("stream"):
+            return await self.client.chat.completions.create(**body)
+        try:
+            content = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
+        except UnicodeEncodeError:  # a lone surrogate in a message: sent as a JSON escape
+            content = json.dumps(body, separators=(",", ":")).encode()
+        if self._session is None:
+            # limit: the SDK's pool allows 1,000 connections. The environment's proxy is looked up
+            # once here: aiohttp's trust_env looks it (and ~/.netrc) up on every request
+            self._session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=1000), proxy=_env_proxy(self._chat_url),
+                                                  timeout=aiohttp.ClientTimeout(total=self.timeout_s))
+        try:
+            async with self._session.post(self._chat_url, data=content, headers=self._headers) as response:
+                status, headers, raw = response.status, response.headers, await response.read()
+        except asyncio.TimeoutError as exc:
+            raise openai.APITimeoutError(request=self._request()) from exc
+        except aiohttp.ClientError as exc:
+            error = openai.APIConnectionError(request=self._request())
+            error.message = f"{error.message} ({type(exc).__name__}: {exc})"
+            raise error from exc
+        if status >= 400:
+            reply = _sdk_http.Response(status, headers=list(headers.items()), content=raw, request=self._request())
+            raise self.client._make_status_error_from_response(reply)
+        try:
+            data = json.loads(raw)
+        except ValueError:
+            data = None
+        if not isinstance(data, dict):
+            raise HarnessError(f"{self.base_url}: the server answered {status} with a body that is not a JSON object: "
+                               f"{raw[:300]!r}")
+        try:  # a well-formed answer: pydantic-core reads it in microseconds
+            return ChatCompletion.model_validate(data)
+        except ValueError:  # a server's odd answer: read as the SDK reads every answer, unvalidated
+            return ChatCompletion.construct(**data)
+
+    def _request(self) -> Any:
+        return _sdk_http.Request("POST", self._chat_url)
+
+    def _tool_schemas(self, tools: list[ToolSpec]) -> list[dict[str, Any]]:
+        """The tools in wire form, built once per tool list: an episode's calls share its list."""
+        # keyed by identity, holding the list so that its id is not reused while it is cached
+        hit = self._schemas.get(id(tools))
+        if hit is not None and hit[0] is tools:
+            return hit[1]
+        if len(self._schemas) >= 1024:
+            self._schemas.pop(next(iter(self._schemas)))
+        schemas = [t.openai() for t in tools]
+        self._schemas[id(tools)] = (tools, schemas)
+        return schemas
 
     def _turn(self, resp: Any, latency: float, tools: list[ToolSpec], tool_mode: ToolMode) -> ModelTurn:
         choice = resp.choices[0]

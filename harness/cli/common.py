@@ -86,7 +86,7 @@ def parse_ints(value: str | None) -> list[int] | None:
 def run_spec(spec: Any, retry_errors: bool = False) -> None:
     """Play a spec's grid, with progress and a summary on stderr. Exit codes: 3 when the server
     stopped the run, 4 when episodes are recorded as harness errors, 130/143 on SIGINT/SIGTERM."""
-    from harness.runner import run as run_async
+    from harness.runner import play
 
     err.print(f"run → {spec.out}  ({spec.suite}; models {', '.join(spec.models)}; conditions {', '.join(spec.conditions)})")
     received: list[int] = []
@@ -97,9 +97,7 @@ def run_spec(spec: Any, retry_errors: bool = False) -> None:
 
     previous = signal.signal(signal.SIGTERM, stop)
     try:
-        import asyncio
-
-        summary = asyncio.run(run_async(spec, err, retry_errors=retry_errors))
+        summary = play(spec, err, retry_errors=retry_errors)
     except KeyboardInterrupt:
         signum = received[0] if received else signal.SIGINT
         err.print(f"\n[yellow]interrupted[/yellow] ({signal.Signals(signum).name}): {_recorded(spec.out)} episodes are "

@@ -8,6 +8,7 @@ review replaces, and that a rejection ends the rest of its turn.
 from __future__ import annotations
 
 import asyncio
+import threading
 from typing import Any
 
 from conditions import get_condition
@@ -178,3 +179,30 @@ def test_a_server_failure_is_a_harness_error_and_stops_the_episode():
     result = play(env, backend)
     assert result.harness_error == "down" and result.fatal and len(result.calls) == 1
     assert not result.won
+
+
+class ThreadNotingEnv(FakeEnv):
+    """Notes the thread each of its calls ran in."""
+
+    def __init__(self, blocking: bool | None):
+        super().__init__()
+        if blocking is not None:
+            self.blocking = blocking
+        self.threads: list[str] = []
+
+    def reset(self) -> Opening:
+        self.threads.append(threading.current_thread().name)
+        return super().reset()
+
+    def submit(self, action: Action) -> Outcome:
+        self.threads.append(threading.current_thread().name)
+        return super().submit(action)
+
+
+def test_a_blocking_environment_runs_in_a_worker_thread_and_a_cheap_one_on_the_loop():
+    main = threading.main_thread().name
+    for blocking, on_loop in ((False, True), (True, False), (None, False)):  # an env that does not say: a thread
+        env = ThreadNotingEnv(blocking)
+        result = play(env, FakeBackend(turn(call("east"))))
+        assert result.won and len(env.threads) == 2
+        assert all((t == main) == on_loop for t in env.threads), (blocking, env.threads)

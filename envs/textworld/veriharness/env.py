@@ -25,6 +25,9 @@ PROTOCOL = "veriharness"
 
 
 class VeriharnessEnv:
+    # every attempt is replayed on the game: milliseconds of CPU
+    blocking = True
+
     def __init__(self, entry: GameEntry, model: GameModel, options: PlayOptions, ctx: EpisodeContext):
         if ctx.feedback not in stimuli.VARIANTS:
             raise ValueError(f"the veriharness protocol plays only the paper's conditions ({', '.join(CONDITIONS)}); "

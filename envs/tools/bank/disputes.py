@@ -42,6 +42,9 @@ def statement(world: World) -> str:
 
 
 class BankEnv:
+    # microseconds of Python per call
+    blocking = False
+
     def __init__(self, task: Task, options: BankOptions):
         self.seed = int(task.params["seed"])
         self.world = make_world(self.seed)
@@ -86,6 +89,8 @@ class BankEnv:
 
 
 class BankDisputes:
+    # make() builds a seeded world in microseconds
+    blocking = False
     name = "bank-disputes"
     description = "The seed's bank case: open_dispute behind a pydantic input contract (200 seeded tasks, RU/EN)"
     default_budget = 4

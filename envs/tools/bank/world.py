@@ -57,7 +57,8 @@ def _amount(rng: random.Random) -> Decimal:
 def make_world(seed: int) -> World:
     rng = random.Random(seed)
     today = date(2026, 3, 1) + timedelta(days=rng.randint(0, 240))
-    cards = rng.sample([f"{n:04d}" for n in range(1000, 10000)], 2)
+    # the draw of sampling the list of the 9,000 four-digit strings, without building it per world
+    cards = [f"{n:04d}" for n in rng.sample(range(1000, 10000), 2)]
     ops: list[Operation] = []
     for _ in range(rng.randint(5, 7)):
         day = today - timedelta(days=rng.randint(0, 9))
@@ -137,7 +138,7 @@ SLOTS: dict[str, list[str]] = {
 
 @functools.lru_cache(maxsize=4096)
 def _base(seed: int) -> World:
-    # the seed's generator samples from a 9000-item list per call; a task rebuilds it often
+    # a task rebuilds its world often (its gold state, every reset)
     return make_world(seed)
 
 

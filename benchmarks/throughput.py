@@ -1,0 +1,336 @@
+"""Throughput of the harness against a model server, vs a bare SDK client and the raw-socket limit.
+
+    .venv/bin/python benchmarks/throughput.py [--pairs 3] [--scale 1.0] [--budget N] [--profile]
+
+The server: a stdlib asyncio OpenAI-compatible stand-in on 127.0.0.1 (in its own process, one per
+latency L) that reads each request, waits L and answers one fixed chat completion: a native call
+of `open_dispute` with an operation id no task has, so every call is a violation and an episode
+spends its whole budget. It does no model work: what limits a client is the client. It keeps the
+bodies it was sent.
+
+The requests: the harness plays `bank-disputes` (condition allowed_json, native tools, the
+suite's budget unless --budget) once, and the server's copy of what it was sent is the request
+list. The three clients send exactly those bodies at concurrency C:
+- raw: C keep-alive sockets writing pre-built HTTP requests and reading the answers: the most any
+  client gets from this server (at L > 0 the ideal is C / L);
+- sdk: a bare `openai.AsyncOpenAI` generator, C workers calling `chat.completions.create`;
+- harness: the real runner (`harness.runner.play`, C = --concurrency) playing the same episodes
+  again, records, transcripts and fsync included, as `repair-harness run` does (on uvloop). What it sends is
+  checked against the list (same seeds, same answers: the same bodies), as is what the others send.
+Each pair runs the three in a rotating order (interleaved A/B); the figures are the medians of
+--pairs pairs, in calls/s over the window the server saw (first request in, last answer out: the
+same measure for every client, without the harness's run start-up), and the medians of the
+per-pair ratios; h-wall/s is the harness's calls/s over its whole run, start-up included. The
+targets (issue 15): harness / sdk >= 0.95 everywhere, harness / raw >= 0.9 at C=32, L=50 ms.
+
+--budget 1 makes every episode one call: the per-episode costs (the world, the record, the
+transcript file) then fall on every call, the harness's worst case.
+
+--profile: cProfile one harness run (L=0, C=8) and print where its time goes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import io
+import json
+import multiprocessing
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+LATENCIES_MS = (0, 50)
+CONCURRENCY = (1, 8, 32)
+MODEL = "bench-model"
+SDK_TARGET, RAW_TARGET = 0.95, 0.9
+
+
+def _chat_answer() -> bytes:
+    call = {"id": "call_0", "type": "function",
+            "function": {"name": "open_dispute", "arguments": json.dumps({"operation_id": "op-AAAAAA", "reason": "fraud"})}}
+    return json.dumps({
+        "id": "chatcmpl-bench", "object": "chat.completion", "created": 0, "model": MODEL,
+        "choices": [{"index": 0, "finish_reason": "tool_calls",
+                     "message": {"role": "assistant", "content": None, "tool_calls": [call]}}],
+        "usage": {"prompt_tokens": 300, "completion_tokens": 20, "total_tokens": 320},
+    }).encode()
+
+
+def _models_answer() -> bytes:
+    return json.dumps({"object": "list", "data": [{"id": MODEL, "object": "model", "created": 0, "owned_by": "bench"}]}).encode()
+
+
+# -- the server ---------------------------------------------------------------------------------
+
+async def _serve(latency_s: float, conn: Any) -> None:
+    chat, models = _chat_answer(), _models_answer()
+    head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n"
+    replies = {True: head % len(models) + models, False: head % len(chat) + chat}
+    # since the last GET /stats: the window (first chat request in, last answer out) and the bodies
+    seen: dict[str, Any] = {"n": 0, "first": None, "last": None}
+    bodies: list[str] = []
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while True:
+                request = await reader.readuntil(b"\r\n\r\n")
+                if request.startswith(b"GET /stats"):
+                    body = json.dumps({**seen, "bodies": bodies}).encode()
+                    seen.update(n=0, first=None, last=None)
+                    bodies.clear()
+                    writer.write(head % len(body) + body)
+                    continue
+                get = request.startswith(b"GET")
+                if not get and seen["first"] is None:
+                    seen["first"] = time.perf_counter()
+                at = request.lower().find(b"content-length:")
+                if at >= 0:
+                    data = await reader.readexactly(int(request[at + 15: request.index(b"\r\n", at)]))
+                    if not get:
+                        bodies.append(data.decode())
+                if latency_s:
+                    await asyncio.sleep(latency_s)
+                writer.write(replies[get])
+                if not get:
+                    seen["n"] += 1
+                    seen["last"] = time.perf_counter()
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        finally:
+            writer.close()
+
+    server = await asyncio.start_server(handle, "127.0.0.1", 0, backlog=1024)
+    conn.send(server.sockets[0].getsockname()[1])
+    async with server:
+        await server.serve_forever()
+
+
+def _server_main(latency_s: float, conn: Any) -> None:
+    asyncio.run(_serve(latency_s, conn))
+
+
+def start_server(latency_s: float) -> tuple[multiprocessing.Process, str]:
+    ours, theirs = multiprocessing.Pipe()
+    proc = multiprocessing.get_context("fork").Process(target=_server_main, args=(latency_s, theirs), daemon=True)
+    proc.start()
+    return proc, f"http://127.0.0.1:{ours.recv()}/v1"
+
+
+def _seen(url: str) -> dict[str, Any]:
+    """What the server saw since the last look (which it then forgets)."""
+    import urllib.request
+
+    with urllib.request.urlopen(url.rsplit("/v1", 1)[0] + "/stats") as resp:
+        return json.loads(resp.read())
+
+
+def _canonical(bodies: Any) -> list[str]:
+    """The bodies as a multiset: whatever their order of arrival and JSON spacing."""
+    return sorted(json.dumps(b, sort_keys=True) for b in bodies)
+
+
+def served_rate(url: str, expected: list[str]) -> float:
+    """Chat calls per second in the window the server saw: the same measure for every client,
+    without its start-up and shut-down. The client must have sent exactly the expected bodies."""
+    seen = _seen(url)
+    if _canonical(json.loads(b) for b in seen["bodies"]) != expected:
+        raise SystemExit(f"the server saw {seen['n']} chat calls, not the {len(expected)} expected bodies")
+    return seen["n"] / (seen["last"] - seen["first"])
+
+
+# -- the requests ---------------------------------------------------------------------------------
+
+def _spec(url: str, n: int, concurrency: int, out: str, budget: int | None) -> Any:
+    from harness.spec import build_spec
+
+    values = {
+        "suite": "bank-disputes", "models": [MODEL], "endpoints": [url], "conditions": ["allowed_json"],
+        "tool_mode": "native", "concurrency": concurrency, "env_options": {"n_tasks": n}, "out": out, "max_retries": 0,
+    }
+    return build_spec({**values, "budgets": [budget]} if budget else values)
+
+
+def capture(url: str, episodes: int, budget: int | None) -> list[dict[str, Any]]:
+    """The bodies the harness sends for `episodes` episodes: it plays them once, the server keeps them."""
+    _seen(url)
+    harness(url, episodes, 1, budget)
+    return [json.loads(b) for b in _seen(url)["bodies"]]
+
+
+# -- the three clients ---------------------------------------------------------------------------
+
+async def _pool(n: int, concurrency: int, one: Any) -> float:
+    """Run `one(i)` for i < n on `concurrency` workers; calls per second."""
+    counter = iter(range(n))
+
+    async def worker() -> None:
+        for i in counter:
+            await one(i)
+
+    start = time.perf_counter()
+    await asyncio.gather(*(worker() for _ in range(concurrency)))
+    return n / (time.perf_counter() - start)
+
+
+async def _raw(url: str, wire: list[bytes], concurrency: int) -> float:
+    host, port = url.split("//")[1].split("/")[0].split(":")
+    conns = [await asyncio.open_connection(host, int(port)) for _ in range(concurrency)]
+    free = asyncio.Queue()
+    for c in conns:
+        free.put_nowait(c)
+
+    async def one(i: int) -> None:
+        reader, writer = await free.get()
+        writer.write(wire[i])
+        head = await reader.readuntil(b"\r\n\r\n")
+        at = head.lower().find(b"content-length:")
+        body = await reader.readexactly(int(head[at + 15: head.index(b"\r\n", at)]))
+        assert body.startswith(b"{")
+        free.put_nowait((reader, writer))
+
+    try:
+        return await _pool(len(wire), concurrency, one)
+    finally:
+        for _, writer in conns:
+            writer.close()
+
+
+def raw(url: str, bodies: list[dict[str, Any]], concurrency: int) -> float:
+    path = "/" + url.split("//")[1].split("/", 1)[1] + "/chat/completions"
+    wire = []
+    for body in bodies:
+        data = json.dumps(body).encode()
+        wire.append(f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                    f"Authorization: Bearer no-key\r\nContent-Length: {len(data)}\r\n\r\n".encode() + data)
+    return asyncio.run(_raw(url, wire, concurrency))
+
+
+def sdk(url: str, bodies: list[dict[str, Any]], concurrency: int) -> float:
+    import openai
+
+    async def main() -> float:
+        client = openai.AsyncOpenAI(base_url=url, api_key="no-key", max_retries=0)
+
+        async def one(i: int) -> None:
+            resp = await client.chat.completions.create(**bodies[i])
+            assert resp.choices[0].message.tool_calls
+
+        try:
+            return await _pool(len(bodies), concurrency, one)
+        finally:
+            await client.close()
+
+    return asyncio.run(main())
+
+
+def harness(url: str, n: int, concurrency: int, budget: int | None) -> float:
+    """The runner playing n episodes; episodes per second over its whole run (start-up included)."""
+    from rich.console import Console
+
+    from harness.runner import play
+
+    with tempfile.TemporaryDirectory(prefix="bench-run-") as out:
+        spec = _spec(url, n, concurrency, str(Path(out, "run")), budget)
+        start = time.perf_counter()
+        summary = play(spec, console=Console(file=io.StringIO()))
+        elapsed = time.perf_counter() - start
+    if summary.done != n or summary.harness_errors:
+        raise SystemExit(f"the harness run did not finish cleanly: {summary}")
+    return n / elapsed
+
+
+# -- the comparison ------------------------------------------------------------------------------
+
+def episodes_for(latency_ms: int, concurrency: int, scale: float, calls_per_episode: int) -> int:
+    """About a second of calls per client: C / L calls per second at L > 0; at L = 0 the client's own pace."""
+    calls = max(20, int(concurrency * 1000 / latency_ms * scale)) if latency_ms else int(400 * scale)
+    return max(concurrency, calls // calls_per_episode)
+
+
+def measure(url: str, latency_ms: int, concurrency: int, pairs: int, bodies: list[dict[str, Any]], episodes: int,
+            budget: int | None) -> dict[str, Any]:
+    expected = _canonical(bodies)
+    runners = {
+        "raw": lambda: raw(url, bodies, concurrency),
+        "sdk": lambda: sdk(url, bodies, concurrency),
+        "harness": lambda: harness(url, episodes, concurrency, budget),
+    }
+    names = list(runners)
+    rates: dict[str, list[float]] = {k: [] for k in names}
+    wall: list[float] = []  # the harness's calls per second over its whole run, start-up included
+    for p in range(pairs):
+        for name in names[p % 3:] + names[: p % 3]:
+            outside = runners[name]()
+            rates[name].append(served_rate(url, expected))
+            if name == "harness":
+                wall.append(outside * len(bodies) / episodes)
+    ratio = lambda a, b: statistics.median(x / y for x, y in zip(rates[a], rates[b]))  # noqa: E731
+    return {"L_ms": latency_ms, "C": concurrency, "calls": len(bodies), "harness_wall": statistics.median(wall),
+            **{k: statistics.median(v) for k, v in rates.items()},
+            "harness/sdk": ratio("harness", "sdk"), "harness/raw": ratio("harness", "raw"), "sdk/raw": ratio("sdk", "raw")}
+
+
+def profile(url: str, budget: int | None) -> None:
+    import cProfile
+    import pstats
+
+    harness(url, 100, 8, budget)  # imports and caches, outside the profile
+    prof = cProfile.Profile()
+    prof.enable()
+    harness(url, 600, 8, budget)
+    prof.disable()
+    out = io.StringIO()
+    pstats.Stats(prof, stream=out).sort_stats("tottime").print_stats(30)
+    print(out.getvalue())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--pairs", type=int, default=3, help="interleaved rounds per (C, L); medians over them")
+    parser.add_argument("--scale", type=float, default=1.0, help="calls per measurement, as a factor")
+    parser.add_argument("--budget", type=int, default=None, help="calls per episode (default: the suite's budget)")
+    parser.add_argument("--profile", action="store_true", help="cProfile a harness run at L=0, C=8 and stop")
+    args = parser.parse_args()
+    os.environ.pop("OPENAI_API_KEY", None)
+    servers = {ms: start_server(ms / 1000) for ms in LATENCIES_MS}
+    try:
+        url0 = servers[0][1]
+        if args.profile:
+            profile(url0, args.budget)
+            return
+        per_episode = len(capture(url0, 1, args.budget))  # also the warm-up: imports, caches
+        print(f"bank-disputes, budget {args.budget or 'of the suite'}: {per_episode} calls per episode")
+        print(f"{'L ms':>4} {'C':>3} {'calls':>5} {'raw/s':>8} {'sdk/s':>8} {'harness/s':>9} "
+              f"{'h/sdk':>6} {'h/raw':>6} {'sdk/raw':>7} {'h-wall/s':>8}  (medians of {args.pairs} interleaved pairs)")
+        failed = []
+        for ms in LATENCIES_MS:
+            for c in CONCURRENCY:
+                episodes = episodes_for(ms, c, args.scale, per_episode)
+                bodies = capture(url0, episodes, args.budget)
+                raw(url0, bodies[:50], 4), sdk(url0, bodies[:50], 4)  # warm-up
+                _seen(url0)
+                r = measure(servers[ms][1], ms, c, args.pairs, bodies, episodes, args.budget)
+                print(f"{ms:>4} {c:>3} {r['calls']:>5} {r['raw']:>8.0f} {r['sdk']:>8.0f} {r['harness']:>9.0f} "
+                      f"{r['harness/sdk']:>6.2f} {r['harness/raw']:>6.2f} {r['sdk/raw']:>7.2f} {r['harness_wall']:>8.0f}",
+                      flush=True)
+                if r["harness/sdk"] < SDK_TARGET:
+                    failed.append(f"harness/sdk {r['harness/sdk']:.2f} < {SDK_TARGET} at C={c}, L={ms} ms")
+                if ms == 50 and c == 32 and r["harness/raw"] < RAW_TARGET:
+                    failed.append(f"harness/raw {r['harness/raw']:.2f} < {RAW_TARGET} at C=32, L=50 ms")
+        print("targets: " + ("met" if not failed else "MISSED: " + "; ".join(failed)))
+    finally:
+        for proc, _ in servers.values():
+            proc.terminate()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,66 @@
+"""`format_exception`: the traceback text of a violation, cached per code position chain, must be
+exactly what the traceback module writes, whatever the exception."""
+
+from __future__ import annotations
+
+import traceback
+
+import pytest
+from pydantic import BaseModel
+
+from envs.contract import Violation, format_exception
+
+
+class Model(BaseModel):
+    x: int
+
+
+def _validate(value: object) -> None:
+    Model.model_validate({"x": value})
+
+
+def _nested(value: object) -> None:
+    _validate(value)
+
+
+def _recurse(n: int) -> float:
+    return _recurse(n - 1) if n else 1 / 0
+
+
+def _chained() -> None:
+    try:
+        {}["missing"]
+    except KeyError as exc:
+        raise ValueError("while looking it up") from exc
+
+
+def _in_handler() -> None:
+    try:
+        1 / 0
+    except ZeroDivisionError:
+        raise RuntimeError("during handling")
+
+
+CASES = {
+    "validation": lambda: _validate("q"), "another input, same place": lambda: _validate([1]),
+    "one frame deeper": lambda: _nested("q"), "recursion": lambda: _recurse(30), "repeated frames": lambda: _recurse(500),
+    "cause": _chained, "context": _in_handler,
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_the_text_is_the_traceback_modules_the_first_time_and_from_the_cache(name):
+    try:
+        CASES[name]()
+    except Exception as exc:  # noqa: BLE001 (every kind is a case)
+        expected = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+        assert format_exception(exc) == expected
+        assert format_exception(exc) == expected  # the cached frames
+        assert Violation.from_exception(exc, code="c").raw == expected
+    else:
+        pytest.fail("the case raised nothing")
+
+
+def test_an_exception_never_raised_has_no_traceback_lines():
+    exc = ValueError("made, not raised")
+    assert format_exception(exc) == "ValueError: made, not raised\n"

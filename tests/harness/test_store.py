@@ -1,0 +1,111 @@
+"""records.jsonl under many writers: every record once, fsynced in groups, a failed fsync stops
+the run; what is written is what the redacting walk would have written."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+
+import pytest
+
+from harness.loop import EpisodeResult
+from harness.recording import build_record
+from harness.redact import Redactor
+from harness.spec import build_spec
+from harness.store import RunDir, to_json
+from harness.types import EpisodeKey
+
+
+def _spec(out):
+    return build_spec({"suite": "bank-disputes", "models": ["m"], "endpoints": ["http://127.0.0.1:9/v1"], "conditions": ["raw"],
+                       "out": str(out)})
+
+
+def _record(i: int, text: str = ""):
+    key = EpisodeKey(suite="bank-disputes", task_id=f"bank-{i:04d}", model="m", condition="raw", budget=4, sample_seed=0)
+    result = EpisodeResult(harness_error=text or None)
+    return key, build_record(key, result, run_id="r", condition_params={}, config={}, transcript="")
+
+
+def _opened(tmp_path, redactor=None):
+    store = RunDir(tmp_path / "run", redactor)
+    store.open(_spec(tmp_path / "run"))
+    store.start_session({})
+    return store
+
+
+def test_appends_from_many_threads_are_all_written_once_and_fsynced_in_groups(tmp_path, monkeypatch):
+    synced = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd)))
+    store = _opened(tmp_path)
+    threads = [threading.Thread(target=lambda k=k: [store.append(_record(k * 50 + i)[1]) for i in range(50)]) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    store.close()
+    rows = [json.loads(line) for line in (tmp_path / "run" / "records.jsonl").read_text().splitlines()]
+    assert sorted(r["task_id"] for r in rows) == [f"bank-{i:04d}" for i in range(400)]
+    assert 1 <= len(synced) <= 401  # at least the close's fsync; never more than one per append
+
+
+def test_a_failed_fsync_stops_the_next_append(tmp_path, monkeypatch):
+    store = _opened(tmp_path)
+
+    def broken(fd):
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(os, "fsync", broken)
+    store.append(_record(0)[1])
+    for _ in range(200):  # the syncer thread meets the error
+        if store._sync_error is not None:
+            break
+        threading.Event().wait(0.01)
+    with pytest.raises(OSError, match="Input/output error"):
+        store.append(_record(1)[1])
+    monkeypatch.undo()
+    store.close()  # the disk is back: what was appended is kept
+    assert [json.loads(line)["task_id"] for line in (tmp_path / "run" / "records.jsonl").read_text().splitlines()] == ["bank-0000"]
+
+
+def test_appends_after_a_rewrite_go_to_the_new_file(tmp_path):
+    store = _opened(tmp_path)
+    store.append(_record(0, "HTTP 500")[1])
+    store.append(_record(1)[1])
+    store.close()
+    store = RunDir(tmp_path / "run")
+    store.open(_spec(tmp_path / "run"))
+    store.start_session({}, retry_errors=True)  # moves the error record aside: records.jsonl is rewritten
+    store.append(_record(2)[1])
+    store.close()
+    rows = [json.loads(line) for line in (tmp_path / "run" / "records.jsonl").read_text().splitlines()]
+    assert [r["task_id"] for r in rows] == ["bank-0001", "bank-0002"]
+
+
+SECRET = 'sk-"quoted\\key-0123'
+
+
+@pytest.mark.parametrize("value", [
+    {"plain": "nothing to hide", "n": [1, 2.5, None, True]},
+    {"echo": f"the key was {SECRET} here"},
+    {f"key {SECRET}": "in a key"},
+    {"header": "Authorization: Token abcdef123"},
+    {"bearer": "got bEaReR xyz123456 back"},
+    {"folded": "authorızation: Token abcdef123"},  # dotless i: the patterns' case folding matches it
+    {"russian": "Откройте спор по операции", "lone": "\ud800 surrogate"},
+])
+def test_written_text_is_what_the_redacting_walk_writes(tmp_path, value):
+    redactor = Redactor([SECRET])
+    store = RunDir(tmp_path, redactor)
+    assert store._redacted_json(value) == to_json(redactor.obj(value), separators=(",", ":"))
+    assert SECRET not in store._redacted_json(value)
+
+
+def test_clean_json_says_clean_only_when_the_walk_would_change_nothing():
+    redactor = Redactor([SECRET])
+    for value in ({"a": "hello"}, {"a": SECRET}, {"a": "Bearer abcdefgh"}, {"a": "authorİzation: abcdef"}, {"a": "ſ"}):
+        text = json.dumps(value, ensure_ascii=False)
+        if redactor.clean_json(text):
+            assert redactor.obj(value) == value
