@@ -42,7 +42,30 @@ class EpisodeResult:
 
 def prompt_words(messages: list[dict[str, Any]]) -> int:
     """The paper's cost proxy: whitespace words of everything sent."""
-    return sum(len(str(m.get("content") or "").split()) for m in messages)
+    return sum(_words(m) for m in messages)
+
+
+def _words(message: dict[str, Any]) -> int:
+    return len(str(message.get("content") or "").split())
+
+
+class WordCounts:
+    """`prompt_words` for one episode's calls, each message counted once: a call resends the
+    conversation so far, and counting it all again would make an episode's cost quadratic."""
+
+    def __init__(self) -> None:
+        # id -> (the message, held so that its id stays its own; the content counted; its words)
+        self._seen: dict[int, tuple[dict[str, Any], Any, int]] = {}
+
+    def __call__(self, messages: list[dict[str, Any]]) -> int:
+        total = 0
+        for m in messages:
+            content = m.get("content")
+            hit = self._seen.get(id(m))
+            if hit is None or hit[0] is not m or hit[1] is not content:
+                hit = self._seen[id(m)] = (m, content, _words(m))
+            total += hit[2]
+        return total
 
 
 def _actions(turn: ModelTurn, opening: Opening) -> list[Action] | Violation:
@@ -85,10 +108,10 @@ def _with_feedback(opening: Opening, answer: str, feedback: str) -> list[dict[st
     return messages
 
 
-def _log(turn: ModelTurn, messages: list[dict[str, Any]], kind: str, outcome: str) -> CallLog:
+def _log(turn: ModelTurn, messages: list[dict[str, Any]], kind: str, outcome: str, words: Any = prompt_words) -> CallLog:
     return CallLog(
         kind=kind, prompt_tokens=turn.usage.prompt_tokens, completion_tokens=turn.usage.completion_tokens,
-        latency_s=round(turn.latency_s, 4), finish_reason=turn.finish_reason, prompt_words=prompt_words(messages),
+        latency_s=round(turn.latency_s, 4), finish_reason=turn.finish_reason, prompt_words=words(messages),
         parse_modes=[c.parse_mode for c in turn.tool_calls], fenced=turn.fenced, truncated=turn.truncated,
         outcome=outcome,
     )
@@ -120,6 +143,7 @@ async def _play(env: Env, backend: Backend, condition: Condition, s: EpisodeCont
     review = condition.review_prompt()
     per_tool = opening.budget_unit == "tool_calls"
     decoding = opening.decoding or s.decoding
+    words = WordCounts()
     while result.spent < s.budget:
         turn = await backend.generate(messages, opening.tools, decoding, s.tool_mode)
         result.model_id = result.model_id or turn.model_id
@@ -127,7 +151,7 @@ async def _play(env: Env, backend: Backend, condition: Condition, s: EpisodeCont
         result.transcript.append({"kind": "action", "messages": sent, "answer": turn.model_dump(mode="json")})
         if review is not None and result.spent + 2 <= s.budget:
             result.spent += 1
-            result.calls.append(_log(turn, sent, "action", "review"))
+            result.calls.append(_log(turn, sent, "action", "review", words))
             asked = [*messages, _assistant_message(turn, native), {"role": "user", "content": review}]
             revised = await backend.generate(asked, opening.tools, decoding, s.tool_mode)
             result.transcript.append({"kind": "review", "messages": asked[len(messages):], "answer": revised.model_dump(mode="json")})
@@ -140,7 +164,7 @@ async def _play(env: Env, backend: Backend, condition: Condition, s: EpisodeCont
         room = s.budget - result.spent if per_tool else None
         # the call that produced the executed action (the review's usage when there was a review),
         # logged before the environment runs so that a crash there keeps the call's cost
-        log = _log(logged, log_messages, kind, "harness_error")
+        log = _log(logged, log_messages, kind, "harness_error", words)
         result.calls.append(log)
         outcome, replies, submitted = await _submit_all(env, actions, condition, s, native, room)
         log.outcome = _label(outcome)

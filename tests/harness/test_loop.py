@@ -206,3 +206,16 @@ def test_a_blocking_environment_runs_in_a_worker_thread_and_a_cheap_one_on_the_l
         result = play(env, FakeBackend(turn(call("east"))))
         assert result.won and len(env.threads) == 2
         assert all((t == main) == on_loop for t in env.threads), (blocking, env.threads)
+
+
+def test_word_counts_match_a_full_count_as_messages_are_added_and_changed():
+    from harness.loop import WordCounts, prompt_words
+
+    counts = WordCounts()
+    messages = [{"role": "system", "content": "one two three"}, {"role": "user", "content": "four"}]
+    assert counts(messages) == prompt_words(messages) == 4
+    messages.append({"role": "assistant", "content": None, "tool_calls": []})
+    messages.append({"role": "tool", "content": "five six"})
+    assert counts(messages) == prompt_words(messages) == 6
+    messages[1]["content"] = "four and more"  # the same dict, new content
+    assert counts(messages) == prompt_words(messages) == 8
