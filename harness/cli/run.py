@@ -20,7 +20,7 @@ def _default(value: Any) -> str:
     Decoding take theirs: the two never disagree, and the help imports no pydantic."""
     if isinstance(value, (list, tuple)):
         value = ",".join(map(str, value))
-    return f"  \\[default: {value}]"
+    return f"  [default: {value}]"
 
 
 @app.command()
@@ -28,10 +28,10 @@ def run(
     config: Optional[Path] = typer.Option(None, "--config", help="TOML grid file (keys = RunSpec fields); flags given too override it"),
     suite: Optional[str] = typer.Option(None, help="suite name, required (see `repair-harness suites`)"),
     model: Optional[str] = typer.Option(None, "--model", "--models", help="model name(s), comma-separated, required: local, a vLLM preset, or a model served by --endpoint"),
-    endpoint: Optional[str] = typer.Option(None, "--endpoint", help="OpenAI-compatible base URL(s), comma-separated  \\[default: none: start the model's own server]"),
+    endpoint: Optional[str] = typer.Option(None, "--endpoint", help="OpenAI-compatible base URL(s), comma-separated  [default: none: start the model's own server]"),
     conditions: Optional[str] = typer.Option(None, help="condition names, comma-separated, required (see `repair-harness conditions`)"),
-    budget: Optional[str] = typer.Option(None, "--budget", help="model-call budget(s) per episode, e.g. 4 or 2,4,6,8  \\[default: the suite's, see `repair-harness suites`]"),
-    tasks: Optional[int] = typer.Option(None, help="first N tasks of the suite  \\[default: all of them]"),
+    budget: Optional[str] = typer.Option(None, "--budget", help="model-call budget(s) per episode, e.g. 4 or 2,4,6,8  [default: the suite's, see `repair-harness suites`]"),
+    tasks: Optional[int] = typer.Option(None, help="first N tasks of the suite  [default: all of them]"),
     task_ids: Optional[str] = typer.Option(None, help="task ids, comma-separated"),
     seeds: Optional[str] = typer.Option(None, help="sample seeds, e.g. 0 or 3101..3103" + _default(defaults.SAMPLE_SEEDS)),
     temperature: Optional[float] = typer.Option(None, help="sampling temperature" + _default(defaults.TEMPERATURE)),
@@ -39,7 +39,7 @@ def run(
     max_tokens: Optional[int] = typer.Option(None, help="output tokens per call" + _default(defaults.MAX_TOKENS)),
     tool_mode: Optional[str] = typer.Option(None, help="native | prompt" + _default(defaults.TOOL_MODE)),
     text_calls: Optional[str] = typer.Option(None, help="native mode, a call returned as text: parse | violation" + _default(defaults.TEXT_CALLS)),
-    feedback_cut: Optional[int] = typer.Option(None, help="cut every rendered feedback value to N chars (paper: 240)  \\[default: no cut]"),
+    feedback_cut: Optional[int] = typer.Option(None, help="cut every rendered feedback value to N chars (paper: 240)  [default: no cut]"),
     env: Optional[list[str]] = typer.Option(None, "--env", help="suite option KEY=VALUE, repeatable (`repair-harness suites NAME` lists them)"),
     concurrency: Optional[int] = typer.Option(None, help="concurrent episodes per endpoint" + _default(defaults.CONCURRENCY)),
     api_key_env: Optional[str] = typer.Option(

@@ -41,6 +41,16 @@ def test_version_and_defaults_in_help():
     assert "[default: prompt]" in flat and "[default: runs/latest]" in flat and "[default: the suite's" in flat
 
 
+def test_help_lists_every_command_with_its_whole_first_sentence():
+    """At 80 columns too: the plain help wraps a command's first sentence, never cuts it to "..."."""
+    result, text = invoke("--help")
+    flat = " ".join(text.split())
+    commands = text[text.index("Commands:"):]
+    assert result.exit_code == 0 and "..." not in commands and max(len(line) for line in text.splitlines()) <= 80
+    assert "report Solved/N with Wilson CIs and paired contrasts; the paper's numbers beside ours where they apply." in flat
+    assert "reproduce Run a published study's grid, then report ours beside theirs." in flat
+
+
 def test_run_help_shows_the_defaults_a_run_uses():
     """`run --help` reads its defaults from common.defaults (no pydantic); RunSpec and Decoding must
     take theirs from there too, never a literal of their own."""
