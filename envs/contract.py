@@ -13,7 +13,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from common import study
+from common import defaults, study
 
 
 class ToolSpec(BaseModel):
@@ -110,11 +110,11 @@ NAME_CHARS = 200
 class Decoding(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    temperature: float = Field(0.0, ge=0.0, le=2.0)
+    temperature: float = Field(defaults.TEMPERATURE, ge=0.0, le=2.0)
     # None: not sent, the server's default applies (the veriharness protocol sends top_p only
     # when a run sets one, as the artifact did)
-    top_p: float | None = Field(1.0, gt=0.0, le=1.0)
-    max_tokens: int = Field(study.MAX_TOKENS, ge=1)
+    top_p: float | None = Field(defaults.TOP_P, gt=0.0, le=1.0)
+    max_tokens: int = Field(defaults.MAX_TOKENS, ge=1)
     # passed to the server as `seed`; sample_seed of the key overrides it per episode
     seed: int | None = None
     # False: the request says `"stream": false` (the artifact's requests did); None: not sent.

@@ -18,3 +18,9 @@ class HarnessError(RuntimeError):
 class StartFailed(HarnessError):
     """No model server could be reached or asked which models it serves: nothing ran, nothing
     was written, and the same command can simply be run again."""
+
+
+class ServerStartError(RuntimeError):
+    """A model server exited or did not answer in time; the message carries the tail of its log.
+    Raised by `harness.backends.server_proc` (which re-exports it), defined here so the CLI's
+    guard names it without importing the process machinery."""

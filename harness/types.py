@@ -14,6 +14,7 @@ from urllib.parse import urlparse
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
+from common import defaults
 from envs.contract import (  # noqa: F401  (re-exported)
     Accepted,
     Action,
@@ -47,23 +48,23 @@ class RunSpec(Strict):
     models: list[str]
     conditions: list[str]
     budgets: list[int] = Field(default_factory=lambda: [4])
-    sample_seeds: list[int] = Field(default_factory=lambda: [0])
+    sample_seeds: list[int] = Field(default_factory=lambda: list(defaults.SAMPLE_SEEDS))
     decoding: Decoding = Field(default_factory=Decoding)
-    tool_mode: Literal["native", "prompt"] = "prompt"
+    tool_mode: Literal["native", "prompt"] = defaults.TOOL_MODE
     # How a native-mode answer whose tool call came back as text is treated:
     # `parse` runs our text parser on it, `violation` counts it as an unparsed call.
-    text_calls: Literal["parse", "violation"] = "parse"
+    text_calls: Literal["parse", "violation"] = defaults.TEXT_CALLS
     # every rendered feedback value is cut to this many characters; the paper used 240
     feedback_cut: int | None = Field(None, ge=1)
     env_options: dict[str, Any] = Field(default_factory=dict)
     # execution settings: not part of the run's identity
-    backend: Literal["openai", "vllm"] = "openai"
+    backend: Literal["openai", "vllm"] = defaults.BACKEND
     endpoints: list[str] = Field(default_factory=list)
-    api_key_env: str = "OPENAI_API_KEY"
-    concurrency: int = Field(4, ge=1, le=1024)
+    api_key_env: str = defaults.API_KEY_ENV
+    concurrency: int = Field(defaults.CONCURRENCY, ge=1, le=1024)
     request_timeout_s: float = Field(120.0, gt=0)
     max_retries: int = Field(4, ge=0, le=100)
-    out: str = "runs/latest"
+    out: str = defaults.OUT
 
     @field_validator("endpoints")
     @classmethod

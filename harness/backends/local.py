@@ -42,6 +42,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from common.defaults import N_CTX  # the context length, defined there for `serve local --help`
 from harness.backends.serve_auth import LLAMA_KEY_ENV
 from harness.backends.server_proc import ManagedServer, MissingExtra, free_port
 
@@ -52,9 +53,6 @@ GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 PROMPT_ALIAS = "smollm2-135m"
 NATIVE_ALIAS = "smollm2-135m-fc"
 LOCAL_MODEL = "local"
-# SmolLM2's trained context and the paper's --max-model-len; the bank demo's calls reached 2539
-# prompt tokens, and a request past n_ctx is an HTTP 400, not an answer (+90 MiB RSS over 4096)
-N_CTX = 8192
 SEED = 1234
 
 # The table entry the runner reads for `--model local` with no endpoint: start LocalServer for

@@ -22,11 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from common.errors import UserError
+from harness.errors import ServerStartError  # defined there, so the CLI guard names it without this module
 from harness.backends.serve_auth import connect_host
-
-
-class ServerStartError(RuntimeError):
-    """The server exited or did not answer in time; the message carries the tail of its log."""
 
 
 class MissingExtra(UserError):

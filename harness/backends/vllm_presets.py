@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from common.errors import UserError
 from harness.backends.serve_auth import VLLM_KEY_ENV
 from harness.backends.server_proc import ManagedServer, MissingExtra
+from harness.backends.vllm_table import PRESET_ROWS
 
 # the parsers vLLM registers (vllm/tool_parsers); a typo here would only surface after loading
 KNOWN_TOOL_PARSERS = frozenset({
@@ -56,28 +57,8 @@ class VllmPreset(BaseModel):
     study: bool = Field(False, description="one of the paper's models")
 
 
-_PAPER = {"max_model_len": 8192, "quantization": "awq", "study": True}
-PRESETS: dict[str, VllmPreset] = {
-    p.name: p
-    for p in [
-        VllmPreset(name="qwen2.5-coder-14b-awq", hf_id="Qwen/Qwen2.5-Coder-14B-Instruct-AWQ",
-                   tool_parser="hermes", note="often answers calls as fenced/bare JSON (vLLM issue 32926)",
-                   **_PAPER),
-        VllmPreset(name="llama-3.1-8b-awq", hf_id="hugging-quants/Meta-Llama-3.1-8B-Instruct-AWQ-INT4",
-                   tool_parser="llama3_json", chat_template="examples/tool_chat_template_llama3.1_json.jinja",
-                   **_PAPER),
-        VllmPreset(name="qwen2.5-7b", hf_id="Qwen/Qwen2.5-7B-Instruct", tool_parser="hermes"),
-        VllmPreset(name="qwen3-8b", hf_id="Qwen/Qwen3-8B", tool_parser="hermes",
-                   extra_flags=("--reasoning-parser", "qwen3"),
-                   note="thinks first; the reasoning parser keeps <think> text out of the content (vLLM >= 0.9)"),
-        VllmPreset(name="llama-3.2-3b", hf_id="meta-llama/Llama-3.2-3B-Instruct", tool_parser="llama3_json",
-                   chat_template="examples/tool_chat_template_llama3.2_json.jinja"),
-        VllmPreset(name="mistral-7b-v0.3", hf_id="mistralai/Mistral-7B-Instruct-v0.3", tool_parser="mistral",
-                   extra_flags=("--tokenizer-mode", "mistral", "--config-format", "mistral",
-                                "--load-format", "mistral"),
-                   note="mistral_common tokenizer, as vLLM recommends for its tool parser"),
-    ]
-}
+# the table (harness.backends.vllm_table), each row validated
+PRESETS: dict[str, VllmPreset] = {name: VllmPreset(name=name, **row) for name, row in PRESET_ROWS.items()}
 
 
 class VllmConfigError(UserError):

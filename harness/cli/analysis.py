@@ -37,7 +37,7 @@ def report(
     fmt: Annotated[str, typer.Option("--format", help="table | md | csv | latex | json")] = "table",
     headline: Annotated[bool, typer.Option(help="also set allowed_json vs raw beside the Self-Reflective APIs figures "
                                                  "(a different setting: API side, Anthropic models)")] = False,
-    width: Annotated[int | None, typer.Option(min=40, help="table width in columns  \\[default: the terminal's]",
+    width: Annotated[int | None, typer.Option(min=40, help="table width in columns  [default: the terminal's]",
                                               show_default=False)] = None,
 ) -> None:
     """Solved/N with Wilson CIs and paired contrasts; the paper's numbers beside ours where they apply."""

@@ -1,24 +1,43 @@
-"""What every command module shares: the two consoles, the one failure guard, list flags, running a spec."""
+"""What every command module shares: the two consoles, the one failure guard, list flags, running a spec.
+
+Help, listing and errors must start fast (benchmarks/startup.py), so this module and every command
+module import only typer and dependency-light modules at the top: rich, pydantic, the spec
+machinery, model backends and games are imported inside the commands that use them.
+"""
 
 from __future__ import annotations
 
 import shutil
 import signal
+import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
-from rich.console import Console
-from rich.markup import escape
 from typer.core import TyperGroup
 
 from common.errors import UserError
 from envs.textworld.errors import GameGenerationError
-from harness.errors import StartFailed
-from harness.backends.server_proc import ServerStartError
+from harness.errors import ServerStartError, StartFailed
 
-out = Console()
-err = Console(stderr=True)
+if TYPE_CHECKING:
+    from rich.console import Console
+
+
+def console(stderr: bool = False) -> Console:
+    """A rich console on stdout (`out`) or stderr (`err`), made when a command prints: `--help`
+    imports no rich. Made per command run, it reads the terminal's width (COLUMNS) of that run."""
+    from rich.console import Console
+
+    return Console(stderr=stderr)
+
+
+def __getattr__(name: str) -> Any:
+    """`out` and `err`: `from harness.cli.common import out` inside a command gives it its console."""
+    if name in ("out", "err"):
+        return console(stderr=name == "err")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 # exit codes of `run` and the commands built on it (documented in the README)
 EXIT_BAD_INPUT = 2
@@ -43,22 +62,39 @@ class GuardedGroup(TyperGroup):
         try:
             return super().invoke(ctx)
         except tuple(kind for kind, _, _ in FAILURES) as exc:
+            from rich.markup import escape
+
             label, code = next((label, code) for kind, label, code in FAILURES if isinstance(exc, kind))
             # escaped: messages hold brackets, e.g. repair-harness[vllm]
-            err.print(f"[red]{label}:[/red] {escape(str(exc))}", highlight=False, emoji=False, soft_wrap=True)
+            console(stderr=True).print(f"[red]{label}:[/red] {escape(str(exc))}", highlight=False, emoji=False,
+                                       soft_wrap=True)
             raise typer.Exit(code) from None
+
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        """The commands, each with its whole first sentence, wrapped (click would cut it to one line, "...")."""
+        rows = [(name, cmd.get_short_help_str(limit=sys.maxsize)) for name in self.list_commands(ctx)
+                if (cmd := self.get_command(ctx, name)) is not None and not cmd.hidden]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+# Help is click's plain text (rich_markup_mode=None): typer's rich help imports rich and its
+# markdown machinery, 0.1 to 0.2 s of every `--help`. Help texts are therefore plain: no markup.
+HELP_WIDTH = 120  # help uses the terminal's width up to this many columns
 
 
 def group(name: str | None = None, help: str | None = None) -> typer.Typer:
     """The Typer of one command module. `harness.cli` mounts it: with a name as a sub-command group,
     without one its commands sit at the top level."""
-    return typer.Typer(name=name, help=help, cls=GuardedGroup, no_args_is_help=True, add_completion=False)
+    return typer.Typer(name=name, help=help, cls=GuardedGroup, no_args_is_help=True, add_completion=False,
+                       rich_markup_mode=None, context_settings={"max_content_width": HELP_WIDTH})
 
 
 def echo(text: str) -> None:
     """Plain text on stdout exactly as given (reports, CSV, JSON): no markup, wrapping or tab expansion."""
-    out.file.write(text + "\n")
-    out.file.flush()
+    sys.stdout.write(text + "\n")
+    sys.stdout.flush()
 
 
 def split_list(value: str | None) -> list[str] | None:
@@ -88,6 +124,7 @@ def run_spec(spec: Any, retry_errors: bool = False) -> None:
     stopped the run, 4 when episodes are recorded as harness errors, 130/143 on SIGINT/SIGTERM."""
     from harness.runner import play
 
+    err = console(stderr=True)
     err.print(f"run → {spec.out}  ({spec.suite}; models {', '.join(spec.models)}; conditions {', '.join(spec.conditions)})")
     received: list[int] = []
 

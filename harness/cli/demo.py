@@ -7,7 +7,6 @@ from pathlib import Path
 import typer
 
 from common import study
-from harness.backends.local import LOCAL_MODEL
 from harness.cli.common import echo, group, print_report, run_spec
 from harness.cli.reproduce import PAPER_ENV
 
@@ -29,6 +28,7 @@ def demo(
     """
     # the reference agents (instant) play the same episodes: the conditions' ceilings beside the model
     from harness.agents import AGENTS  # here: listing and help import no agent, env or pydantic
+    from harness.backends.local import LOCAL_MODEL
     from harness.spec import build_spec
 
     common = {"models": [LOCAL_MODEL, *AGENTS], "conditions": list(study.CONDITIONS), "budgets": [study.BUDGET],

@@ -10,12 +10,9 @@ from pathlib import Path
 from typing import Any, Optional
 
 import typer
-from rich.panel import Panel
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from common.errors import UserError
-from harness.cli.common import err, group, out
+from harness.cli.common import group
 
 app = group("games", help="Build and inspect TextWorld game suites.")
 
@@ -64,7 +61,11 @@ def build(
     jobs: Optional[int] = typer.Option(None, "--jobs", min=1, help="games generated at once (default: CPU count)"),
 ) -> None:
     """Generate the suite's games that are not cached yet and write its manifest.json."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.table import Table
+
     from envs.textworld.manifest import write_manifest
+    from harness.cli.common import err, out
 
     s, options = _suite_and_options(suite, rooms, objects, quest_length, seeds, cache_dir)
     n = len(options.seed_list())
@@ -116,7 +117,10 @@ def show(
     cache_dir: Optional[Path] = _CACHE,
 ) -> None:
     """Print the opening one game gives the agent (generating the game if needed)."""
+    from rich.panel import Panel
+
     from envs.contract import EpisodeContext, Task
+    from harness.cli.common import out
 
     s, options = _suite_and_options(suite, rooms, objects, quest_length, None, cache_dir, protocol)
     entry = s.entry(game_seed(game), options)

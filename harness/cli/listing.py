@@ -7,13 +7,10 @@ import typing
 from typing import TYPE_CHECKING, Any, Optional
 
 import typer
-from rich import box
-from rich.markup import escape
-from rich.table import Column, Table
 
 from common.errors import UnknownName
 from envs import SUITES, describe_suites, get_suite
-from harness.cli.common import group, out
+from harness.cli.common import group
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -25,6 +22,12 @@ app = group()
 @app.command("conditions")
 def list_conditions() -> None:
     """List the conditions: what the agent is told after a failed call."""
+    from rich import box  # here, as in every command: help imports no rich
+    from rich.markup import escape
+    from rich.table import Column, Table
+
+    from harness.cli.common import out
+
     table = Table(Column("name", no_wrap=True), Column("paper", no_wrap=True), Column("what the agent is told", ratio=1),
                   box=box.SIMPLE_HEAD, pad_edge=False, expand=False)
     from conditions import CONDITIONS  # here: help and `suites` import no condition or pydantic model
@@ -44,6 +47,12 @@ def list_suites(
     """List the suites, or show one suite's --env options and the budget `run` uses."""
     if name is not None:
         return _show_suite(name)
+    from rich import box
+    from rich.markup import escape
+    from rich.table import Column, Table
+
+    from harness.cli.common import out
+
     table = Table(Column("name", no_wrap=True), Column("budget", justify="right", no_wrap=True),
                   Column("description", ratio=1), box=box.SIMPLE_HEAD, pad_edge=False)
     for s in describe_suites():
@@ -54,6 +63,12 @@ def list_suites(
 
 
 def _show_suite(name: str) -> None:
+    from rich import box
+    from rich.markup import escape
+    from rich.table import Column, Table
+
+    from harness.cli.common import out
+
     if name not in SUITES:
         raise UnknownName("suite", name, list(SUITES))
     s = get_suite(name)

@@ -9,8 +9,7 @@ import typer
 
 from common import study
 from common.errors import UserError
-from harness.backends.local import LOCAL_MODEL
-from harness.cli.common import err, group, print_report, run_spec, split_list
+from harness.cli.common import group, print_report, run_spec, split_list
 
 app = group("reproduce", help="Run a published study's grid, then report ours beside theirs.")
 
@@ -66,6 +65,9 @@ def reproduce_paper(
     protocol: str = typer.Option("veriharness", help="veriharness (the artifact's requests and verdicts) | plan (ours)"),
 ) -> None:
     """Ray & Goyal 2026: 50 TextWorld games x 4 conditions, budget 4, greedy, 512 tokens."""
+    from harness.backends.local import LOCAL_MODEL
+    from harness.cli.common import err
+
     tag = "paper" if protocol == "plan" else f"paper-{protocol}"
     out = out or Path("runs") / f"{tag}-{lane}-{model.replace('/', '_')}"
     spec = paper_spec(model, lane, split_list(endpoint) or [], out, games, concurrency, protocol)

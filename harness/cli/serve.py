@@ -15,22 +15,27 @@ import shlex
 import signal
 import sys
 import time
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import typer
 
+from common.defaults import N_CTX
 from common.errors import UserError
-from harness.backends.local import N_CTX, LocalServer, local_model_name
 from harness.backends.serve_auth import DEFAULT_KEY_ENV, VLLM_KEY_ENV, WAIVER_FLAG, serve_key
-from harness.backends.server_proc import ManagedServer, ServerStartError
-from harness.backends.vllm_presets import PRESETS, VllmServer, preset_row, vllm_command
-from harness.cli.common import group, out
+from harness.backends.vllm_table import PRESET_ROWS
+from harness.cli.common import group
+from harness.errors import ServerStartError
+
+if TYPE_CHECKING:
+    from harness.backends.server_proc import ManagedServer
 
 app = group("serve", help="Serve a model: the embedded CPU model or vLLM.")
 
 
 def _hold(server: ManagedServer) -> None:
     """Keep the server up until Ctrl-C or SIGTERM; stop it on every way out."""
+    from harness.cli.common import out
+
     # SIGTERM would otherwise end Python without unwinding, leaving the server running
     previous = signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     try:
@@ -61,6 +66,9 @@ def local(
     insecure_no_key: bool = typer.Option(False, WAIVER_FLAG, help=WAIVER_HELP),
 ) -> None:
     """The embedded model: SmolLM2-135M-Instruct on the CPU, one server, two aliases."""
+    from harness.backends.local import LocalServer, local_model_name
+    from harness.cli.common import out
+
     if port is not None and not 1 <= port <= 65535:
         raise UserError(f"--port must be in 1..65535, got {port}")
     key = serve_key(host, api_key_env, insecure_no_key)
@@ -73,7 +81,7 @@ def local(
 
 @app.command()
 def vllm(
-    preset: Optional[str] = typer.Option(None, help=f"one of: {', '.join(PRESETS)}"),
+    preset: Optional[str] = typer.Option(None, help=f"one of: {', '.join(PRESET_ROWS)}"),
     model: Optional[str] = typer.Option(None, help="local (the embedded SmolLM2), a preset's HF id, or any org/name id"),
     tp: int = typer.Option(1, help="tensor-parallel size (GPUs per replica, a power of two)"),
     dp: int = typer.Option(1, help="data-parallel size (replicas)"),
@@ -88,8 +96,11 @@ def vllm(
     dry_run: bool = typer.Option(False, "--dry-run", help="print the command and exit"),
 ) -> None:
     """vLLM's OpenAI-compatible server for a preset or a model id, checked before launch."""
+    from harness.backends.vllm_presets import VllmServer, preset_row, vllm_command  # pydantic: not for help
+    from harness.cli.common import out
+
     if (preset is None) == (model is None):
-        raise UserError(f"give exactly one of --preset (one of: {', '.join(PRESETS)}) or --model ORG/NAME")
+        raise UserError(f"give exactly one of --preset (one of: {', '.join(PRESET_ROWS)}) or --model ORG/NAME")
     if model is not None and "/" not in model and model != "local":
         raise UserError(f"--model takes local or a Hugging Face id of the form org/name, got {model!r} "
                         "(presets go to --preset)")

@@ -11,14 +11,17 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import typer
-from rich.panel import Panel
-from rich.text import Text
 
 from common.errors import UserError
-from harness.cli.common import group, out
+from harness.cli.common import group
+
+if TYPE_CHECKING:
+    from rich.text import Text
+
+# rich is imported inside the functions that print: `--help` imports none of it
 
 app = group()
 
@@ -27,6 +30,8 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 def plain(value: Any) -> Text:
     """Text as-is (no markup), with terminal control characters shown as \\xNN, never sent to the terminal."""
+    from rich.text import Text
+
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
     return Text(_CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text))
 
@@ -34,13 +39,17 @@ def plain(value: Any) -> Text:
 @app.command("show")
 def show(
     run_dir: Path = typer.Argument(..., help="a run directory", show_default=False),
-    task: Optional[str] = typer.Option(None, "--task", help="task id, e.g. bank-0000 or tw-20261051  \\[default: the first]",
+    task: Optional[str] = typer.Option(None, "--task", help="task id, e.g. bank-0000 or tw-20261051  [default: the first]",
                                        show_default=False),
-    condition: Optional[str] = typer.Option(None, "--condition", help="condition  \\[default: the first recorded]",
+    condition: Optional[str] = typer.Option(None, "--condition", help="condition  [default: the first recorded]",
                                             show_default=False),
     model: Optional[str] = typer.Option(None, "--model", help="model, when the run has several", show_default=False),
 ) -> None:
     """Print one episode's conversation: what was sent, what came back, what the condition told the agent."""
+    from rich.text import Text
+
+    from harness.cli.common import out
+
     records = _records(run_dir)
     picked = [r for r in records if (task is None or r["task_id"] == task)
               and (condition is None or r["condition"] == condition) and (model is None or r["model"] == model)]
@@ -82,6 +91,10 @@ def _records(run_dir: Path) -> list[dict[str, Any]]:
 
 
 def _header(r: dict[str, Any], matches: int) -> None:
+    from rich.text import Text
+
+    from harness.cli.common import out
+
     result = "harness error" if r["success"] is None else ("solved" if r["success"] else "not solved")
     out.print(Text.assemble(
         (f"{r['task_id']}", "bold"), f"  {r['suite']}, model {r['model']}, condition ", (r["condition"], "bold"),
@@ -119,6 +132,10 @@ def _new_part(sent: list[dict[str, Any]], before: list[dict[str, Any]], opening:
 
 
 def print_turns(turns: list[dict[str, Any]], condition: str) -> None:
+    from rich.panel import Panel
+
+    from harness.cli.common import out
+
     before: list[dict[str, Any]] = []
     opening: list[dict[str, Any]] = []
     previous_answer = ""
@@ -147,6 +164,11 @@ def print_turns(turns: list[dict[str, Any]], condition: str) -> None:
 
 
 def _answer(a: dict[str, Any], n: int, kind: str) -> None:
+    from rich.panel import Panel
+    from rich.text import Text
+
+    from harness.cli.common import out
+
     body = Text()
     if a.get("text"):
         body.append_text(plain(a["text"]))
@@ -167,6 +189,10 @@ def _answer(a: dict[str, Any], n: int, kind: str) -> None:
 
 
 def _outcome(o: dict[str, Any]) -> None:
+    from rich.text import Text
+
+    from harness.cli.common import out
+
     if "observation" in o:  # accepted
         end = " — game won" if o.get("won") else " — lost" if o.get("lost") else " — done" if o.get("done") else ""
         line = Text.assemble(("accepted", "green"), end + ": ")

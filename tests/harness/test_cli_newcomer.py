@@ -41,6 +41,35 @@ def test_version_and_defaults_in_help():
     assert "[default: prompt]" in flat and "[default: runs/latest]" in flat and "[default: the suite's" in flat
 
 
+def test_help_lists_every_command_with_its_whole_first_sentence():
+    """At 80 columns too: the plain help wraps a command's first sentence, never cuts it to "..."."""
+    result, text = invoke("--help")
+    flat = " ".join(text.split())
+    commands = text[text.index("Commands:"):]
+    assert result.exit_code == 0 and "..." not in commands and max(len(line) for line in text.splitlines()) <= 80
+    assert "report Solved/N with Wilson CIs and paired contrasts; the paper's numbers beside ours where they apply." in flat
+    assert "reproduce Run a published study's grid, then report ours beside theirs." in flat
+
+
+def test_run_help_shows_the_defaults_a_run_uses():
+    """`run --help` reads its defaults from common.defaults (no pydantic); RunSpec and Decoding must
+    take theirs from there too, never a literal of their own."""
+    from common import defaults
+    from harness.types import Decoding, RunSpec
+
+    settings = {(RunSpec, "sample_seeds"): list(defaults.SAMPLE_SEEDS), (RunSpec, "tool_mode"): defaults.TOOL_MODE,
+                (RunSpec, "text_calls"): defaults.TEXT_CALLS, (RunSpec, "backend"): defaults.BACKEND,
+                (RunSpec, "api_key_env"): defaults.API_KEY_ENV, (RunSpec, "concurrency"): defaults.CONCURRENCY,
+                (RunSpec, "out"): defaults.OUT, (Decoding, "temperature"): defaults.TEMPERATURE,
+                (Decoding, "top_p"): defaults.TOP_P, (Decoding, "max_tokens"): defaults.MAX_TOKENS}
+    result, text = invoke("run", "--help", env={"COLUMNS": "200"})
+    flat = " ".join(text.split())
+    for (model, field), value in settings.items():
+        assert model.model_fields[field].get_default(call_default_factory=True) == value, field
+        shown = ",".join(map(str, value)) if isinstance(value, list) else value
+        assert f"[default: {shown}]" in flat, field
+
+
 @pytest.mark.parametrize("suite", ["tools-travel", "bank-disputes"])
 def test_run_uses_the_budget_suites_shows(suite):
     spec = build_spec({"suite": suite, "models": ["local"], "conditions": ["raw"]})
