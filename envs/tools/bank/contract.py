@@ -109,13 +109,15 @@ def check_state(inp: OpenDisputeInput, world: World) -> None:
 
 def allowed_values(field: str, world: World) -> list[str]:
     """What the contract would accept at a field, for errors that do not carry their own list."""
-    return {
-        "card_last4": list(world.cards),
-        "operation_date": sorted({o.day.isoformat() for o in world.operations}),
-        "amount": sorted({str(o.amount) for o in world.operations}, key=Decimal),
-        "reason": list(REASONS),
-        "original_operation_id": [o.id for o in world.operations],
-    }.get(field, [])
+    # each list built only for the field asked about (a violation asks on every rejected call)
+    values = {
+        "card_last4": lambda: list(world.cards),
+        "operation_date": lambda: sorted({o.day.isoformat() for o in world.operations}),
+        "amount": lambda: sorted({str(o.amount) for o in world.operations}, key=Decimal),
+        "reason": lambda: list(REASONS),
+        "original_operation_id": lambda: [o.id for o in world.operations],
+    }.get(field)
+    return values() if values is not None else []
 
 
 class FindOperationsInput(ToolInput):
