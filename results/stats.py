@@ -46,7 +46,9 @@ def group_columns(df: pd.DataFrame, by: Sequence[str] | None = None) -> list[str
     cols = ["model"]
     for col in by or ():
         if col not in df.columns:
-            raise unknown("--by column", col, [c for c in df.columns if not c.startswith("_")])
+            # a frame loaded with some columns only names them all in attrs["fields"]
+            known = df.attrs.get("fields", df.columns)
+            raise unknown("--by column", col, [c for c in known if not c.startswith("_")])
         if col not in cols and col != "condition":
             cols.append(col)
     for col in AUTO_SPLIT:
