@@ -106,13 +106,23 @@ def _keys(rows: pd.DataFrame) -> pd.DataFrame:
     return keys.sort_values("status", kind="stable").drop_duplicates(list(PAIR_FIELDS), keep="last")
 
 
+def _arm(df: pd.DataFrame, condition: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """One condition's valid rows (the columns pairing reads) and its episode keys (see `_keys`)."""
+    cols = [*PAIR_FIELDS, "success", *(["model_calls"] if "model_calls" in df else [])]
+    rows = df.loc[df["condition"] == condition, cols]
+    return rows[rows["success"].notna()], _keys(rows)
+
+
 def pair(df: pd.DataFrame, a: str, b: str) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Paired rows (columns success_a/_b, model_calls_a/_b + PAIR_FIELDS) and the unpaired ones."""
-    cols = [*PAIR_FIELDS, "success", *(["model_calls"] if "model_calls" in df else [])]
-    rows_a, rows_b = df[df["condition"] == a], df[df["condition"] == b]
-    ok_a, ok_b = rows_a[rows_a["success"].notna()], rows_b[rows_b["success"].notna()]
-    paired = ok_a[cols].merge(ok_b[cols], on=list(PAIR_FIELDS), suffixes=("_a", "_b"), validate="one_to_one")
-    both = _keys(rows_a).merge(_keys(rows_b), on=list(PAIR_FIELDS), how="outer", suffixes=("_a", "_b"))
+    return _pair(a, b, _arm(df, a), _arm(df, b))
+
+
+def _pair(a: str, b: str, arm_a: tuple[pd.DataFrame, pd.DataFrame],
+          arm_b: tuple[pd.DataFrame, pd.DataFrame]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    (ok_a, keys_a), (ok_b, keys_b) = arm_a, arm_b
+    paired = ok_a.merge(ok_b, on=list(PAIR_FIELDS), suffixes=("_a", "_b"), validate="one_to_one")
+    both = keys_a.merge(keys_b, on=list(PAIR_FIELDS), how="outer", suffixes=("_a", "_b"))
     status_a, status_b = both["status_a"].fillna("missing"), both["status_b"].fillna("missing")
     lost = both[(status_a != "ok") | (status_b != "ok")].assign(
         contrast=f"{a}-{b}", a=a, b=b, status_a=status_a, status_b=status_b)
@@ -179,11 +189,15 @@ def contrasts(
     # only key columns can split pairs; other `by` columns shape the summary tables alone
     gcols = [c for c in group_columns(df, by) if c in PAIR_FIELDS]
     rows, lost = [], []
+    arms: dict[str, tuple[pd.DataFrame, pd.DataFrame]] = {}  # a condition in several contrasts is split once
     for a, b in pairs:
-        paired, unpaired = pair(df, a, b)
+        for c in (a, b):
+            if c not in arms:
+                arms[c] = _arm(df, c)
+        paired, unpaired = _pair(a, b, arms[a], arms[b])
         lost.append(unpaired)
-        arms = df[df["condition"].isin([a, b])]
-        for keys, _ in arms.groupby(gcols, sort=True):
+        groups = df.loc[df["condition"].isin([a, b]), gcols]
+        for keys, _ in groups.groupby(gcols, sort=True):
             mask = np.ones(len(paired), dtype=bool)
             for col, val in zip(gcols, keys):
                 mask &= (paired[col] == val).to_numpy()

@@ -144,7 +144,10 @@ def protocols(df: pd.DataFrame) -> list[str]:
     """The protocols the records played, as their environments recorded them (e.g. plan, veriharness)."""
     if "extra.protocol" not in df.columns:
         return []
-    return sorted({str(p) for p in df["extra.protocol"].dropna()})
+    recorded = df["extra.protocol"].dropna()
+    # a text column's distinct values print as the values (not so an object column: 1 == True)
+    values = recorded.unique() if isinstance(recorded.dtype, pd.StringDtype) else recorded
+    return sorted({str(p) for p in values})
 
 
 # every column the report reads, besides the grouping ones (see results.stats.cell, failure_taxonomy)
