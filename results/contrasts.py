@@ -11,16 +11,12 @@ the draws are made (bounded memory at any size) is in `results.resampling`.
 
 from __future__ import annotations
 
-import gc
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
 
 import numpy as np
 import pandas as pd
-from statsmodels.stats.contingency_tables import mcnemar
-from statsmodels.stats.multitest import multipletests
 
 from results.errors import UsageError
 from results.load import PAIR_FIELDS
@@ -35,7 +31,11 @@ from results.resampling import (  # noqa: F401  (re-exported: the contrasts' res
 from results.stats import group_columns
 
 CLUSTER = ("suite", "task_id")
-T = TypeVar("T")
+
+try:  # the function scipy.stats.binom.cdf evaluates, without importing scipy.stats (see mcnemar_exact)
+    from scipy.special._ufuncs import _binom_cdf
+except ImportError:  # a SciPy that moved it: the public route
+    _binom_cdf = None
 
 
 def parse_contrasts(spec: str | Sequence[str], present: Iterable[str]) -> list[tuple[str, str]]:
@@ -65,31 +65,46 @@ def parse_contrasts(spec: str | Sequence[str], present: Iterable[str]) -> list[t
 
 
 def mcnemar_exact(a_only: int, b_only: int) -> float:
-    """Two-sided exact McNemar p from the discordant counts."""
-    return float(mcnemar([[0, a_only], [b_only, 0]], exact=True).pvalue)
+    """Two-sided exact McNemar p from the discordant counts: twice the Binomial(n, 1/2) CDF at the
+    smaller count, at most 1.
+
+    The arithmetic of statsmodels' `mcnemar(table, exact=True).pvalue`, whose `binom.cdf` comes
+    down to SciPy's `_binom_cdf(floor(k), n, p)` clipped to [0, 1] (1 where k >= n); the p-values
+    are its p-values to the bit (tests/results check). statsmodels and scipy.stats are not imported
+    here: they take about a second of every report's start."""
+    n1, n2 = float(a_only), float(b_only)
+    n = int(n1 + n2)
+    if n != n1 + n2:
+        raise ValueError("exact can only be used with tables containing integers.")
+    k = np.minimum(n1, n2)
+    if _binom_cdf is None:
+        from scipy.stats import binom
+
+        cdf = binom.cdf(k, n, 0.5)
+    else:
+        cdf = 1.0 if k >= n else np.clip(_binom_cdf(np.floor(k), np.double(n), 0.5), 0, 1)
+    return float(np.minimum(cdf * 2, 1))
 
 
 def holm(pvalues: Sequence[float]) -> np.ndarray:
-    """Holm step-down adjusted p-values; NaN entries (no pairs) stay NaN and are not counted."""
+    """Holm step-down adjusted p-values; NaN entries (no pairs) stay NaN and are not counted.
+
+    The arithmetic of statsmodels' `multipletests(p, method="holm")[1]` (sort, times m, m-1, ...,
+    running maximum, at most 1, unsort); the same values to the bit (tests/results check), without
+    its import or the full garbage collection it runs on every call."""
     p = np.asarray(pvalues, dtype=float)
     out = np.full(p.shape, math.nan)
     mask = ~np.isnan(p)
     if mask.any():
-        out[mask] = _without_rescan(lambda: multipletests(p[mask], method="holm")[1])
+        family = p[mask]
+        order = np.argsort(family)
+        ranked = np.take(family, order)
+        adjusted = np.maximum.accumulate(ranked * np.arange(len(ranked), 0, -1))
+        adjusted[adjusted > 1] = 1
+        unsorted = np.empty_like(adjusted)
+        unsorted[order] = adjusted
+        out[mask] = unsorted
     return out
-
-
-def _without_rescan(call: Callable[[], T]) -> T:
-    """statsmodels' Holm runs gc.collect(), which rescans every live object: about 1 s per call
-    with 100,000 records loaded. The objects that exist before the call are set aside (frozen)
-    while it runs and collected as usual afterwards; nothing is frozen if someone else froze first."""
-    if gc.get_freeze_count():
-        return call()
-    gc.freeze()
-    try:
-        return call()
-    finally:
-        gc.unfreeze()
 
 
 @dataclass
@@ -106,13 +121,23 @@ def _keys(rows: pd.DataFrame) -> pd.DataFrame:
     return keys.sort_values("status", kind="stable").drop_duplicates(list(PAIR_FIELDS), keep="last")
 
 
+def _arm(df: pd.DataFrame, condition: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """One condition's valid rows (the columns pairing reads) and its episode keys (see `_keys`)."""
+    cols = [*PAIR_FIELDS, "success", *(["model_calls"] if "model_calls" in df else [])]
+    rows = df.loc[df["condition"] == condition, cols]
+    return rows[rows["success"].notna()], _keys(rows)
+
+
 def pair(df: pd.DataFrame, a: str, b: str) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Paired rows (columns success_a/_b, model_calls_a/_b + PAIR_FIELDS) and the unpaired ones."""
-    cols = [*PAIR_FIELDS, "success", *(["model_calls"] if "model_calls" in df else [])]
-    rows_a, rows_b = df[df["condition"] == a], df[df["condition"] == b]
-    ok_a, ok_b = rows_a[rows_a["success"].notna()], rows_b[rows_b["success"].notna()]
-    paired = ok_a[cols].merge(ok_b[cols], on=list(PAIR_FIELDS), suffixes=("_a", "_b"), validate="one_to_one")
-    both = _keys(rows_a).merge(_keys(rows_b), on=list(PAIR_FIELDS), how="outer", suffixes=("_a", "_b"))
+    return _pair(a, b, _arm(df, a), _arm(df, b))
+
+
+def _pair(a: str, b: str, arm_a: tuple[pd.DataFrame, pd.DataFrame],
+          arm_b: tuple[pd.DataFrame, pd.DataFrame]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    (ok_a, keys_a), (ok_b, keys_b) = arm_a, arm_b
+    paired = ok_a.merge(ok_b, on=list(PAIR_FIELDS), suffixes=("_a", "_b"), validate="one_to_one")
+    both = keys_a.merge(keys_b, on=list(PAIR_FIELDS), how="outer", suffixes=("_a", "_b"))
     status_a, status_b = both["status_a"].fillna("missing"), both["status_b"].fillna("missing")
     lost = both[(status_a != "ok") | (status_b != "ok")].assign(
         contrast=f"{a}-{b}", a=a, b=b, status_a=status_a, status_b=status_b)
@@ -179,11 +204,15 @@ def contrasts(
     # only key columns can split pairs; other `by` columns shape the summary tables alone
     gcols = [c for c in group_columns(df, by) if c in PAIR_FIELDS]
     rows, lost = [], []
+    arms: dict[str, tuple[pd.DataFrame, pd.DataFrame]] = {}  # a condition in several contrasts is split once
     for a, b in pairs:
-        paired, unpaired = pair(df, a, b)
+        for c in (a, b):
+            if c not in arms:
+                arms[c] = _arm(df, c)
+        paired, unpaired = _pair(a, b, arms[a], arms[b])
         lost.append(unpaired)
-        arms = df[df["condition"].isin([a, b])]
-        for keys, _ in arms.groupby(gcols, sort=True):
+        groups = df.loc[df["condition"].isin([a, b]), gcols]
+        for keys, _ in groups.groupby(gcols, sort=True):
             mask = np.ones(len(paired), dtype=bool)
             for col, val in zip(gcols, keys):
                 mask &= (paired[col] == val).to_numpy()

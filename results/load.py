@@ -136,16 +136,33 @@ def _read_spec(run_dir: Path) -> dict[str, Any] | None:
 _KEY_OF = itemgetter(*KEY_FIELDS)
 
 
+class _Pick:
+    """The values at some positions of a dict, as a tuple (any number of positions)."""
+
+    __slots__ = ("positions",)
+
+    def __init__(self, positions: list[int]) -> None:
+        self.positions = positions
+
+    def __call__(self, d: dict[str, Any]) -> tuple:
+        values = tuple(d.values())
+        return tuple(values[i] for i in self.positions)
+
+
 class _Rows:
     """Records kept as value tuples, one per row, beside the few field layouts they share, and
     turned into columns once at the end. A dict per row costs several times the values' memory
     at 100,000 records, and Python work per field several seconds; here the per-row work is a
     handful of C-level tuple operations."""
 
-    def __init__(self) -> None:
-        # layout (the field names, nested ones included) -> (layout id, getter of the kept fields)
-        self.layouts: dict[tuple, tuple[int, itemgetter]] = {}
+    def __init__(self, columns: Iterable[str] | None = None) -> None:
+        # the columns to keep (None: all); the key fields and success are kept in any case
+        self.wanted = None if columns is None else frozenset(columns) | set(REQUIRED)
+        # layout (the field names, nested ones included) -> (layout id, getter of the kept fields,
+        # getters of the kept keys of each FLATTENED field, None where all are kept)
+        self.layouts: dict[tuple, tuple[int, itemgetter, tuple[_Pick | None, ...]]] = {}
         self.names: list[tuple[str, ...]] = []  # the column names of each layout
+        self.fields: list[tuple[str, ...]] = []  # ... and those it would have without `columns`
         self.values: list[tuple] = []
         self.layout_of: list[int] = []
         self.keys: list[tuple] = []  # the episode key of each row, for the checks
@@ -158,12 +175,21 @@ class _Rows:
     def __len__(self) -> int:
         return len(self.values)
 
-    def _layout(self, sig: tuple) -> tuple[int, itemgetter]:
+    def _layout(self, sig: tuple) -> tuple[int, itemgetter, tuple[_Pick | None, ...]]:
         top, *nested = sig
+        wanted = self.wanted
         kept = [i for i, k in enumerate(top) if k not in FLATTENED and k not in ("_line", "run_dir")]
-        names = (*(top[i] for i in kept), *(f"{n}.{k}" for n, keys in zip(FLATTENED, nested) for k in keys), "run_dir")
-        self.names.append(names)
-        layout = self.layouts[sig] = (len(self.names) - 1, itemgetter(*kept))
+        flat = [[f"{n}.{k}" for k in keys] for n, keys in zip(FLATTENED, nested)]
+        self.fields.append((*(top[i] for i in kept), *(name for names in flat for name in names), "run_dir"))
+        picks: list[_Pick | None] = [None] * len(FLATTENED)
+        if wanted is not None:
+            kept = [i for i in kept if top[i] in wanted]
+            for at, names in enumerate(flat):
+                keep = [j for j, name in enumerate(names) if name in wanted]
+                if len(keep) < len(names):
+                    picks[at], flat[at] = _Pick(keep), [names[j] for j in keep]
+        self.names.append((*(top[i] for i in kept), *(name for names in flat for name in names), "run_dir"))
+        layout = self.layouts[sig] = (len(self.names) - 1, itemgetter(*kept), tuple(picks))
         return layout
 
     def _share(self, value: Any) -> Any:
@@ -192,7 +218,7 @@ class _Rows:
                 raise RecordsError(f"record line {line}: {name} must be an object, got {value!r}")
             nested.append(value)
         sig = (tuple(rec), *map(tuple, nested))
-        layout_id, kept = self.layouts.get(sig) or self._layout(sig)
+        layout_id, kept, picks = self.layouts.get(sig) or self._layout(sig)
         # REQUIRED fields are always kept, so `kept` picks several values and returns a tuple
         values = kept(tuple(rec.values()))
         if layout_id == len(self.nested):  # where the layout's first row holds dicts and lists (only a saving)
@@ -202,7 +228,9 @@ class _Rows:
             for i in self.nested[layout_id]:
                 values[i] = self._share(values[i])
         extra, params = nested  # FLATTENED's two fields, unpacked without a generator per row
-        self.values.append((*values, *extra.values(), *params.values(), run_dir))
+        pick_extra, pick_params = picks
+        self.values.append((*values, *(pick_extra(extra) if pick_extra else extra.values()),
+                            *(pick_params(params) if pick_params else params.values()), run_dir))
         self.layout_of.append(layout_id)
         self.keys.append(_KEY_OF(rec))
         self.success.append(rec["success"])
@@ -279,15 +307,21 @@ def _as_paths(paths: PathLike | Iterable[PathLike]) -> list[PathLike]:
     return out
 
 
-def load(paths: PathLike | Iterable[PathLike]) -> pd.DataFrame:
+def load(paths: PathLike | Iterable[PathLike], columns: Iterable[str] | None = None) -> pd.DataFrame:
     """One row per episode from one or many run directories (or records.jsonl files).
 
     Columns: every recorded field; `extra` and `condition_params` are flattened into
     `extra.<key>` / `condition_params.<key>`; `run_dir` names the directory of the row.
     `df.attrs["partial_lines"]` counts ignored unterminated trailing lines.
     Raises RecordsError on a missing/empty file, a malformed line, or mixed specs.
+
+    `columns`: keep only these (those the records have), besides the key fields, `success` and
+    `run_dir`; each kept column is the one the full frame has, and every record is parsed and
+    checked all the same. The other fields are dropped as each line is read, so a caller that
+    reads a dozen columns (the report) does not hold the call logs of every episode.
+    `df.attrs["fields"]` then names every column the full frame would have, in its order.
     """
-    rows = _Rows()
+    rows = _Rows(columns)
     run_dirs: list[str] = []
     owner: dict[tuple, str] = {}
     partial_total = 0
@@ -313,4 +347,7 @@ def load(paths: PathLike | Iterable[PathLike]) -> pd.DataFrame:
     # success stays object (True/False/None): a harness error is neither
     df["success"] = df["success"].astype(object)
     df.attrs = {"run_dirs": run_dirs, "partial_lines": partial_total}
+    if columns is not None:
+        # the full frame's column order: each layout's names in turn, a name where it first appears
+        df.attrs["fields"] = tuple(dict.fromkeys(name for names in rows.fields for name in names))
     return df

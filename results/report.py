@@ -144,7 +144,10 @@ def protocols(df: pd.DataFrame) -> list[str]:
     """The protocols the records played, as their environments recorded them (e.g. plan, veriharness)."""
     if "extra.protocol" not in df.columns:
         return []
-    return sorted({str(p) for p in df["extra.protocol"].dropna()})
+    recorded = df["extra.protocol"].dropna()
+    # a text column's distinct values print as the values (not so an object column: 1 == True)
+    values = recorded.unique() if isinstance(recorded.dtype, pd.StringDtype) else recorded
+    return sorted({str(p) for p in values})
 
 
 # every column the report reads, besides the grouping ones (see results.stats.cell, failure_taxonomy)
@@ -154,11 +157,21 @@ REPORT_FIELDS = (
 )
 
 
+def report_columns(by: Sequence[str] | None = None) -> list[str]:
+    """The columns `build_report` reads for `by`: `load(dirs, columns=report_columns(by))` gives a
+    frame whose report is the full frame's, without holding every other field of every record."""
+    return list(dict.fromkeys([*REPORT_FIELDS, "extra.protocol", *(by or ())]))
+
+
 def _slim(df: pd.DataFrame, gcols: Sequence[str]) -> pd.DataFrame:
     """The columns the report reads: every selection and group below then carries a dozen columns,
     not every recorded field (the call logs, the config...)."""
     keep = [c for c in df.columns if c in REPORT_FIELDS or c in gcols]
-    return df[keep]
+    slim = df[keep]
+    # the attrs (run_dirs, ...) are read from the loaded frame; pandas deep-copies a frame's attrs
+    # into every frame derived from it, some thousand times over a report
+    slim.attrs = {}
+    return slim
 
 
 def build_report(

@@ -41,12 +41,16 @@ def report(
                                               show_default=False)] = None,
 ) -> None:
     """Solved/N with Wilson CIs and paired contrasts; the paper's numbers beside ours where they apply."""
-    # results (scipy, statsmodels) is imported here, not at start-up: `run` does not need it
+    # results (pandas, scipy) is imported here, not at start-up: `run` does not need it
     from results import FORMATS, load, render_report
+    from results.report import report_columns
 
     if fmt not in FORMATS:  # before reading records: a typo should not wait for a big load
         raise UserError(f"unknown format {fmt!r}; allowed: {', '.join(FORMATS)}")
-    echo(render_report(load(expand(dirs)), contrasts=contrasts, by=split_list(by), fmt=fmt, width=width or terminal_width(),
+    groups = split_list(by)
+    # only the columns the report reads are kept (not the call logs of every episode)
+    df = load(expand(dirs), columns=report_columns(groups))
+    echo(render_report(df, contrasts=contrasts, by=groups, fmt=fmt, width=width or terminal_width(),
                        headline=headline).rstrip("\n"))
 
 

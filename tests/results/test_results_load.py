@@ -201,3 +201,38 @@ def test_loading_leaves_the_collector_as_it_was(kit, tmp_path: Path, paper_run: 
     with pytest.raises(RecordsError):
         load(bad)
     assert gc.isenabled()
+
+
+def test_loading_some_columns_gives_those_columns_of_the_full_frame(kit, tmp_path: Path) -> None:
+    import pandas as pd
+
+    recs = kit.paper_like()[:3]
+    recs[1]["extra"] = {"protocol": "plan", "only_here": [1, 2]}
+    del recs[2]["model_calls"]
+    recs.append({"suite": "paper-textworld", "task_id": "g9", "model": kit.QWEN, "condition": "raw",
+                 "budget": 4, "sample_seed": 0, "success": None, "run_id": "run-a", "late": "x"})
+    # the same fields in another order, and the first layout again after the others
+    recs.append(dict(reversed(list({**recs[0], "task_id": "g7"}.items()))))
+    recs.append({**recs[0], "task_id": "g8"})
+    run = kit.write(tmp_path / "layouts", recs)
+    full = load(run)
+    for columns in (["model_calls", "extra.only_here", "late", "condition_params.k_allowed"],
+                    ["extra.protocol"], ["nowhere"], []):
+        some = load(run, columns=columns)
+        kept = [c for c in full.columns if c in {*columns, "suite", "task_id", "model", "condition", "budget",
+                                                  "sample_seed", "success", "run_dir"}]
+        assert list(some.columns) == kept
+        pd.testing.assert_frame_equal(some, full[kept])
+        assert some.attrs["fields"] == tuple(full.columns)
+        assert some.attrs["partial_lines"] == full.attrs["partial_lines"]
+    assert "fields" not in full.attrs
+
+
+def test_loading_some_columns_still_checks_every_record(kit, tmp_path: Path) -> None:
+    recs = kit.paper_like()[:2] + [kit.make(5, "raw", True, run_id="run-z")]
+    with pytest.raises(RecordsError, match="several runs mixed"):
+        load(kit.write(tmp_path / "mixed", recs), columns=["success"])
+    recs = kit.paper_like()[:2]
+    recs[1]["budget"] = "4"
+    with pytest.raises(RecordsError, match=r"records.jsonl:2: budget must be an integer"):
+        load(kit.write(tmp_path / "types", recs), columns=["model_calls"])

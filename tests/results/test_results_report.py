@@ -139,3 +139,29 @@ def test_reference_tables_only_where_they_apply(kit, tmp_path: Path, two_model_r
     assert "Self-Reflective" not in paper_suite
     assert "Self-Reflective" in render_report(load(two_model_run), fmt="table", width=160, headline=True)
     assert "headline" in json.loads(render_report(load(two_model_run), fmt="json"))  # json keeps every section
+
+
+@pytest.mark.parametrize("by", [None, ["model", "budget"], ["extra.protocol"], ["end_reason"]])
+def test_report_of_its_columns_only_is_the_full_report(kit, tmp_path: Path, by: list[str] | None) -> None:
+    """The report CLI loads `report_columns(by)` only: every column the report reads must be among them."""
+    from results.report import report_columns
+
+    recs = [kit.make(t, c, (t + s) % 3 != 0 or c == "allowed_json", sample_seed=s, budget=b,
+                     usage_missing=int(t == 1), prompt_tokens=None if t == 1 else 100, fenced_answers=t % 2)
+            for t in range(5) for s in (3101, 3102) for b in (2, 4) for c in ("raw", "loc_obs", "allowed_json")]
+    recs += [kit.make(7, c, None) for c in ("raw", "allowed_json")]
+    run = kit.write(tmp_path / "cols", recs)
+    full = render_report(load(run), by=by, fmt="json", contrasts="allowed_json-raw,loc_obs-raw")
+    some = render_report(load(run, columns=report_columns(by)), by=by, fmt="json", contrasts="allowed_json-raw,loc_obs-raw")
+    assert some == full
+    assert json.loads(some)["cells"] and json.loads(some)["contrasts"]
+
+
+def test_unknown_by_column_names_every_recorded_column(paper_run: Path) -> None:
+    from results.report import report_columns
+
+    with pytest.raises(UsageError) as full:
+        build_report(load(paper_run), by=["colour"])
+    with pytest.raises(UsageError) as some:
+        build_report(load(paper_run, columns=report_columns(["colour"])), by=["colour"])
+    assert str(some.value) == str(full.value) and "calls" in str(full.value)
