@@ -3,8 +3,8 @@
 The study's numbers came from its own analysis script (github jaideepray1989/veriharness @
 929868ac, output/artifact/.../paper/agenticdev2026/analyze_modal_paper900.py). To compare with
 its table, `reproduce paper` reports these exactly as it computed them; everywhere else our own
-statistics (results.contrasts: Generator-seeded bootstrap, exact McNemar and Holm as statsmodels
-computes them) stay the default. The procedure, in our words:
+statistics (results.contrasts: Generator-seeded bootstrap, statsmodels' McNemar and Holm) stay
+the default. The procedure, in our words:
 
 - pairing: within a model (and budget, sample seed), by game, games in sorted task-id order
   (the seeded CI depends on the order);

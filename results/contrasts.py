@@ -11,12 +11,16 @@ the draws are made (bounded memory at any size) is in `results.resampling`.
 
 from __future__ import annotations
 
+import gc
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 import pandas as pd
+from statsmodels.stats.contingency_tables import mcnemar
+from statsmodels.stats.multitest import multipletests
 
 from results.errors import UsageError
 from results.load import PAIR_FIELDS
@@ -31,11 +35,7 @@ from results.resampling import (  # noqa: F401  (re-exported: the contrasts' res
 from results.stats import group_columns
 
 CLUSTER = ("suite", "task_id")
-
-try:  # the function scipy.stats.binom.cdf evaluates, without importing scipy.stats (see mcnemar_exact)
-    from scipy.special._ufuncs import _binom_cdf
-except ImportError:  # a SciPy that moved it: the public route
-    _binom_cdf = None
+T = TypeVar("T")
 
 
 def parse_contrasts(spec: str | Sequence[str], present: Iterable[str]) -> list[tuple[str, str]]:
@@ -65,46 +65,31 @@ def parse_contrasts(spec: str | Sequence[str], present: Iterable[str]) -> list[t
 
 
 def mcnemar_exact(a_only: int, b_only: int) -> float:
-    """Two-sided exact McNemar p from the discordant counts: twice the Binomial(n, 1/2) CDF at the
-    smaller count, at most 1.
-
-    The arithmetic of statsmodels' `mcnemar(table, exact=True).pvalue`, whose `binom.cdf` comes
-    down to SciPy's `_binom_cdf(floor(k), n, p)` clipped to [0, 1] (1 where k >= n); the p-values
-    are its p-values to the bit (tests/results check). statsmodels and scipy.stats are not imported
-    here: they take about a second of every report's start."""
-    n1, n2 = float(a_only), float(b_only)
-    n = int(n1 + n2)
-    if n != n1 + n2:
-        raise ValueError("exact can only be used with tables containing integers.")
-    k = np.minimum(n1, n2)
-    if _binom_cdf is None:
-        from scipy.stats import binom
-
-        cdf = binom.cdf(k, n, 0.5)
-    else:
-        cdf = 1.0 if k >= n else np.clip(_binom_cdf(np.floor(k), np.double(n), 0.5), 0, 1)
-    return float(np.minimum(cdf * 2, 1))
+    """Two-sided exact McNemar p from the discordant counts."""
+    return float(mcnemar([[0, a_only], [b_only, 0]], exact=True).pvalue)
 
 
 def holm(pvalues: Sequence[float]) -> np.ndarray:
-    """Holm step-down adjusted p-values; NaN entries (no pairs) stay NaN and are not counted.
-
-    The arithmetic of statsmodels' `multipletests(p, method="holm")[1]` (sort, times m, m-1, ...,
-    running maximum, at most 1, unsort); the same values to the bit (tests/results check), without
-    its import or the full garbage collection it runs on every call."""
+    """Holm step-down adjusted p-values; NaN entries (no pairs) stay NaN and are not counted."""
     p = np.asarray(pvalues, dtype=float)
     out = np.full(p.shape, math.nan)
     mask = ~np.isnan(p)
     if mask.any():
-        family = p[mask]
-        order = np.argsort(family)
-        ranked = np.take(family, order)
-        adjusted = np.maximum.accumulate(ranked * np.arange(len(ranked), 0, -1))
-        adjusted[adjusted > 1] = 1
-        unsorted = np.empty_like(adjusted)
-        unsorted[order] = adjusted
-        out[mask] = unsorted
+        out[mask] = _without_rescan(lambda: multipletests(p[mask], method="holm")[1])
     return out
+
+
+def _without_rescan(call: Callable[[], T]) -> T:
+    """statsmodels' Holm runs gc.collect(), which rescans every live object: about 1 s per call
+    with 100,000 records loaded. The objects that exist before the call are set aside (frozen)
+    while it runs and collected as usual afterwards; nothing is frozen if someone else froze first."""
+    if gc.get_freeze_count():
+        return call()
+    gc.freeze()
+    try:
+        return call()
+    finally:
+        gc.unfreeze()
 
 
 @dataclass

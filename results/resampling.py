@@ -29,6 +29,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
+from scipy.stats import permutation_test
 
 from results.stats import ALPHA
 
@@ -109,8 +110,6 @@ def sign_flip_p(diffs: Sequence[float], n_resamples: int = N_BOOT, seed: int = S
         signed = np.bincount(inverse, weights=np.sign(nonzero), minlength=len(mags))
         stats = np.vstack([signed, 2 * positive - counts]) @ mags / d.size
         return _two_sided_p(stats[1:], stats[0], float(np.abs(d).mean()), exact=False)
-    from scipy.stats import permutation_test  # here only: scipy.stats takes about a second to import
-
     res = permutation_test(
         (d,), lambda x, axis: np.mean(x, axis=axis), permutation_type="samples", vectorized=True,
         n_resamples=n_resamples, batch=max(1, chunk // (2 * d.size)), alternative="two-sided",

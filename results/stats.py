@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from scipy.special import ndtri
+from statsmodels.stats.proportion import proportion_confint
 
 from results.errors import unknown
 
@@ -26,23 +26,11 @@ AUTO_SPLIT = ("suite", "budget")
 
 
 def wilson(solved: int, n: int, alpha: float = ALPHA) -> tuple[float, float]:
-    """Wilson score interval; (nan, nan) for n = 0.
-
-    The arithmetic of statsmodels' `proportion_confint(solved, n, alpha, method="wilson")`, step
-    for step on the same types, so the bounds are its bounds to the bit (tests/results check);
-    statsmodels itself is not imported, as it and scipy.stats take about a second of every report's
-    start. The critical value is `scipy.stats.norm.isf(alpha / 2)`, which scipy computes as `-ndtri`."""
+    """Wilson score interval; (nan, nan) for n = 0."""
     if n <= 0:
         return (math.nan, math.nan)
-    count, nobs = np.asarray(solved, dtype=np.double), np.asarray(n, dtype=np.double)
-    q = count / nobs
-    crit = -ndtri(alpha / 2.0)
-    crit2 = crit**2
-    denom = 1 + crit2 / nobs
-    center = (q + crit2 / (2 * nobs)) / denom
-    dist = crit * np.sqrt(q * (1.0 - q) / nobs + crit2 / (4.0 * nobs**2))
-    dist /= denom
-    return float(np.clip(center - dist, 0, 1)), float(np.clip(center + dist, 0, 1))
+    lo, hi = proportion_confint(solved, n, alpha=alpha, method="wilson")
+    return float(lo), float(hi)
 
 
 def condition_rank(name: str) -> tuple[int, str]:

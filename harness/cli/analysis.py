@@ -41,7 +41,7 @@ def report(
                                               show_default=False)] = None,
 ) -> None:
     """Solved/N with Wilson CIs and paired contrasts; the paper's numbers beside ours where they apply."""
-    # results (pandas, scipy) is imported here, not at start-up: `run` does not need it
+    # results (scipy, statsmodels) is imported here, not at start-up: `run` does not need it
     from results import FORMATS, load, render_report
     from results.report import report_columns
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import gc
-import sys
 from math import comb
 from pathlib import Path
 
@@ -149,32 +147,3 @@ def test_parse_contrasts() -> None:
         parse_contrasts("raw-raw", present)
     with pytest.raises(UsageError, match="no contrast"):
         parse_contrasts(" , ", present)
-
-
-def test_mcnemar_exact_is_statsmodels_to_the_bit(monkeypatch: pytest.MonkeyPatch) -> None:
-    """`mcnemar_exact` repeats statsmodels' exact McNemar without importing it: the same p to the bit,
-    also on the public scipy.stats route taken where SciPy moved the function it calls."""
-    from statsmodels.stats.contingency_tables import mcnemar
-
-    module = sys.modules["results.contrasts"]
-
-    cases = [(a, b) for a in range(0, 60) for b in range(0, 60)]
-    cases += [(a, b) for a in (0, 1, 500, 4_999, 25_000) for b in (3, 480, 5_001, 24_000)]
-    for a, b in cases:
-        assert mcnemar_exact(a, b) == float(mcnemar([[0, a], [b, 0]], exact=True).pvalue), (a, b)
-    monkeypatch.setattr(module, "_binom_cdf", None)
-    for a, b in cases[::37]:
-        assert mcnemar_exact(a, b) == float(mcnemar([[0, a], [b, 0]], exact=True).pvalue), (a, b)
-
-
-def test_holm_is_statsmodels_to_the_bit() -> None:
-    from statsmodels.stats.multitest import multipletests
-
-    rng = np.random.default_rng(15)
-    gc.freeze()  # multipletests runs gc.collect() on every call: rescanning the test session's objects
-    try:
-        for size in range(1, 13):
-            for family in (rng.uniform(0, 1, size), rng.uniform(0, 0.02, size), np.round(rng.uniform(0, 1, size), 1)):
-                assert np.array_equal(holm(family), multipletests(family, method="holm")[1]), family
-    finally:
-        gc.unfreeze()

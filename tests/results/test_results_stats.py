@@ -87,16 +87,3 @@ def test_funnel(paper_run: Path) -> None:
 
 def test_records_error_is_a_value_error() -> None:
     assert issubclass(RecordsError, ValueError) and issubclass(UsageError, ValueError)
-
-
-@pytest.mark.parametrize("alpha", [0.05, 0.1, 0.01])
-def test_wilson_is_statsmodels_wilson_to_the_bit(alpha: float) -> None:
-    """`wilson` repeats statsmodels' arithmetic without importing it: the bounds must be its bounds exactly."""
-    from statsmodels.stats.proportion import proportion_confint
-
-    cases = [(k, n) for n in range(1, 81) for k in range(n + 1)]
-    cases += [(k, n) for n in (997, 12_345, 50_002, 100_004) for k in (0, 1, 2, n // 7, n // 3, n // 2, n - 1, n)]
-    for k, n in cases:
-        theirs = tuple(float(x) for x in proportion_confint(k, n, alpha=alpha, method="wilson"))
-        assert wilson(k, n, alpha) == theirs, (k, n, alpha)
-    assert all(math.isnan(x) for x in wilson(0, 0, alpha))
