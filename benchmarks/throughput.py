@@ -15,7 +15,7 @@ list. The three clients send exactly those bodies at concurrency C:
   client gets from this server (at L > 0 the ideal is C / L);
 - sdk: a bare `openai.AsyncOpenAI` generator, C workers calling `chat.completions.create`;
 - harness: the real runner (`harness.runner.play`, C = --concurrency) playing the same episodes
-  again, records, transcripts and fsync included, as `repair-harness run` does (on uvloop). What it sends is
+  again, records, transcripts and fsync included, as `repair-harness run` does. What it sends is
   checked against the list (same seeds, same answers: the same bodies), as is what the others send.
 Each pair runs the three in a rotating order (interleaved A/B); the figures are the medians of
 --pairs pairs, in calls/s over the window the server saw (first request in, last answer out: the
