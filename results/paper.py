@@ -122,7 +122,8 @@ def reference(model: str, condition: str, suite: str | None = None, budget: int 
     return PRIMARY[(pm.key, condition)], f"{pm.label}, {PAPER_CONDITION_NAMES[condition]}"
 
 
-def inside(value: float, low: float, high: float) -> bool | None:
-    if any(v != v for v in (value, low, high)):  # NaN: no interval to speak of
+def inside(value: float | None, low: float | None, high: float | None) -> bool | None:
+    # None (a cell of harness errors only: n = 0) or NaN: no interval to speak of
+    if any(v is None or v != v for v in (value, low, high)):
         return None
     return bool(low <= value <= high)

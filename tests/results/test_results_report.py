@@ -165,3 +165,11 @@ def test_unknown_by_column_names_every_recorded_column(paper_run: Path) -> None:
     with pytest.raises(UsageError) as some:
         build_report(load(paper_run, columns=report_columns(["colour"])), by=["colour"])
     assert str(some.value) == str(full.value) and "calls" in str(full.value)
+
+
+def test_a_cell_of_harness_errors_only_has_no_interval_to_hold_the_paper(kit, tmp_path: Path) -> None:
+    # --by end_reason puts the harness errors in cells of their own: n = 0, no Wilson interval
+    recs = [kit.make(t, "raw", t < 3) for t in range(6)] + [kit.make(t, "raw", None) for t in range(6, 8)]
+    out = json.loads(render_report(load(kit.write(tmp_path / "e", recs)), fmt="json", by=["model", "end_reason"]))
+    cells = [c for c in out["cells"] if c.get("end_reason") == "harness_error"]
+    assert cells and all(c["paper"]["inside_ci"] is None for c in cells)
