@@ -108,6 +108,32 @@ def _with_feedback(opening: Opening, answer: str, feedback: str) -> list[dict[st
     return messages
 
 
+def _shared_prefix(before: list[dict[str, Any]], sent: list[dict[str, Any]]) -> int:
+    """How many leading messages of `sent` are the previous call's own (the same objects: a full
+    history resends them; a rebuilt one shares none)."""
+    n = 0
+    for old, new in zip(before, sent):
+        if old is not new:
+            break
+        n += 1
+    return n
+
+
+def full_messages(turns: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """Each transcript turn's messages as sent: an action turn holds the messages after the first
+    `messages_from` of the previous action turn's (0, or absent in older transcripts: all of
+    them); a review turn holds what was added to its action's messages."""
+    out: list[list[dict[str, Any]]] = []
+    before: list[dict[str, Any]] = []
+    for turn in turns:
+        if turn.get("kind") == "review":
+            out.append([*before, *turn.get("messages", [])])
+            continue
+        before = before[: turn.get("messages_from", 0)] + list(turn.get("messages", []))
+        out.append(before)
+    return out
+
+
 def _log(turn: ModelTurn, messages: list[dict[str, Any]], kind: str, outcome: str, words: Any = prompt_words) -> CallLog:
     return CallLog(
         kind=kind, prompt_tokens=turn.usage.prompt_tokens, completion_tokens=turn.usage.completion_tokens,
@@ -144,11 +170,16 @@ async def _play(env: Env, backend: Backend, condition: Condition, s: EpisodeCont
     per_tool = opening.budget_unit == "tool_calls"
     decoding = opening.decoding or s.decoding
     words = WordCounts()
+    before: list[dict[str, Any]] = []  # the previous action call's messages
     while result.spent < s.budget:
         turn = await backend.generate(messages, opening.tools, decoding, s.tool_mode)
         result.model_id = result.model_id or turn.model_id
         sent = messages
-        result.transcript.append({"kind": "action", "messages": sent, "answer": turn.model_dump(mode="json")})
+        # the messages this call added: the transcript grows with the conversation, not its square
+        kept = _shared_prefix(before, sent)
+        result.transcript.append({"kind": "action", "messages_from": kept, "messages": sent[kept:],
+                                  "answer": turn.model_dump(mode="json")})
+        before = sent
         if review is not None and result.spent + 2 <= s.budget:
             result.spent += 1
             result.calls.append(_log(turn, sent, "action", "review", words))

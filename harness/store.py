@@ -15,7 +15,8 @@ written and flushed as its episode ends (a killed process keeps it: it is in the
 and one background thread fsyncs what was appended since its last fsync, so that episodes ending
 together share one fsync instead of queueing on the event loop for one each. `close` fsyncs the
 rest. Transcripts are compact JSON (one line; `python -m json.tool FILE` or `repair-harness show`
-reads them), written by the episode's worker thread before its record is appended.
+reads them), written by the episode's worker thread before its record is appended. Each call keeps
+the messages it added (`harness.loop.full_messages` rebuilds what was sent).
 """
 
 from __future__ import annotations

@@ -135,13 +135,15 @@ def print_turns(turns: list[dict[str, Any]], condition: str) -> None:
     from rich.panel import Panel
 
     from harness.cli.common import out
+    from harness.loop import full_messages
 
     before: list[dict[str, Any]] = []
     opening: list[dict[str, Any]] = []
     previous_answer = ""
     action = 0
-    for turn in turns:
-        sent = turn.get("messages", [])
+    for turn, full in zip(turns, full_messages(turns)):
+        # a review turn is shown by what it added; an action turn by its whole conversation
+        sent = turn.get("messages", []) if turn.get("kind") == "review" else full
         if turn.get("kind") == "review":
             for role, text in _new_part(sent, [], [], previous_answer):
                 out.print(Panel(plain(text), title=f"review prompt ({condition})", title_align="left", border_style="magenta"))

@@ -219,3 +219,27 @@ def test_word_counts_match_a_full_count_as_messages_are_added_and_changed():
     assert counts(messages) == prompt_words(messages) == 6
     messages[1]["content"] = "four and more"  # the same dict, new content
     assert counts(messages) == prompt_words(messages) == 8
+
+
+def test_the_transcript_holds_each_message_once_and_rebuilds_every_request():
+    from harness.loop import full_messages
+
+    for condition, budget in (("allowed_json", 4), ("self_check", 5)):
+        backend = FakeBackend(turn(call("north")))  # always rejected: the conversation grows to the budget
+        result = play(FakeEnv(), backend, condition, budget=budget)
+        turns = result.transcript
+        assert full_messages(turns) == backend.requests, condition
+        actions = [(t, full) for t, full in zip(turns, full_messages(turns)) if t["kind"] == "action"]
+        # the action turns together hold the last one's conversation once, not every call's again
+        assert sum(len(t["messages"]) for t, _ in actions) == len(actions[-1][1]), condition
+        assert actions[0][0]["messages_from"] == 0 and all(t["messages_from"] > 0 for t, _ in actions[1:])
+        assert len(actions) > 1 and all(len(t["messages"]) <= 2 for t in turns if t["kind"] == "review")
+
+
+def test_a_history_rebuilt_every_call_is_stored_whole():
+    from harness.loop import full_messages
+
+    backend = FakeBackend(turn(text="wall"))
+    result = play(FakeEnv(accepts=frozenset({"text"}), history="last"), backend, budget=3)
+    assert [t["messages_from"] for t in result.transcript] == [0, 0, 0]
+    assert full_messages(result.transcript) == backend.requests
