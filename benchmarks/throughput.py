@@ -14,11 +14,13 @@ list. The three clients send exactly those bodies at concurrency C:
 - raw: C keep-alive sockets writing pre-built HTTP requests and reading the answers: the most any
   client gets from this server (at L > 0 the ideal is C / L);
 - sdk: a bare `openai.AsyncOpenAI` generator, C workers calling `chat.completions.create`;
+- aiohttp: the HTTP library the harness posts with, C workers posting the bodies and reading the
+  answers, nothing else: the ceiling of any harness built on it (aio/raw);
 - harness: the real runner (`harness.runner.play`, C = --concurrency) playing the same episodes
   again, records, transcripts and fsync included, as `repair-harness run` does. What it sends is
   checked against the list (same seeds, same answers: the same bodies), as is what the others send.
-Each pair runs the three in a rotating order (interleaved A/B); the figures are the medians of
---pairs pairs, in calls/s over the window the server saw (first request in, last answer out: the
+Each round runs the four in a rotating order (interleaved); the figures are the medians of
+--pairs rounds, in calls/s over the window the server saw (first request in, last answer out: the
 same measure for every client, without the harness's run start-up), and the medians of the
 per-pair ratios; h-wall/s is the harness's calls/s over its whole run, start-up included. The
 targets (issue 15): harness / sdk >= 0.95 everywhere, harness / raw >= 0.9 at C=32, L=50 ms.
@@ -214,6 +216,25 @@ def raw(url: str, bodies: list[dict[str, Any]], concurrency: int) -> float:
     return asyncio.run(_raw(url, wire, concurrency))
 
 
+def aiohttp_bare(url: str, bodies: list[dict[str, Any]], concurrency: int) -> float:
+    """The HTTP library the harness posts with, doing nothing else: the most the harness could get."""
+    import aiohttp
+
+    wire = [json.dumps(b, ensure_ascii=False, separators=(",", ":")).encode() for b in bodies]
+    headers = {"Authorization": "Bearer no-key", "Content-Type": "application/json"}
+
+    async def main() -> float:
+        async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=1000),
+                                         timeout=aiohttp.ClientTimeout(total=120)) as session:
+            async def one(i: int) -> None:
+                async with session.post(url + "/chat/completions", data=wire[i], headers=headers) as resp:
+                    assert json.loads(await resp.read())["choices"]
+
+            return await _pool(len(wire), concurrency, one)
+
+    return asyncio.run(main())
+
+
 def sdk(url: str, bodies: list[dict[str, Any]], concurrency: int) -> float:
     import openai
 
@@ -263,12 +284,13 @@ def measure(url: str, latency_ms: int, concurrency: int, pairs: int, bodies: lis
         "raw": lambda: raw(url, bodies, concurrency),
         "sdk": lambda: sdk(url, bodies, concurrency),
         "harness": lambda: harness(url, episodes, concurrency, budget),
+        "aiohttp": lambda: aiohttp_bare(url, bodies, concurrency),
     }
     names = list(runners)
     rates: dict[str, list[float]] = {k: [] for k in names}
     wall: list[float] = []  # the harness's calls per second over its whole run, start-up included
     for p in range(pairs):
-        for name in names[p % 3:] + names[: p % 3]:
+        for name in names[p % len(names):] + names[: p % len(names)]:
             outside = runners[name]()
             rates[name].append(served_rate(url, expected))
             if name == "harness":
@@ -276,7 +298,8 @@ def measure(url: str, latency_ms: int, concurrency: int, pairs: int, bodies: lis
     ratio = lambda a, b: statistics.median(x / y for x, y in zip(rates[a], rates[b]))  # noqa: E731
     return {"L_ms": latency_ms, "C": concurrency, "calls": len(bodies), "harness_wall": statistics.median(wall),
             **{k: statistics.median(v) for k, v in rates.items()},
-            "harness/sdk": ratio("harness", "sdk"), "harness/raw": ratio("harness", "raw"), "sdk/raw": ratio("sdk", "raw")}
+            "harness/sdk": ratio("harness", "sdk"), "harness/raw": ratio("harness", "raw"), "sdk/raw": ratio("sdk", "raw"),
+            "aiohttp/raw": ratio("aiohttp", "raw")}
 
 
 def profile(url: str, budget: int | None) -> None:
@@ -310,17 +333,18 @@ def main() -> None:
         per_episode = len(capture(url0, 1, args.budget))  # also the warm-up: imports, caches
         print(f"bank-disputes, budget {args.budget or 'of the suite'}: {per_episode} calls per episode")
         print(f"{'L ms':>4} {'C':>3} {'calls':>5} {'raw/s':>8} {'sdk/s':>8} {'harness/s':>9} "
-              f"{'h/sdk':>6} {'h/raw':>6} {'sdk/raw':>7} {'h-wall/s':>8}  (medians of {args.pairs} interleaved pairs)")
+              f"{'h/sdk':>6} {'h/raw':>6} {'sdk/raw':>7} {'aio/raw':>7} {'h-wall/s':>8}  (medians of {args.pairs} interleaved rounds)")
         failed = []
         for ms in LATENCIES_MS:
             for c in CONCURRENCY:
                 episodes = episodes_for(ms, c, args.scale, per_episode)
                 bodies = capture(url0, episodes, args.budget)
-                raw(url0, bodies[:50], 4), sdk(url0, bodies[:50], 4)  # warm-up
+                raw(url0, bodies[:50], 4), sdk(url0, bodies[:50], 4), aiohttp_bare(url0, bodies[:50], 4)  # warm-up
                 _seen(url0)
                 r = measure(servers[ms][1], ms, c, args.pairs, bodies, episodes, args.budget)
                 print(f"{ms:>4} {c:>3} {r['calls']:>5} {r['raw']:>8.0f} {r['sdk']:>8.0f} {r['harness']:>9.0f} "
-                      f"{r['harness/sdk']:>6.2f} {r['harness/raw']:>6.2f} {r['sdk/raw']:>7.2f} {r['harness_wall']:>8.0f}",
+                      f"{r['harness/sdk']:>6.2f} {r['harness/raw']:>6.2f} {r['sdk/raw']:>7.2f} {r['aiohttp/raw']:>7.2f} "
+                      f"{r['harness_wall']:>8.0f}",
                       flush=True)
                 if r["harness/sdk"] < SDK_TARGET:
                     failed.append(f"harness/sdk {r['harness/sdk']:.2f} < {SDK_TARGET} at C={c}, L={ms} ms")
