@@ -98,7 +98,6 @@ class OpenAIBackend:
         self._chat_url = f"{base_url.rstrip('/')}/chat/completions"
         self._headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json", "Accept": "application/json"}
         self._session: aiohttp.ClientSession | None = None  # made on the first call, inside the run's event loop
-        self._schemas: dict[int, tuple[list[ToolSpec], list[dict[str, Any]]]] = {}
 
     async def model_id(self) -> str | None:
         ids = await self.served_models()
@@ -157,7 +156,7 @@ class OpenAIBackend:
             if getattr(decoding, key) is not None:
                 kwargs[key] = getattr(decoding, key)
         if tools and tool_mode == "native":
-            kwargs["tools"] = self._tool_schemas(tools)
+            kwargs["tools"] = [t.openai() for t in tools]
             kwargs["tool_choice"] = "auto"
         start = time.perf_counter()
         resp = await self._with_retries(lambda: self._post_chat(kwargs))
@@ -208,18 +207,6 @@ class OpenAIBackend:
 
     def _request(self) -> Any:
         return _sdk_http.Request("POST", self._chat_url)
-
-    def _tool_schemas(self, tools: list[ToolSpec]) -> list[dict[str, Any]]:
-        """The tools in wire form, built once per tool list: an episode's calls share its list."""
-        # keyed by identity, holding the list so that its id is not reused while it is cached
-        hit = self._schemas.get(id(tools))
-        if hit is not None and hit[0] is tools:
-            return hit[1]
-        if len(self._schemas) >= 1024:
-            self._schemas.pop(next(iter(self._schemas)))
-        schemas = [t.openai() for t in tools]
-        self._schemas[id(tools)] = (tools, schemas)
-        return schemas
 
     def _turn(self, resp: Any, latency: float, tools: list[ToolSpec], tool_mode: ToolMode) -> ModelTurn:
         choice = resp.choices[0]

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 
 import pytest
 
@@ -92,11 +91,3 @@ def test_the_environments_proxy_is_read_once_and_no_proxy_is_honoured(monkeypatc
     assert _env_proxy("http://127.0.0.1:8000/v1/chat/completions") is None
     assert _env_proxy("http://models.example/v1/chat/completions") == "http://proxy.example:3128"
 
-
-def test_tool_schemas_are_built_once_per_tool_list():
-    backend = OpenAIBackend("http://127.0.0.1:9/v1", "m")
-    tools = [TOOL]
-    first = backend._tool_schemas(tools)
-    assert backend._tool_schemas(tools) is first
-    assert backend._tool_schemas([TOOL]) == first and backend._tool_schemas([TOOL]) is not first
-    assert json.loads(json.dumps(first)) == [TOOL.openai()]
