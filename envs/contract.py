@@ -39,25 +39,28 @@ def format_exception(exc: BaseException) -> str:
     every time. An exception with a cause or context (two tracebacks) is formatted in full."""
     if exc.__cause__ is not None or (exc.__context__ is not None and not exc.__suppress_context__):
         return "".join(_tb.format_exception(type(exc), exc, exc.__traceback__))
-    positions = []
-    tb = exc.__traceback__
-    while tb is not None:
-        positions.append((tb.tb_frame.f_code, tb.tb_lineno, tb.tb_lasti))
-        tb = tb.tb_next
-    return _frames_text(tuple(positions), exc.__traceback__) + "".join(_tb.format_exception_only(type(exc), exc))
+    return _frames_text(exc.__traceback__) + "".join(_tb.format_exception_only(type(exc), exc))
 
 
 _FRAMES: dict[tuple[Any, ...], str] = {}
 
 
-def _frames_text(positions: tuple[Any, ...], tb: Any) -> str:
-    text = _FRAMES.get(positions)
+def _frames_text(tb: Any) -> str:
+    if tb is None:
+        return ""
+    positions = []
+    at = tb
+    while at is not None:
+        positions.append((at.tb_frame.f_code, at.tb_lineno, at.tb_lasti))
+        at = at.tb_next
+    key = tuple(positions)
+    text = _FRAMES.get(key)
     if text is None:
         # TracebackException's stack carries the column positions the carets need
         stack = _tb.TracebackException(BaseException, BaseException(), tb).stack
-        text = "Traceback (most recent call last):\n" + "".join(stack.format()) if tb is not None else ""
+        text = "Traceback (most recent call last):\n" + "".join(stack.format())
         if len(_FRAMES) < 4096:  # the chains a run meets are few: its tools' validation paths
-            _FRAMES[positions] = text
+            _FRAMES[key] = text
     return text
 
 

@@ -134,7 +134,7 @@ def full_messages(turns: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
     return out
 
 
-def _log(turn: ModelTurn, messages: list[dict[str, Any]], kind: str, outcome: str, words: Any = prompt_words) -> CallLog:
+def _log(turn: ModelTurn, messages: list[dict[str, Any]], kind: str, outcome: str, words: "WordCounts") -> CallLog:
     return CallLog(
         kind=kind, prompt_tokens=turn.usage.prompt_tokens, completion_tokens=turn.usage.completion_tokens,
         latency_s=round(turn.latency_s, 4), finish_reason=turn.finish_reason, prompt_words=words(messages),

@@ -43,11 +43,15 @@ class RunDirError(UserError):
 def to_json(obj: Any, **kwargs: Any) -> str:
     """JSON text that always encodes as UTF-8: lone surrogates fall back to \\u escapes (lossless)."""
     text = json.dumps(obj, ensure_ascii=False, default=str, **kwargs)
+    return text if _utf8(text) else json.dumps(obj, ensure_ascii=True, default=str, **kwargs)
+
+
+def _utf8(text: str) -> bool:
     try:
         text.encode("utf-8")
-    except UnicodeEncodeError:
-        text = json.dumps(obj, ensure_ascii=True, default=str, **kwargs)
-    return text
+    except UnicodeEncodeError:  # a lone surrogate
+        return False
+    return True
 
 
 def _replace(path: Path, data: bytes) -> None:
@@ -207,11 +211,9 @@ class RunDir:
         """`to_json(redactor.obj(obj))` compact, walking the strings only when the text shows
         something to redact (`Redactor.clean_json`)."""
         text = json.dumps(obj, ensure_ascii=False, default=str, separators=(",", ":"))
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError:
-            return to_json(self.redactor.obj(obj), separators=(",", ":"))
-        return text if self.redactor.clean_json(text) else to_json(self.redactor.obj(obj), separators=(",", ":"))
+        if _utf8(text) and self.redactor.clean_json(text):
+            return text
+        return to_json(self.redactor.obj(obj), separators=(",", ":"))
 
     def write_transcript(self, key: EpisodeKey, data: dict[str, Any]) -> str:
         """Blocking file work (a new file per episode): the runner calls it in a worker thread."""
