@@ -36,10 +36,26 @@ def format_exception(exc: BaseException) -> str:
     Python 3.11+ parses each frame's source line to place its carets: most of the cost of a
     violation. The frames' lines depend on the code positions alone (code object, line,
     instruction), so they are formatted once per position chain and the exception's own lines
-    every time. An exception with a cause or context (two tracebacks) is formatted in full."""
-    if exc.__cause__ is not None or (exc.__context__ is not None and not exc.__suppress_context__):
+    every time. An exception with a cause or context (two tracebacks), or a group (its members
+    nested), is formatted in full."""
+    if (exc.__cause__ is not None or (exc.__context__ is not None and not exc.__suppress_context__)
+            or isinstance(exc, BaseExceptionGroup)):
         return "".join(_tb.format_exception(type(exc), exc, exc.__traceback__))
-    return _frames_text(exc.__traceback__) + "".join(_tb.format_exception_only(type(exc), exc))
+    return _frames_text(exc.__traceback__) + _exception_line(exc)
+
+
+def _exception_line(exc: BaseException) -> str:
+    """`format_exception_only`'s text; its common case (no notes, not a SyntaxError)
+    written directly: the module-qualified type, then `str(exc)`."""
+    if isinstance(exc, SyntaxError) or hasattr(exc, "__notes__"):
+        return "".join(_tb.format_exception_only(type(exc), exc))
+    cls = type(exc)
+    name = cls.__qualname__ if cls.__module__ in ("__main__", "builtins") else f"{cls.__module__}.{cls.__qualname__}"
+    try:
+        text = str(exc)
+    except Exception:
+        return "".join(_tb.format_exception_only(type(exc), exc))
+    return f"{name}: {text}\n" if text else f"{name}\n"
 
 
 _FRAMES: dict[tuple[Any, ...], str] = {}
@@ -165,9 +181,10 @@ class Violation(BaseModel):
 
     @classmethod
     def from_exception(cls, exc: BaseException, **fields: Any) -> "Violation":
-        raw = format_exception(exc)
-        fields.setdefault("message", str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
-        return cls(raw=raw, **fields)
+        if "message" not in fields:
+            text = str(exc)
+            fields["message"] = text.splitlines()[0] if text else type(exc).__name__
+        return cls(raw=format_exception(exc), **fields)
 
     # The failures every environment meets, built in one place so that they read the same
     # whichever environment or tool mode produced them.

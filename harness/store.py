@@ -30,6 +30,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from common.errors import UserError
 from harness.redact import Redactor
 from harness.types import EpisodeKey, EpisodeRecord, RunSpec
@@ -52,6 +54,32 @@ def _utf8(text: str) -> bool:
     except UnicodeEncodeError:  # a lone surrogate
         return False
     return True
+
+
+_ORJSON_LIKE_JSON = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
+
+
+def _compact(obj: Any) -> str | None:
+    """`json.dumps(obj, ensure_ascii=False, default=str, separators=(",", ":"))` by orjson, for a
+    tenth of the time (datetimes and dataclasses go through `str`, as `default=str` has them);
+    None where orjson refuses (a lone surrogate, an integer beyond 64 bits) or would write
+    otherwise (NaN, which json writes as NaN and orjson as null): `to_json` writes those."""
+    try:
+        data = orjson.dumps(obj, default=str, option=_ORJSON_LIKE_JSON)
+    except TypeError:
+        return None
+    text = data.decode()
+    return None if "null" in text and _has_nan(obj) else text
+
+
+def _has_nan(obj: Any) -> bool:
+    if isinstance(obj, float):
+        return obj != obj or obj in (float("inf"), float("-inf"))
+    if isinstance(obj, dict):
+        return any(_has_nan(v) for v in obj.values())
+    if isinstance(obj, (list, tuple)):
+        return any(_has_nan(v) for v in obj)
+    return False
 
 
 def _replace(path: Path, data: bytes) -> None:
@@ -210,8 +238,8 @@ class RunDir:
     def _redacted_json(self, obj: Any) -> str:
         """`to_json(redactor.obj(obj))` compact, walking the strings only when the text shows
         something to redact (`Redactor.clean_json`)."""
-        text = json.dumps(obj, ensure_ascii=False, default=str, separators=(",", ":"))
-        if _utf8(text) and self.redactor.clean_json(text):
+        text = _compact(obj)
+        if text is not None and self.redactor.clean_json(text):
             return text
         return to_json(self.redactor.obj(obj), separators=(",", ":"))
 

@@ -25,6 +25,7 @@ from urllib.parse import urlsplit
 
 import aiohttp
 import openai
+import orjson
 from openai.types.chat import ChatCompletion
 
 from harness.backends.base import HarnessError, ToolMode
@@ -62,6 +63,17 @@ def _flatten_tool_turns(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         else:
             out.append(m)
     return out
+
+
+def _encode(body: dict[str, Any]) -> bytes:
+    """The request body as compact UTF-8 JSON. orjson writes what `json.dumps(body,
+    ensure_ascii=False, separators=(",", ":"))` writes (floats may be spelt shorter: 1e-5 for
+    1e-05, the same number) in a tenth of its time; what orjson refuses (a lone surrogate in a
+    message, an integer beyond 64 bits) is sent as the standard library writes it, escaped."""
+    try:
+        return orjson.dumps(body)
+    except TypeError:
+        return json.dumps(body, separators=(",", ":")).encode()
 
 
 def _env_proxy(url: str) -> str | None:
@@ -172,10 +184,7 @@ class OpenAIBackend:
         """`chat.completions.create(**body)` as the server sees it, for a fraction of its CPU."""
         if body.get("stream"):
             return await self.client.chat.completions.create(**body)
-        try:
-            content = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
-        except UnicodeEncodeError:  # a lone surrogate in a message: sent as a JSON escape
-            content = json.dumps(body, separators=(",", ":")).encode()
+        content = _encode(body)
         if self._session is None:
             # limit: the SDK's pool allows 1,000 connections. The environment's proxy is looked up
             # once here: aiohttp's trust_env looks it (and ~/.netrc) up on every request
@@ -193,6 +202,10 @@ class OpenAIBackend:
         if status >= 400:
             reply = _sdk_http.Response(status, headers=list(headers.items()), content=raw, request=self._request())
             raise self.client._make_status_error_from_response(reply)
+        try:  # a well-formed answer: pydantic-core parses and checks it in one pass
+            return ChatCompletion.model_validate_json(raw)
+        except ValueError:
+            pass
         try:
             data = json.loads(raw)
         except ValueError:
@@ -200,10 +213,8 @@ class OpenAIBackend:
         if not isinstance(data, dict):
             raise HarnessError(f"{self.base_url}: the server answered {status} with a body that is not a JSON object: "
                                f"{raw[:300]!r}")
-        try:  # a well-formed answer: pydantic-core reads it in microseconds
-            return ChatCompletion.model_validate(data)
-        except ValueError:  # a server's odd answer: read as the SDK reads every answer, unvalidated
-            return ChatCompletion.construct(**data)
+        # a server's odd answer: read as the SDK reads every answer, unvalidated
+        return ChatCompletion.construct(**data)
 
     def _request(self) -> Any:
         return _sdk_http.Request("POST", self._chat_url)

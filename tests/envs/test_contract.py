@@ -41,8 +41,37 @@ def _in_handler() -> None:
         raise RuntimeError("during handling")
 
 
+class QuietError(Exception):
+    """An exception of a module other than builtins, with an empty message."""
+
+
+class BrokenStr(Exception):
+    def __str__(self) -> str:
+        raise RuntimeError("no text")
+
+
+def _noted() -> None:
+    exc = KeyError("k")
+    exc.add_note("a note the traceback module prints")
+    raise exc
+
+
+def _syntax() -> None:
+    compile("def (:", "<model>", "exec")
+
+
+def _group() -> None:
+    raise ExceptionGroup("two", [ValueError("a"), TypeError("b")])
+
+
+def _raise(exc: BaseException) -> None:
+    raise exc
+
+
 CASES = {
-    "validation": lambda: _validate("q"), "another input, same place": lambda: _validate([1]),
+    "validation": lambda: _validate("q"),
+    "empty message, own module": lambda: _raise(QuietError()), "str() fails": lambda: _raise(BrokenStr("x")),
+    "notes": _noted, "syntax error": _syntax, "group": _group, "multi-line message": lambda: _raise(ValueError("a\nb")), "another input, same place": lambda: _validate([1]),
     "one frame deeper": lambda: _nested("q"), "recursion": lambda: _recurse(30), "repeated frames": lambda: _recurse(500),
     "cause": _chained, "context": _in_handler,
 }
@@ -56,7 +85,7 @@ def test_the_text_is_the_traceback_modules_the_first_time_and_from_the_cache(nam
         expected = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
         assert format_exception(exc) == expected
         assert format_exception(exc) == expected  # the cached frames
-        assert Violation.from_exception(exc, code="c").raw == expected
+        assert Violation.from_exception(exc, code="c", message="m").raw == expected
     else:
         pytest.fail("the case raised nothing")
 
