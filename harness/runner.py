@@ -174,9 +174,7 @@ async def _one(
                 await call_env(env, env.close)
     params = {**condition.params(spec.feedback_cut), "tool_mode": spec.tool_mode}
     try:
-        # a new file per episode (file-system work): off the event loop
-        transcript = await asyncio.to_thread(
-            store.write_transcript, key, {"turns": result.transcript, "harness_error": result.harness_error})
+        transcript = await store.save_transcript(key, {"turns": result.transcript, "harness_error": result.harness_error})
         # optional per-episode facts an environment reports (fences, invented values, fault outcome)
         extra = env.record_extra() if env is not None and hasattr(env, "record_extra") else {}
         record = build_record(key, result, run_id=store.run_id, condition_params=params, config=_config(spec),

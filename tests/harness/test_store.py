@@ -109,3 +109,29 @@ def test_clean_json_says_clean_only_when_the_walk_would_change_nothing():
         text = json.dumps(value, ensure_ascii=False)
         if redactor.clean_json(text):
             assert redactor.obj(value) == value
+
+
+def test_transcripts_are_written_off_the_loop_by_the_runs_one_writer_thread(tmp_path):
+    import asyncio
+
+    store = _opened(tmp_path)
+    writers: set[str] = set()
+    write = store.write_transcript
+
+    def spy(key, data):
+        writers.add(threading.current_thread().name)
+        return write(key, data)
+
+    store.write_transcript = spy
+    keys = [_record(i)[0] for i in range(12)]
+
+    async def main():
+        return await asyncio.gather(*(store.save_transcript(k, {"turns": [{"i": i}], "harness_error": None})
+                                      for i, k in enumerate(keys)))
+
+    rels = asyncio.run(main())
+    store.close()
+    assert len(writers) == 1 and next(iter(writers)).startswith("transcripts")
+    for i, rel in enumerate(rels):
+        assert json.loads((tmp_path / "run" / rel).read_text())["turns"] == [{"i": i}]
+    assert store._writer is None  # close() ends the thread
