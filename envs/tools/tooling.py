@@ -9,11 +9,11 @@ same in both views, so a rejected call yields the same Violation whichever the m
 
 from __future__ import annotations
 
-import copy
 import functools
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal
 
+import orjson
 from pydantic import BaseModel, ConfigDict, ValidationInfo, model_validator
 
 from envs.contract import ToolSpec
@@ -62,7 +62,9 @@ def _schema(model: type[BaseModel]) -> dict[str, Any]:
 
 
 def schema_view(model: type[BaseModel], view: SchemaView, dynamic: dict[str, list[str]] | None = None) -> dict[str, Any]:
-    schema = copy.deepcopy(_schema(model))
+    # a JSON schema is JSON: orjson's round trip copies it in a tenth of deepcopy's time (an episode's
+    # largest cost in bank-disputes' set-up)
+    schema = orjson.loads(orjson.dumps(_schema(model)))
     schema.pop("title", None)
     if view == "open":
         return _strip_enums(schema)
