@@ -87,7 +87,7 @@ def valid_unicode(value: Any) -> Any:
     """Model output as text UTF-8 can carry: a lone surrogate (a JSON "\\ud800" from a server)
     becomes U+FFFD, so the answer can be sent back, logged and recorded like any other."""
     if isinstance(value, str):
-        return _SURROGATE.sub("\ufffd", value)
+        return value if value.isascii() else _SURROGATE.sub("\ufffd", value)
     if isinstance(value, dict):
         return {valid_unicode(k): valid_unicode(v) for k, v in value.items()}
     if isinstance(value, list):

@@ -120,29 +120,41 @@ async def _play_all(
         with _progress(console) as progress:
             bar = progress.add_task("episodes", total=len(pending), solved="0", tokens="0")
 
-            async def worker(model: str, backend: Backend) -> None:
+            def count(saved: asyncio.Future[EpisodeRecord]) -> None:
                 nonlocal timed
+                if saved.cancelled() or saved.exception() is not None:
+                    return  # the worker that awaits it raises
+                record = saved.result()
+                summary.done += 1
+                summary.solved += bool(record.success)
+                summary.tokens += (record.prompt_tokens or 0) + (record.completion_tokens or 0)
+                summary.harness_errors += bool(record.harness_error)
+                progress.update(bar, advance=1, solved=str(summary.solved), tokens=f"{summary.tokens:,}")
+                # reference agents finish at once: the estimate counts the models' episodes only
+                if record.model.startswith(AGENT_PREFIX):
+                    return
+                timed += 1
+                left = model_episodes - timed
+                if timed == ESTIMATE_AFTER and left:
+                    rate = (time.monotonic() - started) / timed
+                    progress.console.print(f"estimate: about {_minutes(rate * left)} for the {left} episode{'s' * (left != 1)} left "
+                                           f"(from the first {ESTIMATE_AFTER})", highlight=False)
+
+            async def worker(model: str, backend: Backend) -> None:
                 q = queues[model]
+                saving = None  # this worker's previous record, in the writer's hands
                 while not q.empty() and summary.stopped is None:
                     key = q.get_nowait()
-                    record, fatal = await _one(spec, suite, options, by_id[key.task_id], key, backend, store)
-                    summary.done += 1
-                    summary.solved += bool(record.success)
-                    summary.tokens += (record.prompt_tokens or 0) + (record.completion_tokens or 0)
-                    if record.harness_error:
-                        summary.harness_errors += 1
-                        if fatal:
-                            summary.stopped = f"the model server failed: {record.harness_error}"
-                    progress.update(bar, advance=1, solved=str(summary.solved), tokens=f"{summary.tokens:,}")
-                    # reference agents finish at once: the estimate counts the models' episodes only
-                    if key.model.startswith(AGENT_PREFIX):
-                        continue
-                    timed += 1
-                    left = model_episodes - timed
-                    if timed == ESTIMATE_AFTER and left:
-                        rate = (time.monotonic() - started) / timed
-                        progress.console.print(f"estimate: about {_minutes(rate * left)} for the {left} episode{'s' * (left != 1)} left "
-                                               f"(from the first {ESTIMATE_AFTER})", highlight=False)
+                    saved, fatal = await _one(spec, suite, options, by_id[key.task_id], key, backend, store)
+                    if fatal is not None and summary.stopped is None:
+                        summary.stopped = f"the model server failed: {fatal}"
+                    saved.add_done_callback(count)
+                    if saving is not None:
+                        # at most one record per worker waits for the writer; a failed write stops the run here
+                        await saving
+                    saving = saved
+                if saving is not None:
+                    await saving
 
             workers = [
                 worker(m, b) for m in spec.models for b in backends[m] for _ in range(max(1, spec.concurrency))
@@ -152,10 +164,12 @@ async def _play_all(
 
 async def _one(
     spec: RunSpec, suite: Any, options: Any, task: Task, key: EpisodeKey, backend: Backend, store: RunDir,
-) -> tuple[EpisodeRecord, bool]:
-    """Play one episode and record it. Whatever goes wrong stays inside this episode: an
-    environment crash, a transcript that cannot be written, a record that cannot be built are
-    this episode's harness error, never an exception that would close the clients of the others."""
+) -> tuple[asyncio.Future[EpisodeRecord], str | None]:
+    """Play one episode and hand its transcript and record to the writer: the record it appends,
+    and the harness error when the model server is gone (the run stops). Whatever goes wrong
+    stays inside this episode: an environment crash, a transcript that cannot be written, a
+    record that cannot be built are this episode's harness error, never an exception that would
+    close the clients of the others."""
     condition = get_condition(key.condition)
     decoding = spec.decoding.model_copy(update={"seed": key.sample_seed if spec.decoding.temperature > 0 else spec.decoding.seed})
     ctx = EpisodeContext(budget=key.budget, decoding=decoding, tool_mode=spec.tool_mode, feedback_cut=spec.feedback_cut,
@@ -173,18 +187,20 @@ async def _one(
             with contextlib.suppress(Exception):
                 await call_env(env, env.close)
     params = {**condition.params(spec.feedback_cut), "tool_mode": spec.tool_mode}
+
+    def failed(exc: Exception) -> EpisodeRecord:
+        error = EpisodeResult(harness_error=f"recording failed: {type(exc).__name__}: {exc}", calls=result.calls)
+        return build_record(key, error, run_id=store.run_id, condition_params=params, config=_config(spec), transcript="")
+
     try:
-        transcript = await store.save_transcript(key, {"turns": result.transcript, "harness_error": result.harness_error})
         # optional per-episode facts an environment reports (fences, invented values, fault outcome)
         extra = env.record_extra() if env is not None and hasattr(env, "record_extra") else {}
         record = build_record(key, result, run_id=store.run_id, condition_params=params, config=_config(spec),
-                              transcript=transcript, extra=extra)
+                              transcript=store.transcript_name(key), extra=extra)
     except Exception as exc:
-        failed = EpisodeResult(harness_error=f"recording failed: {type(exc).__name__}: {exc}", calls=result.calls)
-        record = build_record(key, failed, run_id=store.run_id, condition_params=params, config=_config(spec),
-                              transcript="")
-    store.append(record)
-    return record, result.fatal
+        record = failed(exc)
+    saved = store.save(key, {"turns": result.transcript, "harness_error": result.harness_error}, record, failed)
+    return saved, (result.harness_error if result.fatal else None)
 
 
 # episodes played before the run says how long the rest will take

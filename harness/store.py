@@ -14,9 +14,11 @@ A record's cost does not grow with the run: records.jsonl stays open for appends
 written and flushed as its episode ends (a killed process keeps it: it is in the kernel's hands),
 and one background thread fsyncs what was appended since its last fsync, so that episodes ending
 together share one fsync instead of queueing on the event loop for one each. `close` fsyncs the
-rest. Transcripts are compact JSON (one line; `python -m json.tool FILE` or `repair-harness show`
-reads them), written by the run's writer thread before their record is appended. Each call keeps
-the messages it added (`harness.loop.full_messages` rebuilds what was sent).
+rest. An episode's transcript and then its record are written by the run's one writer thread
+(`save`) while its worker plays the next episode: a killed run has either both, or a transcript
+whose key it replays. Transcripts are compact JSON (one line; `python -m json.tool FILE` or
+`repair-harness show` reads them); each call keeps the messages it added
+(`harness.loop.full_messages` rebuilds what was sent).
 """
 
 from __future__ import annotations
@@ -30,9 +32,7 @@ import threading
 import uuid
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
-
-import orjson
+from typing import Any, Callable
 
 from common.errors import UserError
 from harness.redact import Redactor
@@ -56,32 +56,6 @@ def _utf8(text: str) -> bool:
     except UnicodeEncodeError:  # a lone surrogate
         return False
     return True
-
-
-_ORJSON_LIKE_JSON = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
-
-
-def _compact(obj: Any) -> str | None:
-    """`json.dumps(obj, ensure_ascii=False, default=str, separators=(",", ":"))` by orjson, for a
-    tenth of the time (datetimes and dataclasses go through `str`, as `default=str` has them);
-    None where orjson refuses (a lone surrogate, an integer beyond 64 bits) or would write
-    otherwise (NaN, which json writes as NaN and orjson as null): `to_json` writes those."""
-    try:
-        data = orjson.dumps(obj, default=str, option=_ORJSON_LIKE_JSON)
-    except TypeError:
-        return None
-    text = data.decode()
-    return None if "null" in text and _has_nan(obj) else text
-
-
-def _has_nan(obj: Any) -> bool:
-    if isinstance(obj, float):
-        return obj != obj or obj in (float("inf"), float("-inf"))
-    if isinstance(obj, dict):
-        return any(_has_nan(v) for v in obj.values())
-    if isinstance(obj, (list, tuple)):
-        return any(_has_nan(v) for v in obj)
-    return False
 
 
 def _replace(path: Path, data: bytes) -> None:
@@ -244,28 +218,59 @@ class RunDir:
     def _redacted_json(self, obj: Any) -> str:
         """`to_json(redactor.obj(obj))` compact, walking the strings only when the text shows
         something to redact (`Redactor.clean_json`)."""
-        text = _compact(obj)
-        if text is not None and self.redactor.clean_json(text):
+        text = json.dumps(obj, ensure_ascii=False, default=str, separators=(",", ":"))
+        if _utf8(text) and self.redactor.clean_json(text):
             return text
         return to_json(self.redactor.obj(obj), separators=(",", ":"))
 
-    async def save_transcript(self, key: EpisodeKey, data: dict[str, Any]) -> str:
-        """`write_transcript` off the event loop, in the run's one writer thread: asyncio's default
-        pool (six threads here) had them contend for the GIL with the loop, which cost 10-30% of
-        the calls per second (benchmarks/throughput.py at C=8, L=0 and C=32, L=50 ms)."""
+    def save(self, key: EpisodeKey, transcript: dict[str, Any], record: EpisodeRecord,
+             failed: Callable[[Exception], EpisodeRecord]) -> asyncio.Future[EpisodeRecord]:
+        """An ended episode's transcript, then its record, written by the run's one writer thread
+        while the episode's worker plays on; the future gives the record appended: `failed(exc)`'s
+        harness-error record where the transcript could not be written.
+
+        The JSON is made here, on the event loop, and the thread does file calls only: a thread
+        that runs Python takes the GIL whenever the loop releases it for a socket call, and the
+        loop then waits for it. Transcripts written by asyncio's default pool (six threads), each
+        awaited by its episode, cost 8-18% of the calls per second at C=32, L=50 ms
+        (benchmarks/throughput.py)."""
         if self._writer is None:
-            self._writer = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="transcripts")
-        return await asyncio.get_running_loop().run_in_executor(self._writer, self.write_transcript, key, data)
+            self._writer = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="records")
+        data = self._transcript_bytes(key, transcript)
+        return asyncio.get_running_loop().run_in_executor(self._writer, self._save, key, data, record, self.line(record), failed)
+
+    def _save(self, key: EpisodeKey, transcript: bytes, record: EpisodeRecord, line: str,
+              failed: Callable[[Exception], EpisodeRecord]) -> EpisodeRecord:
+        try:
+            _replace(self.path / self.transcript_name(key), transcript)
+        except Exception as exc:  # the episode's harness error, never the end of the run
+            record = failed(exc)
+            line = self.line(record)
+        self.append_line(line)
+        return record
+
+    @staticmethod
+    def transcript_name(key: EpisodeKey) -> str:
+        return f"transcripts/{key.slug()}.json"
 
     def write_transcript(self, key: EpisodeKey, data: dict[str, Any]) -> str:
         """Blocking file work (a new file per episode)."""
-        rel = f"transcripts/{key.slug()}.json"
-        _replace(self.path / rel, self._redacted_json({"key": key.model_dump(), **data}).encode())
+        rel = self.transcript_name(key)
+        _replace(self.path / rel, self._transcript_bytes(key, data))
         return rel
 
+    def _transcript_bytes(self, key: EpisodeKey, data: dict[str, Any]) -> bytes:
+        return self._redacted_json({"key": key.model_dump(), **data}).encode()
+
+    def line(self, record: EpisodeRecord) -> str:
+        """The record's line of records.jsonl, redacted."""
+        return self._redacted_json(record.model_dump(mode="json")) + "\n"
+
     def append(self, record: EpisodeRecord) -> None:
-        """Write and flush the record's line; the syncer thread fsyncs it (see the module's doc)."""
-        line = self._redacted_json(record.model_dump(mode="json")) + "\n"
+        self.append_line(self.line(record))
+
+    def append_line(self, line: str) -> None:
+        """Write and flush a record's line; the syncer thread fsyncs it (see the module's doc)."""
         with self._lock:
             if self._sync_error is not None:
                 raise self._sync_error

@@ -217,3 +217,23 @@ def test_messages_to_the_customer_are_not_tool_calls(tmp_path):
     (r,) = records(spec)
     assert r["tool_calls"] == 0 and r["first_call_valid"] is None and r["extra"]["messages_to_user"] == 2
     assert r["model_calls"] == 2 and r["end_reason"] == "budget"
+
+
+def test_a_transcript_that_cannot_be_written_is_the_episodes_harness_error_and_the_run_goes_on(tmp_path, monkeypatch):
+    import harness.store as store_module
+
+    replace = store_module._replace
+
+    def no_transcripts(path, data):
+        if path.parent.name == "transcripts":
+            raise OSError(28, "No space left on device")
+        replace(path, data)
+
+    monkeypatch.setattr(store_module, "_replace", no_transcripts)
+    with ScriptedServer(lambda body: answer(GOLD[customer_message(body)], "native")) as server:
+        spec = spec_for(server, tmp_path)
+        summary = play(spec)
+    rows = records(spec)
+    assert summary.done == 3 and summary.harness_errors == 3 and summary.solved == 0 and len(rows) == 3
+    assert all(r["harness_error"] == "recording failed: OSError: [Errno 28] No space left on device" for r in rows)
+    assert all(r["transcript"] == "" and r["model_calls"] == 1 for r in rows)

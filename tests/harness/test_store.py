@@ -111,27 +111,55 @@ def test_clean_json_says_clean_only_when_the_walk_would_change_nothing():
             assert redactor.obj(value) == value
 
 
-def test_transcripts_are_written_off_the_loop_by_the_runs_one_writer_thread(tmp_path):
+def test_save_writes_the_transcript_then_the_record_in_the_runs_one_writer_thread(tmp_path, monkeypatch):
     import asyncio
 
+    import harness.store as store_module
+
     store = _opened(tmp_path)
-    writers: set[str] = set()
-    write = store.write_transcript
-
-    def spy(key, data):
-        writers.add(threading.current_thread().name)
-        return write(key, data)
-
-    store.write_transcript = spy
-    keys = [_record(i)[0] for i in range(12)]
+    writers: list[tuple[str, str]] = []  # (thread, what) in the order written
+    replace, append_line = store_module._replace, store.append_line
+    monkeypatch.setattr(store_module, "_replace",
+                        lambda path, data: (writers.append((threading.current_thread().name, path.name)), replace(path, data)))
+    store.append_line = lambda line: (writers.append((threading.current_thread().name, "record")), append_line(line))
+    pairs = [_record(i) for i in range(12)]
 
     async def main():
-        return await asyncio.gather(*(store.save_transcript(k, {"turns": [{"i": i}], "harness_error": None})
-                                      for i, k in enumerate(keys)))
+        futures = [store.save(k, {"turns": [{"i": i}], "harness_error": None}, r, lambda exc: None)
+                   for i, (k, r) in enumerate(pairs)]
+        return await asyncio.gather(*futures)
 
-    rels = asyncio.run(main())
+    saved = asyncio.run(main())
     store.close()
-    assert len(writers) == 1 and next(iter(writers)).startswith("transcripts")
-    for i, rel in enumerate(rels):
-        assert json.loads((tmp_path / "run" / rel).read_text())["turns"] == [{"i": i}]
+    assert saved == [r for _, r in pairs]
+    assert {thread for thread, _ in writers} == {writers[0][0]} and writers[0][0].startswith("records")
+    assert [what for _, what in writers] == [w for k, _ in pairs for w in (f"{k.slug()}.json", "record")]
+    for i, (k, r) in enumerate(pairs):
+        assert json.loads((tmp_path / "run" / store.transcript_name(k)).read_text())["turns"] == [{"i": i}]
+    rows = [json.loads(line) for line in (tmp_path / "run" / "records.jsonl").read_text().splitlines()]
+    assert [row["task_id"] for row in rows] == [r.task_id for _, r in pairs]
     assert store._writer is None  # close() ends the thread
+
+
+def test_a_transcript_that_cannot_be_written_becomes_the_episodes_harness_error_record(tmp_path, monkeypatch):
+    import asyncio
+
+    import harness.store as store_module
+
+    store = _opened(tmp_path)
+
+    def full(path, data):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(store_module, "_replace", full)
+    key, record = _record(1)
+    failed = lambda exc: _record(1, f"recording failed: {exc}")[1]  # noqa: E731
+
+    async def main():
+        return await store.save(key, {"turns": [], "harness_error": None}, record, failed)
+
+    saved = asyncio.run(main())
+    store.close()
+    assert saved.harness_error == "recording failed: [Errno 28] No space left on device"
+    rows = [json.loads(line) for line in (tmp_path / "run" / "records.jsonl").read_text().splitlines()]
+    assert len(rows) == 1 and rows[0]["harness_error"] == saved.harness_error
