@@ -163,3 +163,26 @@ def test_a_transcript_that_cannot_be_written_becomes_the_episodes_harness_error_
     assert saved.harness_error == "recording failed: [Errno 28] No space left on device"
     rows = [json.loads(line) for line in (tmp_path / "run" / "records.jsonl").read_text().splitlines()]
     assert len(rows) == 1 and rows[0]["harness_error"] == saved.harness_error
+
+
+def test_appends_within_the_sync_interval_share_an_fsync_and_close_does_not_wait_it_out(tmp_path, monkeypatch):
+    import time
+
+    import harness.store as store_module
+
+    monkeypatch.setattr(store_module, "SYNC_EVERY_S", 5.0)
+    synced = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd)))
+    store = _opened(tmp_path)
+    for i in range(50):
+        store.append(_record(i)[1])
+        time.sleep(0.002)
+    before_close = len(synced)
+    started = time.monotonic()
+    store.close()
+    assert time.monotonic() - started < 2.0  # close wakes the syncer from its interval
+    assert 1 <= before_close <= 2  # the first append's fsync, then the interval holds the rest
+    assert len(synced) <= before_close + 2  # close fsyncs what was left
+    rows = (tmp_path / "run" / "records.jsonl").read_text().splitlines()
+    assert len(rows) == 50
