@@ -237,3 +237,19 @@ def test_a_transcript_that_cannot_be_written_is_the_episodes_harness_error_and_t
     assert summary.done == 3 and summary.harness_errors == 3 and summary.solved == 0 and len(rows) == 3
     assert all(r["harness_error"] == "recording failed: OSError: [Errno 28] No space left on device" for r in rows)
     assert all(r["transcript"] == "" and r["model_calls"] == 1 for r in rows)
+
+
+def test_the_progress_bar_redraws_on_a_terminal_only_and_is_drawn_once_elsewhere():
+    import io
+
+    from rich.console import Console
+
+    from harness.runner import _progress
+
+    assert _progress(Console(file=io.StringIO(), force_terminal=True)).live.auto_refresh is True
+    log = io.StringIO()
+    with _progress(Console(file=log, width=120)) as progress:
+        assert progress.live.auto_refresh is False  # no refresh thread taking the GIL from the loop
+        bar = progress.add_task("episodes", total=2, solved="0", tokens="0")
+        progress.update(bar, advance=2, solved="1", tokens="12")
+    assert log.getvalue().count("episodes") == 1 and "2/2 solved 1 tokens 12" in log.getvalue()
