@@ -73,6 +73,8 @@ def test_at_least_100_seeded_tasks_all_four_reasons_and_deterministic(bank):
     assert {w.reason for w in worlds} == {"duplicate", "fraud", "not_received", "wrong_amount"}
     assert make_world(tasks[3].params["seed"]) == worlds[3]
     assert len({w.model_dump_json() for w in worlds}) == len(worlds)
+    # built without validation (model_construct), each world is one validation would accept unchanged
+    assert all(type(w).model_validate(w.model_dump()) == w for w in worlds)
 
 
 def test_gold_call_solves_every_task_and_the_opening_is_stable(bank):
