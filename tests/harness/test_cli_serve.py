@@ -6,6 +6,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -97,7 +98,13 @@ def test_serve_local_prints_the_url_and_leaves_no_server_behind(sig):
         (server_pid,) = map(int, subprocess.run(["pgrep", "-P", str(cli.pid)], capture_output=True, text=True).stdout.split())
         cli.send_signal(sig)
         # the CLI stops the server (SIGTERM, then SIGKILL after 10 s) before it exits; slow under load
-        cli.communicate(timeout=120)
+        try:
+            cli.communicate(timeout=120)
+        except subprocess.TimeoutExpired as exc:
+            # seen once in a full run (not in 18 reruns): say whether the signal was ignored, blocked or pending
+            status = Path(f"/proc/{cli.pid}/status").read_text().splitlines()
+            masks = [line for line in status if line.startswith(("State", "SigPnd", "ShdPnd", "SigBlk", "SigIgn", "SigCgt"))]
+            pytest.fail(f"the CLI did not exit within 120 s of {signal.Signals(sig).name}: {masks}; output: {exc.output!r}")
     finally:
         cli.kill()
     # Ctrl-C and SIGTERM stop it on the way out; SIGKILL of the CLI reaches it as a parent-death signal
