@@ -10,12 +10,12 @@ bodies it was sent.
 
 The requests: the harness plays `bank-disputes` (condition allowed_json, native tools, the
 suite's budget unless --budget) once, and the server's copy of what it was sent is the request
-list. The three clients send exactly those bodies at concurrency C:
+list. The other clients send exactly those bodies at concurrency C:
 - raw: C keep-alive sockets writing pre-built HTTP requests and reading the answers: the most any
   client gets from this server (at L > 0 the ideal is C / L);
 - sdk: a bare `openai.AsyncOpenAI` generator, C workers calling `chat.completions.create`;
-- aiohttp: the HTTP library the harness posts with, C workers posting the bodies and reading the
-  answers, nothing else: the ceiling of any harness built on it (aio/raw);
+- http1: the harness's own HTTP client (`harness.backends.http1`), C workers posting the bodies
+  and reading the answers, nothing else: the ceiling of the harness (http1/raw);
 - harness: the real runner (`harness.runner.play`, C = --concurrency) playing the same episodes
   again, records, transcripts and fsync included, as `repair-harness run` does. What it sends is
   checked against the list (same seeds, same answers: the same bodies), as is what the others send.
@@ -216,21 +216,25 @@ def raw(url: str, bodies: list[dict[str, Any]], concurrency: int) -> float:
     return asyncio.run(_raw(url, wire, concurrency))
 
 
-def aiohttp_bare(url: str, bodies: list[dict[str, Any]], concurrency: int) -> float:
-    """The HTTP library the harness posts with, doing nothing else: the most the harness could get."""
-    import aiohttp
+def http1_bare(url: str, bodies: list[dict[str, Any]], concurrency: int) -> float:
+    """The HTTP client the harness posts with, doing nothing else: the most the harness could get."""
+    from harness.backends.http1 import Http1Client
 
     wire = [json.dumps(b, ensure_ascii=False, separators=(",", ":")).encode() for b in bodies]
-    headers = {"Authorization": "Bearer no-key", "Content-Type": "application/json"}
+    headers = [("Authorization", "Bearer no-key"), ("Content-Type", "application/json")]
+    chat = url + "/chat/completions"
 
     async def main() -> float:
-        async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=1000),
-                                         timeout=aiohttp.ClientTimeout(total=120)) as session:
-            async def one(i: int) -> None:
-                async with session.post(url + "/chat/completions", data=wire[i], headers=headers) as resp:
-                    assert json.loads(await resp.read())["choices"]
+        client = Http1Client(chat, timeout_s=120)
 
+        async def one(i: int) -> None:
+            status, _, body = await client.post(chat, wire[i], headers)
+            assert status == 200 and json.loads(body)["choices"]
+
+        try:
             return await _pool(len(wire), concurrency, one)
+        finally:
+            await client.aclose()
 
     return asyncio.run(main())
 
@@ -284,7 +288,7 @@ def measure(url: str, latency_ms: int, concurrency: int, pairs: int, bodies: lis
         "raw": lambda: raw(url, bodies, concurrency),
         "sdk": lambda: sdk(url, bodies, concurrency),
         "harness": lambda: harness(url, episodes, concurrency, budget),
-        "aiohttp": lambda: aiohttp_bare(url, bodies, concurrency),
+        "http1": lambda: http1_bare(url, bodies, concurrency),
     }
     names = list(runners)
     rates: dict[str, list[float]] = {k: [] for k in names}
@@ -299,7 +303,7 @@ def measure(url: str, latency_ms: int, concurrency: int, pairs: int, bodies: lis
     return {"L_ms": latency_ms, "C": concurrency, "calls": len(bodies), "harness_wall": statistics.median(wall),
             **{k: statistics.median(v) for k, v in rates.items()},
             "harness/sdk": ratio("harness", "sdk"), "harness/raw": ratio("harness", "raw"), "sdk/raw": ratio("sdk", "raw"),
-            "aiohttp/raw": ratio("aiohttp", "raw")}
+            "http1/raw": ratio("http1", "raw")}
 
 
 def profile(url: str, budget: int | None) -> None:
@@ -333,17 +337,17 @@ def main() -> None:
         per_episode = len(capture(url0, 1, args.budget))  # also the warm-up: imports, caches
         print(f"bank-disputes, budget {args.budget or 'of the suite'}: {per_episode} calls per episode")
         print(f"{'L ms':>4} {'C':>3} {'calls':>5} {'raw/s':>8} {'sdk/s':>8} {'harness/s':>9} "
-              f"{'h/sdk':>6} {'h/raw':>6} {'sdk/raw':>7} {'aio/raw':>7} {'h-wall/s':>8}  (medians of {args.pairs} interleaved rounds)")
+              f"{'h/sdk':>6} {'h/raw':>6} {'sdk/raw':>7} {'http1/raw':>9} {'h-wall/s':>8}  (medians of {args.pairs} interleaved rounds)")
         failed = []
         for ms in LATENCIES_MS:
             for c in CONCURRENCY:
                 episodes = episodes_for(ms, c, args.scale, per_episode)
                 bodies = capture(url0, episodes, args.budget)
-                raw(url0, bodies[:50], 4), sdk(url0, bodies[:50], 4), aiohttp_bare(url0, bodies[:50], 4)  # warm-up
+                raw(url0, bodies[:50], 4), sdk(url0, bodies[:50], 4), http1_bare(url0, bodies[:50], 4)  # warm-up
                 _seen(url0)
                 r = measure(servers[ms][1], ms, c, args.pairs, bodies, episodes, args.budget)
                 print(f"{ms:>4} {c:>3} {r['calls']:>5} {r['raw']:>8.0f} {r['sdk']:>8.0f} {r['harness']:>9.0f} "
-                      f"{r['harness/sdk']:>6.2f} {r['harness/raw']:>6.2f} {r['sdk/raw']:>7.2f} {r['aiohttp/raw']:>7.2f} "
+                      f"{r['harness/sdk']:>6.2f} {r['harness/raw']:>6.2f} {r['sdk/raw']:>7.2f} {r['http1/raw']:>9.2f} "
                       f"{r['harness_wall']:>8.0f}",
                       flush=True)
                 if r["harness/sdk"] < SDK_TARGET:

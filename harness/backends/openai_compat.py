@@ -1,11 +1,12 @@
 """Any OpenAI-compatible endpoint (vLLM, llama.cpp server, hosted APIs), with the `openai` SDK's types.
 
-Chat calls are posted with aiohttp: the body is built once as JSON and sent as it is, the answer is
-read into the SDK's `ChatCompletion` and every failure is raised as the SDK's exception, so the
-retries below treat them as they treat the SDK's own. The SDK's `create()` walks each body
-against its TypedDicts and runs it through httpx's middleware: on 2 cores that is 3-10 ms a call,
-more than the rest of an episode and most of what a fast server leaves (benchmarks/throughput.py).
-The SDK itself still lists the models and streams (a `stream: true` request).
+Chat calls are posted by `http1.Http1Client` (h11 over asyncio's sockets): the body is built once
+as JSON and written by the call itself, the answer is read into the SDK's `ChatCompletion` and
+every failure is raised as the SDK's exception, so the retries below treat them as they treat the
+SDK's own. The SDK's `create()` walks each body against its TypedDicts and runs it through httpx's
+middleware: on 2 cores that is 3-10 ms a call, more than the rest of an episode and most of what a
+fast server leaves (benchmarks/throughput.py). Why not aiohttp: see `http1`. The SDK itself still
+lists the models and streams (a `stream: true` request).
 
 Native mode sends the tools through the API (`tool_choice="auto"`: llama.cpp's server reads an
 omitted tool_choice as "none"). Prompt mode describes the tools in the system message and reads
@@ -23,12 +24,12 @@ import urllib.request
 from typing import Any
 from urllib.parse import urlsplit
 
-import aiohttp
 import openai
 import orjson
 from openai.types.chat import ChatCompletion
 
 from harness.backends.base import HarnessError, ToolMode
+from harness.backends.http1 import Http1Client, HttpError, HttpTimeout
 from harness.backends.prompt_tools import with_tools_prompt
 from harness.backends.turns import RawCall, to_turn
 from harness.types import Decoding, ModelTurn, ToolSpec, Usage
@@ -108,8 +109,13 @@ class OpenAIBackend:
         self.client = openai.AsyncOpenAI(base_url=base_url, api_key=key, timeout=timeout_s, max_retries=0)
         self.timeout_s = timeout_s
         self._chat_url = f"{base_url.rstrip('/')}/chat/completions"
-        self._headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json", "Accept": "application/json"}
-        self._session: aiohttp.ClientSession | None = None  # made on the first call, inside the run's event loop
+        self._headers = [("Authorization", f"Bearer {key}"), ("Content-Type", "application/json"), ("Accept", "application/json")]
+        # the environment's proxy is looked up once, here
+        try:
+            self._http = Http1Client(self._chat_url, timeout_s, proxy=_env_proxy(self._chat_url),
+                                     user_agent=f"repair-harness openai/{openai.__version__}")
+        except ValueError as exc:
+            raise HarnessError(f"{base_url}: {exc}") from None
 
     async def model_id(self) -> str | None:
         ids = await self.served_models()
@@ -120,8 +126,7 @@ class OpenAIBackend:
         return [m.id for m in page.data]
 
     async def aclose(self) -> None:
-        if self._session is not None:
-            await self._session.close()
+        await self._http.aclose()
         await self.client.close()
 
     async def _with_retries(self, make_call: Any) -> Any:
@@ -184,23 +189,16 @@ class OpenAIBackend:
         """`chat.completions.create(**body)` as the server sees it, for a fraction of its CPU."""
         if body.get("stream"):
             return await self.client.chat.completions.create(**body)
-        content = _encode(body)
-        if self._session is None:
-            # limit: the SDK's pool allows 1,000 connections. The environment's proxy is looked up
-            # once here: aiohttp's trust_env looks it (and ~/.netrc) up on every request
-            self._session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=1000), proxy=_env_proxy(self._chat_url),
-                                                  timeout=aiohttp.ClientTimeout(total=self.timeout_s))
         try:
-            async with self._session.post(self._chat_url, data=content, headers=self._headers) as response:
-                status, headers, raw = response.status, response.headers, await response.read()
-        except asyncio.TimeoutError as exc:
+            status, headers, raw = await self._http.post(self._chat_url, _encode(body), self._headers)
+        except HttpTimeout as exc:
             raise openai.APITimeoutError(request=self._request()) from exc
-        except aiohttp.ClientError as exc:
+        except HttpError as exc:
             error = openai.APIConnectionError(request=self._request())
-            error.message = f"{error.message} ({type(exc).__name__}: {exc})"
+            error.message = f"{error.message} ({exc})"
             raise error from exc
         if status >= 400:
-            reply = _sdk_http.Response(status, headers=list(headers.items()), content=raw, request=self._request())
+            reply = _sdk_http.Response(status, headers=headers, content=raw, request=self._request())
             raise self.client._make_status_error_from_response(reply)
         try:  # a well-formed answer: pydantic-core parses and checks it in one pass
             return ChatCompletion.model_validate_json(raw)
