@@ -193,6 +193,8 @@ class OpenAIBackend:
             status, headers, raw = await self._http.post(self._chat_url, _encode(body), self._headers)
         except HttpTimeout as exc:
             raise openai.APITimeoutError(request=self._request()) from exc
+        except ValueError as exc:  # every call would fail alike: the run stops
+            raise HarnessError(f"{self.base_url}: {exc}", fatal=True) from None
         except HttpError as exc:
             error = openai.APIConnectionError(request=self._request())
             error.message = f"{error.message} ({exc})"

@@ -72,6 +72,14 @@ def test_a_401_names_the_key_variable_and_a_dead_server_is_fatal(monkeypatch):
     assert info.value.fatal
 
 
+def test_a_key_that_cannot_be_a_header_stops_the_run_without_being_quoted(monkeypatch):
+    monkeypatch.setenv("MY_KEY", "sk-secret-value\nX-Injected: 1")
+    with ScriptedServer(lambda body: Reply(text="ok")) as server:
+        with pytest.raises(HarnessError, match="not valid HTTP/1.1") as info:
+            _generate(server.url, api_key_env="MY_KEY")
+    assert info.value.fatal and "sk-secret" not in str(info.value) and not server.requests
+
+
 def test_a_slow_server_is_a_timeout_that_is_retried_and_not_fatal():
     with ScriptedServer(lambda body: Reply(text="late", delay_s=1.0)) as server:
         with pytest.raises(HarnessError, match="APITimeoutError") as info:
