@@ -46,6 +46,7 @@ class _Origin:
         self.port = parts.port or (443 if self.tls else 80)
         host = f"[{self.host}]" if ":" in self.host else self.host
         self.authority = host if parts.port is None else f"{host}:{parts.port}"
+        self.host_port = f"{host}:{self.port}"  # CONNECT's target
         self.userinfo = (unquote(parts.username or ""), unquote(parts.password or "")) if parts.username else None
 
 
@@ -231,12 +232,12 @@ class Http1Client:
     async def _tunnel(self, conn: _Connection) -> _Connection:
         """CONNECT through the proxy, then TLS to the origin inside the tunnel."""
         assert self.proxy is not None and conn.transport is not None
-        headers = [("Host", f"{self.origin.host}:{self.origin.port}")]
+        target = self.origin.host_port
+        headers = [("Host", target)]
         if self.proxy.userinfo:
             headers.append(("Proxy-Authorization", _basic(self.proxy.userinfo)))
         conn.waiter = asyncio.get_running_loop().create_future()
-        conn.transport.write(conn.h11.send(h11.Request(method="CONNECT", target=f"{self.origin.host}:{self.origin.port}",
-                                                       headers=headers)))
+        conn.transport.write(conn.h11.send(h11.Request(method="CONNECT", target=target, headers=headers)))
         try:
             status, _, _ = await conn.waiter
         except HttpError:
@@ -244,10 +245,14 @@ class Http1Client:
             raise
         if status // 100 != 2:
             conn.close()
-            raise HttpError(f"the proxy refused to tunnel to {self.origin.host}:{self.origin.port}: HTTP {status}")
+            raise HttpError(f"the proxy refused to tunnel to {target}: HTTP {status}")
         inner = _Connection()
-        transport = await asyncio.get_running_loop().start_tls(conn.transport, inner, self._context(),
-                                                               server_hostname=self.origin.host)
+        try:
+            transport = await asyncio.get_running_loop().start_tls(conn.transport, inner, self._context(),
+                                                                   server_hostname=self.origin.host)
+        except BaseException:  # an origin whose certificate fails, say: the proxy's socket goes too
+            conn.close()
+            raise
         inner.connection_made(transport)
         return inner
 

@@ -299,3 +299,14 @@ def test_an_https_target_goes_through_a_connect_tunnel(tls, monkeypatch):
 def test_an_https_proxy_is_refused_with_what_to_do():
     with pytest.raises(ValueError, match="only http:// proxies"):
         Http1Client("https://api.example/v1", timeout_s=5, proxy="https://proxy.example:3128")
+
+
+def test_hosts_are_written_as_http_wants_them():
+    from harness.backends.http1 import _Origin
+
+    v6 = _Origin("https://[::1]:8443/v1")
+    assert (v6.host, v6.authority, v6.host_port, v6.tls) == ("::1", "[::1]:8443", "[::1]:8443", True)
+    plain = _Origin("http://models.example/v1")
+    assert (plain.authority, plain.host_port, plain.userinfo) == ("models.example", "models.example:80", None)
+    with pytest.raises(ValueError, match="not an http"):
+        _Origin("socks5://proxy.example:1080")
