@@ -1,16 +1,18 @@
 """Keep-alive HTTP/1.1 for the chat calls: h11's protocol machine over asyncio's transports.
 
-A call writes its request on its own socket before it waits for the answer. aiohttp (3.11 to
-3.14) on Python 3.11 writes each request body from a task of its own, and asyncio runs that task
-only after every callback already queued. So when 32 answers arrive together, each next request
-waits until the whole batch has been handled, and the batches never spread out. Measured with
-benchmarks/throughput.py at C=32 and L=50 ms, on Python 3.12 whose eager tasks aiohttp uses: 498
-calls/s with that write deferred and 574 with it eager. The same figure on 3.11 is 498-539.
+A call writes its request on its own socket before it waits for the answer. aiohttp 3.14 on
+Python 3.11 writes each request body from a task of its own, and asyncio runs that task only
+after every callback already queued. So when 32 answers arrive together, each next request waits
+until the whole batch has been handled, and the batches never spread out. Measured with the
+server and harness run of benchmarks/throughput.py at C=32 and L=50 ms (medians of 5 runs):
+on Python 3.12, whose eager tasks aiohttp uses, 574 calls/s with aiohttp's write eager and 498
+with it deferred; on 3.11, 514-537 with aiohttp and 564-579 with this client.
 
 One connection per call in flight, kept open for the next call. A kept connection that the
 server closed while it was idle (no byte of an answer came back) is dropped and the call goes on
-another, as aiohttp and httpx do; a new connection that fails is the call's error. Proxies are those `proxy` names: an http:// target goes through the proxy in
-absolute form, and an https:// one through a CONNECT tunnel.
+another, as aiohttp and httpx do; a new connection that fails is the call's error. Proxies are
+those `proxy` names: an http:// target goes through the proxy in absolute form, and an https://
+one through a CONNECT tunnel.
 """
 
 from __future__ import annotations
