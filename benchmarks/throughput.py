@@ -228,7 +228,7 @@ def http1_bare(url: str, bodies: list[dict[str, Any]], concurrency: int) -> floa
         client = Http1Client(chat, timeout_s=120)
 
         async def one(i: int) -> None:
-            status, _, body = await client.post(chat, wire[i], headers)
+            status, _, body = await client.post(wire[i], headers)
             assert status == 200 and json.loads(body)["choices"]
 
         try:

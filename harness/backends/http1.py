@@ -37,7 +37,8 @@ class HttpTimeout(HttpError):
 
 
 class _Origin:
-    """Where a URL's requests go: scheme, host, port, and the Host header they carry."""
+    """Where a URL's requests go: scheme, host, port, the Host header they carry, and the
+    request target (path and query)."""
 
     def __init__(self, url: str):
         parts = urlsplit(url)
@@ -49,6 +50,7 @@ class _Origin:
         host = f"[{self.host}]" if ":" in self.host else self.host
         self.authority = host if parts.port is None else f"{host}:{parts.port}"
         self.host_port = f"{host}:{self.port}"  # CONNECT's target
+        self.target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
         self.userinfo = (unquote(parts.username or ""), unquote(parts.password or "")) if parts.username else None
 
 
@@ -153,7 +155,7 @@ class _Connection(asyncio.Protocol):
 
 
 class Http1Client:
-    """POSTs to one origin over keep-alive connections, each call with a total timeout."""
+    """POSTs to one URL over keep-alive connections, each call with a total timeout."""
 
     def __init__(self, url: str, timeout_s: float, proxy: str | None = None, user_agent: str = "repair-harness"):
         self.origin = _Origin(url)
@@ -162,17 +164,16 @@ class Http1Client:
         if self.proxy is not None and self.proxy.tls:
             raise ValueError(f"the proxy {proxy} is https://: only http:// proxies are supported (an https:// target "
                              "goes through an http:// proxy by CONNECT)")
+        # through a proxy, a plain-HTTP request names its whole URL (absolute form)
+        self._target = url if self.proxy is not None and not self.origin.tls else self.origin.target
         self._base = [("Host", self.origin.authority), ("User-Agent", user_agent)]
         if self.proxy is not None and self.proxy.userinfo and not self.origin.tls:
             self._base.append(("Proxy-Authorization", _basic(self.proxy.userinfo)))
         self._idle: list[_Connection] = []
         self._tls: _ssl.SSLContext | None = None
 
-    async def post(self, url: str, body: bytes, headers: list[tuple[str, str]]) -> tuple[int, Headers, bytes]:
+    async def post(self, body: bytes, headers: list[tuple[str, str]]) -> tuple[int, Headers, bytes]:
         """(status, headers, body) of the answer; HttpTimeout or HttpError when there is none."""
-        parts = urlsplit(url)
-        # through a proxy, a plain-HTTP request names its whole URL (absolute form)
-        target = url if self.proxy is not None and not self.origin.tls else (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
         headers = [*self._base, *headers, ("Content-Length", str(len(body)))]
         conn: _Connection | None = None
         try:
@@ -182,20 +183,18 @@ class Http1Client:
                     reused = conn is not None
                     conn = conn or await self._connect()
                     try:
-                        answer = await conn.send("POST", target, headers, body)
+                        answer = await conn.send("POST", self._target, headers, body)
                         break
                     except HttpError:
                         conn.close()
                         if not reused or conn.answered:
                             raise
                         # the server closed this idle connection: the request never reached it
-        except TimeoutError:
+        except BaseException as exc:  # timed out, cancelled or failed: the connection is mid-exchange
             if conn is not None:
                 conn.close()
-            raise HttpTimeout(f"no answer within {self.timeout_s:g} s") from None
-        except BaseException:  # cancelled, or failed: the connection is mid-exchange
-            if conn is not None:
-                conn.close()
+            if isinstance(exc, TimeoutError):
+                raise HttpTimeout(f"no answer within {self.timeout_s:g} s") from None
             raise
         if conn.reusable():
             self._idle.append(conn)
@@ -238,10 +237,8 @@ class Http1Client:
         headers = [("Host", target)]
         if self.proxy.userinfo:
             headers.append(("Proxy-Authorization", _basic(self.proxy.userinfo)))
-        conn.waiter = asyncio.get_running_loop().create_future()
-        conn.transport.write(conn.h11.send(h11.Request(method="CONNECT", target=target, headers=headers)))
         try:
-            status, _, _ = await conn.waiter
+            status, _, _ = await conn.send("CONNECT", target, headers, b"")
         except HttpError:
             conn.close()
             raise

@@ -107,7 +107,6 @@ class OpenAIBackend:
         # the key is read here and handed only to the client: it is never part of a record
         key = os.environ.get(api_key_env) or "no-key"
         self.client = openai.AsyncOpenAI(base_url=base_url, api_key=key, timeout=timeout_s, max_retries=0)
-        self.timeout_s = timeout_s
         self._chat_url = f"{base_url.rstrip('/')}/chat/completions"
         self._headers = [("Authorization", f"Bearer {key}"), ("Content-Type", "application/json"), ("Accept", "application/json")]
         # the environment's proxy is looked up once, here
@@ -190,7 +189,7 @@ class OpenAIBackend:
         if body.get("stream"):
             return await self.client.chat.completions.create(**body)
         try:
-            status, headers, raw = await self._http.post(self._chat_url, _encode(body), self._headers)
+            status, headers, raw = await self._http.post(_encode(body), self._headers)
         except HttpTimeout as exc:
             raise openai.APITimeoutError(request=self._request()) from exc
         except ValueError as exc:  # every call would fail alike: the run stops

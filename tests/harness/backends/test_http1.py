@@ -75,7 +75,7 @@ def test_calls_reuse_one_connection_and_send_what_they_were_given():
         async with Server(answer(ok())) as server:
             client = Http1Client(server.url, timeout_s=5)
             for i in range(5):
-                status, headers, body = await client.post(server.url, b'{"n": %d}' % i, HEADERS)
+                status, headers, body = await client.post(b'{"n": %d}' % i, HEADERS)
                 assert (status, body) == (200, b'{"ok": true}') and (b"content-type", b"application/json") in headers
             await client.aclose()
         assert server.connections == 1
@@ -97,7 +97,7 @@ def test_concurrent_calls_each_have_a_connection_and_keep_it():
         async with Server(slow) as server:
             client = Http1Client(server.url, timeout_s=5)
             for _ in range(3):
-                answers = await asyncio.gather(*(client.post(server.url, b"%d" % i, HEADERS) for i in range(8)))
+                answers = await asyncio.gather(*(client.post(b"%d" % i, HEADERS) for i in range(8)))
                 assert [a[2] for a in answers] == [b"%d" % i for i in range(8)]
             await client.aclose()
         assert server.connections == 8 and len(server.requests) == 24
@@ -112,7 +112,7 @@ def test_a_server_that_closes_after_each_answer_gets_a_new_connection_each_time(
             async with Server(answer(data, keep=False)) as server:
                 client = Http1Client(server.url, timeout_s=5)
                 for _ in range(3):
-                    assert (await client.post(server.url, b"{}", HEADERS))[2] == b"ok"
+                    assert (await client.post(b"{}", HEADERS))[2] == b"ok"
                 await client.aclose()
             assert server.connections == 3
 
@@ -133,8 +133,8 @@ def test_a_connection_dropped_while_idle_is_replaced_once_and_the_call_goes_thro
     async def go() -> None:
         async with Server(drop_second) as server:
             client = Http1Client(server.url, timeout_s=5)
-            assert (await client.post(server.url, b"1", HEADERS))[2] == b"1"
-            assert (await client.post(server.url, b"2", HEADERS))[2] == b"2"
+            assert (await client.post(b"1", HEADERS))[2] == b"1"
+            assert (await client.post(b"2", HEADERS))[2] == b"2"
             await client.aclose()
         assert server.connections == 2 and [r["body"] for r in server.requests] == [b"1", b"2", b"2"]
 
@@ -148,7 +148,7 @@ def test_a_fresh_connection_cut_before_or_during_the_answer_is_an_error():
             async with Server(answer(data, keep=False)) as server:
                 client = Http1Client(server.url, timeout_s=5)
                 with pytest.raises(HttpError, match="closed the connection"):
-                    await client.post(server.url, b"{}", HEADERS)
+                    await client.post(b"{}", HEADERS)
                 await client.aclose()
             assert len(server.requests) == 1  # not sent again: the server may have acted on it
 
@@ -160,10 +160,10 @@ def test_an_answer_that_is_not_http_is_an_error_and_a_refused_port_too():
         async with Server(answer(b"SSH-2.0-OpenSSH\r\n\r\n")) as server:
             client = Http1Client(server.url, timeout_s=5)
             with pytest.raises(HttpError, match="not valid HTTP/1.1"):
-                await client.post(server.url, b"{}", HEADERS)
+                await client.post(b"{}", HEADERS)
             url = server.url
         with pytest.raises(HttpError, match="cannot connect to localhost"):
-            await Http1Client(url, timeout_s=5).post(url, b"{}", HEADERS)
+            await Http1Client(url, timeout_s=5).post(b"{}", HEADERS)
 
     asyncio.run(go())
 
@@ -178,9 +178,9 @@ def test_a_slow_answer_is_a_timeout_and_its_connection_is_not_reused():
         async with Server(slow_first) as server:
             client = Http1Client(server.url, timeout_s=0.2)
             with pytest.raises(HttpTimeout, match="no answer within 0.2 s"):
-                await client.post(server.url, b"slow", HEADERS)
+                await client.post(b"slow", HEADERS)
             # the late answer to "slow" must not be read as the answer to the next call
-            assert (await client.post(server.url, b"fast", HEADERS))[2] == b"fast"
+            assert (await client.post(b"fast", HEADERS))[2] == b"fast"
             await client.aclose()
         assert server.connections == 2
 
@@ -195,7 +195,7 @@ def test_a_chunked_answer_and_an_interim_100_are_read_whole():
         async with Server(answer(chunked)) as server:
             client = Http1Client(server.url, timeout_s=5)
             for _ in range(2):
-                assert await client.post(server.url, b"{}", HEADERS) == (200, [(b"transfer-encoding", b"chunked")], b'{"a": 1}')
+                assert await client.post(b"{}", HEADERS) == (200, [(b"transfer-encoding", b"chunked")], b'{"a": 1}')
             await client.aclose()
         assert server.connections == 1
 
@@ -230,10 +230,10 @@ def test_https_is_verified_and_kept_alive(tls, monkeypatch):
             client = Http1Client(server.url, timeout_s=5)
             if not trusted:
                 with pytest.raises(HttpError, match="CERTIFICATE_VERIFY_FAILED"):
-                    await client.post(server.url, b"{}", HEADERS)
+                    await client.post(b"{}", HEADERS)
                 return
             for _ in range(3):
-                assert (await client.post(server.url, b"{}", HEADERS))[0] == 200
+                assert (await client.post(b"{}", HEADERS))[0] == 200
             await client.aclose()
         assert server.connections == 1
 
@@ -248,7 +248,7 @@ def test_a_plain_target_goes_through_the_proxy_in_absolute_form_with_its_credent
             proxy_url = f"http://user:p%40ss@127.0.0.1:{proxy.port}"
             target = "http://models.example:8000/v1/chat/completions"
             client = Http1Client(target, timeout_s=5, proxy=proxy_url)
-            assert (await client.post(target, b"{}", HEADERS))[0] == 200
+            assert (await client.post(b"{}", HEADERS))[0] == 200
             await client.aclose()
         (request,) = proxy.requests
         assert request["line"] == f"POST {target} HTTP/1.1" and request["headers"]["host"] == "models.example:8000"
@@ -284,11 +284,11 @@ def test_an_https_target_goes_through_a_connect_tunnel(tls, monkeypatch):
                 proxy_url = f"http://127.0.0.1:{proxy.port}"
                 client = Http1Client(origin.url, timeout_s=5, proxy=proxy_url)
                 for _ in range(2):
-                    assert (await client.post(origin.url, b'{"x": 1}', HEADERS))[2] == b'{"ok": true}'
+                    assert (await client.post(b'{"x": 1}', HEADERS))[2] == b'{"ok": true}'
                 await client.aclose()
                 refused = "https://elsewhere.example/v1/chat/completions"
                 with pytest.raises(HttpError, match="refused to tunnel to elsewhere.example:443: HTTP 403"):
-                    await Http1Client(refused, timeout_s=5, proxy=proxy_url).post(refused, b"{}", HEADERS)
+                    await Http1Client(refused, timeout_s=5, proxy=proxy_url).post(b"{}", HEADERS)
         # the origin saw plain requests (TLS ended there), in origin form, on one kept connection
         assert [r["line"] for r in origin.requests] == ["POST /v1/chat/completions HTTP/1.1"] * 2
         assert origin.connections == 1 and [t["line"].split()[:2] for t in tunnels][0] == ["CONNECT", f"localhost:{origin.port}"]
