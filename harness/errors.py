@@ -24,3 +24,9 @@ class ServerStartError(RuntimeError):
     """A model server exited or did not answer in time; the message carries the tail of its log.
     Raised by `harness.backends.server_proc` (which re-exports it), defined here so the CLI's
     guard names it without importing the process machinery."""
+
+
+class ServerDied(ServerStartError):
+    """A model server the harness started died (a signal or a non-zero exit), while starting or
+    during the run. The message says how (the signal in words), where its log is, its last
+    lines and the command that fixes it (`harness.backends.server_death`)."""

@@ -103,15 +103,18 @@ class ModelPool:
     def __init__(self, spec: RunSpec, stack: contextlib.AsyncExitStack):
         self.spec, self.stack = spec, stack
         self.served: dict[str, dict[str, Any]] = {}
+        self.servers: dict[str, Any] = {}  # base URL -> the ManagedServer started for the run
 
     def _client(self, url: str, model: str, flatten: bool = False) -> OpenAIBackend:
         from harness.backends.openai_compat import OpenAIBackend
+
+        server = self.servers.get(url)
 
         return OpenAIBackend(
             url, model, api_key_env=self.spec.api_key_env, timeout_s=self.spec.request_timeout_s,
             max_retries=self.spec.max_retries, text_calls=self.spec.text_calls,
             # llama.cpp's chatml formats render no tool turns (see harness.backends.local)
-            flatten_tool_turns=flatten,
+            flatten_tool_turns=flatten, server_died=server.died if server is not None else None,
         )
 
     async def open(self, name: str) -> list[Backend]:
@@ -175,6 +178,7 @@ class ModelPool:
 
             server = VllmServer(ref.preset, port=free_port(), native_tools=native)
         await self.stack.enter_async_context(server)
+        self.servers[server.base_url] = server
         return server.base_url
 
     async def _inproc(self, ref: ModelRef) -> Backend:

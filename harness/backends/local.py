@@ -93,11 +93,17 @@ def gguf_path() -> Path:
     return path
 
 
+def install_command() -> str:
+    from harness.backends.llama_build import LLAMA_REQUIREMENT, PORTABLE_CMAKE_ARGS
+
+    return f'CMAKE_ARGS="{PORTABLE_CMAKE_ARGS}" pip install --no-cache-dir "{LLAMA_REQUIREMENT}"'
+
+
 def check_llama_server() -> None:
     if importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec("llama_cpp.server") is None:
         raise MissingExtra(
             "the embedded model needs llama-cpp-python's server, which is not installed; "
-            "install the extra: pip install 'repair-harness[local]' (builds from source, ~6 min on 2 cores)"
+            f"install it portably (builds from source, ~6 min on 2 cores): {install_command()}"
         )
     for module in ("uvicorn", "fastapi", "sse_starlette", "starlette_context", "pydantic_settings"):
         if importlib.util.find_spec(module) is None:
@@ -128,6 +134,7 @@ class LlamaServer(ManagedServer):
     """
 
     label = "embedded llama.cpp server"
+    kind = "llama.cpp"
     # the module run as `python -m MODULE --config_file FILE` (a wrapper of llama_cpp.server fits)
     # our entry resets the context before each completion: answers depend on the prompt alone
     server_module = "harness.backends.llama_entry"
@@ -154,6 +161,18 @@ class LlamaServer(ManagedServer):
     def stop(self) -> None:
         super().stop()
         self.config_path.unlink(missing_ok=True)
+
+    def fix(self, returncode: int) -> str:
+        import signal
+
+        from harness.backends.llama_build import reinstall_command
+
+        if returncode == -signal.SIGILL:
+            return (f"install the portable llama.cpp build: {reinstall_command()}\n"
+                    "     then check it: repair-harness doctor")
+        if returncode == -signal.SIGKILL:
+            return super().fix(returncode)
+        return "repair-harness doctor (it checks the llama.cpp build and loads the model), then rerun"
 
 
 class LocalServer(LlamaServer):

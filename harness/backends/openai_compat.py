@@ -21,7 +21,7 @@ import json
 import os
 import time
 import urllib.request
-from typing import Any
+from typing import Any, Callable
 from urllib.parse import urlsplit
 
 import openai
@@ -99,11 +99,14 @@ class OpenAIBackend:
         backoff_s: float = 0.5,
         text_calls: str = "parse",
         flatten_tool_turns: bool = False,
+        server_died: Callable[[], str | None] | None = None,
     ):
         self.base_url, self.model = base_url, model
         self.max_retries, self.backoff_s, self.text_calls = max_retries, backoff_s, text_calls
         self.api_key_env = api_key_env
         self.flatten_tool_turns = flatten_tool_turns
+        # for a server the harness started: how it died, once it has (ManagedServer.died)
+        self.server_died = server_died
         # the key is read here and handed only to the client: it is never part of a record
         key = os.environ.get(api_key_env) or "no-key"
         self.client = openai.AsyncOpenAI(base_url=base_url, api_key=key, timeout=timeout_s, max_retries=0)
@@ -135,6 +138,9 @@ class OpenAIBackend:
                 return await make_call()
             except _RETRYABLE as exc:
                 last = exc
+                death = self.server_died() if self.server_died is not None else None
+                if death is not None:  # no retry reaches a dead server: the run stops, saying why
+                    raise HarnessError(death, fatal=True) from None
                 if attempt < self.max_retries:
                     await asyncio.sleep(self._delay(exc, attempt))
             except openai.AuthenticationError as exc:

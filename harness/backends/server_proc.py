@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from common.errors import UserError
-from harness.errors import ServerStartError  # defined there, so the CLI guard names it without this module
+from harness.errors import ServerDied, ServerStartError  # defined there, so the CLI guard names them without this module
+from harness.backends import server_death
 from harness.backends.serve_auth import connect_host
 
 
@@ -78,6 +79,7 @@ class ManagedServer:
     """
 
     label = "server"
+    kind = "any"  # what a signal most often means for this server (server_death.WORDS)
     ready_paths: tuple[str, ...] = ("/v1/models",)
 
     def __init__(
@@ -162,9 +164,10 @@ class ManagedServer:
                 while True:
                     if self._stopping.is_set():
                         raise ServerStartError(f"{self.label} was stopped while starting")
-                    if self._proc is None or self._proc.poll() is not None:
-                        code = self._proc.returncode if self._proc else None
-                        raise ServerStartError(f"{self.label} exited with code {code} while starting.\n{self.log_tail()}")
+                    if self._proc is None:
+                        raise ServerStartError(f"{self.label} was never started")
+                    if self._proc.poll() is not None:
+                        raise ServerDied(self.death_report("while starting"))
                     if time.monotonic() > deadline:
                         raise ServerStartError(
                             f"{self.label} did not answer {path} within {self.startup_timeout_s:.0f} s.\n{self.log_tail()}"
@@ -181,6 +184,31 @@ class ManagedServer:
 
     def alive(self) -> bool:
         return self._proc is not None and self._proc.poll() is None
+
+    def died(self) -> str | None:
+        """The death report when the server ended on its own during the run; None while it runs,
+        before it started and once we stopped it."""
+        if self._proc is None or self._stopping.is_set() or self._proc.poll() is None:
+            return None
+        return self.death_report("during the run")
+
+    def death_report(self, phase: str) -> str:
+        assert self._proc is not None and self._proc.returncode is not None
+        code = self._proc.returncode
+        return server_death.report(self.label, returncode=code, kind=self.kind, phase=phase, log_path=self.log_path,
+                                   tail=self.tail_lines(12), fix=self.fix(code), pid=self._proc.pid,
+                                   after_s=time.monotonic() - self._t0)
+
+    def fix(self, returncode: int) -> str:
+        """The command or step that fixes a death with this return code."""
+        if returncode == -signal.SIGKILL:
+            return "give the server more memory (stop other jobs; a smaller model or context), then rerun"
+        return "read its log (above); rerun once the cause is fixed"
+
+    def tail_lines(self, lines: int) -> list[str]:
+        if self.log_path is None or not self.log_path.exists():
+            return []
+        return [line for line in self.log_path.read_text(errors="replace").splitlines() if line.strip()][-lines:]
 
     def log_tail(self, lines: int = 30) -> str:
         if self.log_path is None or not self.log_path.exists():

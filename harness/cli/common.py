@@ -18,7 +18,7 @@ from typer.core import TyperGroup
 
 from common.errors import UserError
 from envs.textworld.errors import GameGenerationError
-from harness.errors import ServerStartError, StartFailed
+from harness.errors import ServerDied, ServerStartError, StartFailed
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -50,7 +50,8 @@ EXIT_INTERRUPTED = {signal.SIGINT: 130, signal.SIGTERM: 143}
 FAILURES: tuple[tuple[type[Exception], str, int], ...] = (
     (UserError, "error", EXIT_BAD_INPUT),  # bad input the user can fix: an unknown name, a bad spec, a missing extra
     (GameGenerationError, "generation failed", 1),
-    (ServerStartError, "error", 1),  # a model server that would not start, or died
+    (ServerDied, "error", EXIT_SERVER),  # a server we started died (a signal, an exit): what, why, the fix
+    (ServerStartError, "error", 1),  # a model server that did not answer in time
     (StartFailed, "cannot start", EXIT_SERVER),  # no model server answered: nothing ran, rerun when it is up
 )
 
@@ -149,7 +150,11 @@ def run_spec(spec: Any, retry_errors: bool = False) -> None:
         + (f"; {summary.errors_on_record} earlier harness-error records kept (not replayed)" if summary.errors_on_record else "")
     )
     if summary.stopped:
-        err.print(f"[red]stopped:[/red] {summary.stopped}\nRerun the same command with --retry-errors to resume.")
+        from rich.markup import escape
+
+        # escaped: a dead server's report quotes its log, whose brackets are no markup
+        err.print(f"[red]stopped:[/red] {escape(summary.stopped)}\nRerun the same command with --retry-errors to resume.",
+                  highlight=False, soft_wrap=True)
         raise typer.Exit(EXIT_SERVER)
     if errors:
         err.print(f"[yellow]{errors} episodes are recorded as harness errors[/yellow] (infrastructure failures, "

@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from common import study
-from harness.cli.common import echo, group, print_report, run_spec
+from harness.cli.common import EXIT_SERVER, echo, group, print_report, run_spec
 from harness.cli.reproduce import PAPER_ENV
 
 app = group()
@@ -19,13 +19,15 @@ def demo(
     bank_tasks: int = typer.Option(2, min=1, help="bank-disputes tasks"),
     games: int = typer.Option(2, min=1, help="paper-textworld games"),
     max_tokens: int = typer.Option(128, min=1, help=f"output tokens per call (the paper: {study.MAX_TOKENS})"),
+    retry_errors: bool = typer.Option(False, "--retry-errors", help="play again the episodes recorded as harness errors"),
 ) -> None:
     """The main job: a small real ablation of the paper's conditions on the embedded CPU model.
 
     Plays 2 bank tasks and 2 paper games under 4 conditions (16 episodes; 10 to 30 minutes on 2
     CPU cores, depending on their load), then prints one report over both. Rerun the same command
-    to resume.
+    to resume. It first checks that the embedded model can run here (`repair-harness doctor`).
     """
+    check_embedded_model()
     # the reference agents (instant) play the same episodes: the conditions' ceilings beside the model
     from harness.agents import AGENTS  # here: listing and help import no agent, env or pydantic
     from harness.backends.local import LOCAL_MODEL
@@ -40,10 +42,29 @@ def demo(
                     "env_options": dict(PAPER_ENV), "out": str(out / "textworld")}, source="demo"),
     ]
     for spec in specs:
-        run_spec(spec)
+        run_spec(spec, retry_errors=retry_errors)
     dirs = [Path(s.out) for s in specs]
     print_report(dirs)
     echo("\n".join(next_steps(specs)))
+
+
+def check_embedded_model() -> None:
+    """`doctor`'s verdict, before any episode: a build this CPU cannot run stops here (exit 3),
+    saying why and what fixes it, instead of killing the server mid-run."""
+    from rich.markup import escape
+
+    from harness.cli.common import console
+    from harness.cli.doctor import diagnose
+
+    err = console(stderr=True)
+    d = diagnose()
+    if d.runs:
+        err.print(f"doctor: {d.summary}", highlight=False)
+        return
+    err.print("\n".join(d.lines), highlight=False, markup=False)
+    err.print(f"[red]stopped:[/red] {escape(d.summary)}\nfix: {escape(d.fix or '')}\nthen rerun: repair-harness demo",
+              highlight=False)
+    raise typer.Exit(EXIT_SERVER)
 
 
 def next_steps(specs: list) -> list[str]:

@@ -6,7 +6,8 @@
   serve vllm --model local         vLLM (the CPU build too) on the embedded SmolLM2, converted from its GGUF
 
 Bad input (an unknown preset, a flag vLLM would reject, a missing extra) is a `UserError`: one line
-on stderr and exit code 2. A server that fails to start or dies is a `ServerStartError`: exit code 1.
+on stderr and exit code 2. A server that does not answer in time is a `ServerStartError` (exit code 1);
+one that dies, a signal or an exit of its own, is a `ServerDied` (exit code 3: what killed it, its log, the fix).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from common.errors import UserError
 from harness.backends.serve_auth import DEFAULT_KEY_ENV, VLLM_KEY_ENV, WAIVER_FLAG, serve_key
 from harness.backends.vllm_table import PRESET_ROWS
 from harness.cli.common import group
-from harness.errors import ServerStartError
+from harness.errors import ServerDied
 
 if TYPE_CHECKING:
     from harness.backends.server_proc import ManagedServer
@@ -45,7 +46,7 @@ def _hold(server: ManagedServer) -> None:
             out.print("Ctrl-C stops it.")
             while server.alive():
                 time.sleep(0.5)
-            raise ServerStartError(f"the server exited on its own.\n{server.log_tail()}")
+            raise ServerDied(server.died() or f"the {server.label} exited on its own.\n{server.log_tail()}")
     except KeyboardInterrupt:
         out.print("stopped.")
     finally:
