@@ -19,7 +19,10 @@ from pathlib import Path
 from textworld.generator.game import Game
 from textworld.generator.inform7 import Inform7Game
 
-_load_lock = threading.Lock()
+# TextWorld parses a game's logic with one process-wide tatsu parser, which is not thread-safe:
+# two games loaded at once in worker threads broke each other's parse (IndexError, TypeError
+# inside tatsu). Every load of a game file, here and in `zmachine`, holds this lock.
+GAME_LOAD_LOCK = threading.Lock()
 
 
 class NotAdmissible(LookupError):
@@ -94,5 +97,5 @@ def _load(path: str, stamp: tuple[int, int]) -> GameModel:
 def load_model(json_path: Path) -> GameModel:
     """A process-wide cached GameModel; a rewritten file is loaded again."""
     st = Path(json_path).stat()
-    with _load_lock:
+    with GAME_LOAD_LOCK:
         return _load(str(Path(json_path).resolve()), (st.st_mtime_ns, st.st_size))

@@ -16,6 +16,8 @@ from typing import Any
 import textworld
 from textworld import EnvInfos
 
+from envs.textworld.engine import GAME_LOAD_LOCK
+
 INFOS = EnvInfos(
     admissible_commands=True, description=True, inventory=True, objective=True, max_score=True,
     score=True, won=True, lost=True, command_templates=True, entities=True,
@@ -53,7 +55,8 @@ class ZSession:
     """One running game. `state` is TextWorld's GameState after the last command."""
 
     def __init__(self, z8: Path):
-        env = textworld.start(str(z8), INFOS)
+        with GAME_LOAD_LOCK:  # textworld.start parses the game's logic (see engine.GAME_LOAD_LOCK)
+            env = textworld.start(str(z8), INFOS)
         token = id(env)
         with _lock:
             _open.add(token)

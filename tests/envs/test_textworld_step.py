@@ -115,3 +115,18 @@ def test_submit_needs_a_running_game(tasks: list[Task]) -> None:
     env.close()  # idempotent
     with pytest.raises(RuntimeError):
         env.submit(ToolCall(name="look"))
+
+
+def test_games_started_at_once_in_worker_threads_all_start(tasks: list[Task]) -> None:
+    # the runner resets envs in worker threads; TextWorld's logic parser is process-wide and not
+    # thread-safe, and without engine.GAME_LOAD_LOCK these starts broke each other's parse
+    from concurrent.futures import ThreadPoolExecutor
+
+    envs = [SUITE.make(task, STEP, EpisodeContext(budget=4)) for task in tasks[:4] * 2]
+    try:
+        with ThreadPoolExecutor(8) as pool:
+            openings = list(pool.map(lambda e: e.reset(), envs))
+        assert all(o.tools for o in openings)
+    finally:
+        for e in envs:
+            e.close()
