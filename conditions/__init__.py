@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from common import study
+from envs import study
 from conditions.arbiters import Arbiter, review_prompt
 from conditions.feedback import RENDERERS
-from envs import UnknownName
+from envs.errors import UnknownName
 from envs.contract import Violation
 
 

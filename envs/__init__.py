@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from common.errors import UnknownName  # noqa: F401  (re-exported)
+from envs.errors import UnknownName
 
 if TYPE_CHECKING:  # pydantic and the env types are not needed to list suites
     from envs.contract import Suite
@@ -15,9 +15,9 @@ SUITES: dict[str, str] = {
     "bank-disputes": "envs.tools.bank.disputes:BankDisputes",
     "paper-textworld": "envs.textworld.suite:PaperTextWorld",
     "textworld": "envs.textworld.suite:TextWorld",
-    "tools-bank": "envs.tools.bank:BankTools",
-    "tools-travel": "envs.tools.travel:TravelTools",
-    "tools-calendar": "envs.tools.calendar:CalendarTools",
+    "tools-bank": "envs.tools.bank.domain:BankTools",
+    "tools-travel": "envs.tools.travel.domain:TravelTools",
+    "tools-calendar": "envs.tools.calendar.domain:CalendarTools",
 }
 
 

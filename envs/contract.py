@@ -1,8 +1,7 @@
 """The tool contract between the episode loop and an environment.
 
 These are the env-facing record types. They live here, not in `harness.types`, because `envs/`
-and `conditions/` may not import `harness`; `harness.types` re-exports them so that every record
-type can still be imported from one module.
+and `conditions/` may not import `harness`; every package imports them from here.
 """
 
 from __future__ import annotations
@@ -13,7 +12,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from common import defaults, study
+from envs import study
 
 
 class ToolSpec(BaseModel):
@@ -129,11 +128,11 @@ NAME_CHARS = 200
 class Decoding(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    temperature: float = Field(defaults.TEMPERATURE, ge=0.0, le=2.0)
+    temperature: float = Field(study.TEMPERATURE, ge=0.0, le=2.0)
     # None: not sent, the server's default applies (the veriharness protocol sends top_p only
     # when a run sets one, as the artifact did)
-    top_p: float | None = Field(defaults.TOP_P, gt=0.0, le=1.0)
-    max_tokens: int = Field(defaults.MAX_TOKENS, ge=1)
+    top_p: float | None = Field(study.TOP_P, gt=0.0, le=1.0)
+    max_tokens: int = Field(study.MAX_TOKENS, ge=1)
     # passed to the server as `seed`; sample_seed of the key overrides it per episode
     seed: int | None = None
     # False: the request says `"stream": false` (the artifact's requests did); None: not sent.

@@ -13,7 +13,8 @@ from typing import Any
 
 from conditions import Condition
 from envs.contract import Accepted, Action, Env, EpisodeContext, Opening, Outcome, TextAnswer, ToolCall, Violation
-from harness.backends.base import Backend, HarnessError
+from harness.backends.base import Backend
+from harness.errors import HarnessError
 from harness.types import CallLog, ModelTurn
 
 

@@ -25,8 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from envs import UnknownName
-from harness.backends.base import Backend, HarnessError
+from envs.errors import UnknownName
+from harness.backends.base import Backend
+from harness.errors import HarnessError
 from harness.backends.gguf import GgufError, gguf_file, is_gguf_name
 from harness.backends.local import LOCAL_MODEL as LOCAL
 from harness.backends.local import NATIVE_ALIAS, PROMPT_ALIAS, local_model_name
@@ -193,4 +194,4 @@ class ModelPool:
         return backend
 
 
-__all__ = ["ModelPool", "ModelRef", "resolve", "validate_model", "known_models", "HarnessError", "LOCAL"]
+__all__ = ["ModelPool", "ModelRef", "resolve", "validate_model", "known_models", "LOCAL"]

@@ -12,10 +12,12 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from conditions import get_condition
-from envs import UnknownName, get_suite
+from envs import get_suite
+from envs.errors import UnknownName
 from envs.contract import Task
 from harness.agents.base import PREFIX as AGENT_PREFIX
-from harness.backends.base import Backend, HarnessError, StartFailed
+from harness.backends.base import Backend
+from harness.errors import HarnessError, StartFailed
 from envs.contract import EpisodeContext
 from harness.loop import EpisodeResult, call_env, run_episode
 from harness.models import ModelPool

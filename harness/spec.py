@@ -12,7 +12,7 @@ from typing import Any, get_args
 
 from pydantic import ValidationError
 
-from common.errors import UserError
+from envs.errors import UserError
 from conditions import CONDITIONS, get_condition
 from envs import get_suite, suite_names
 from harness.backends.local import LOCAL_MODEL

@@ -36,7 +36,7 @@ from typing import Any, Callable
 
 import orjson
 
-from common.errors import UserError
+from envs.errors import UserError
 from harness.redact import Redactor
 from harness.types import EpisodeKey, EpisodeRecord, RunSpec
 

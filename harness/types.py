@@ -1,7 +1,7 @@
-"""Every record type of the harness, in one module.
+"""The harness's record types: the run spec, the episode key, a model turn, a call's log, the record.
 
-The env-facing contract types (ToolCall, ToolSpec, Violation, Accepted, ...) are defined in
-`envs.contract` because `envs/` may not import `harness`; they are re-exported here.
+The env-facing contract types (ToolCall, ToolSpec, Violation, Accepted, ...) are in
+`envs.contract`, because `envs/` and `conditions/` may not import `harness`: import them from there.
 """
 
 from __future__ import annotations
@@ -14,21 +14,8 @@ from urllib.parse import urlparse
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
-from common import defaults
-from envs.contract import (  # noqa: F401  (re-exported)
-    Accepted,
-    Action,
-    Decoding,
-    EpisodeContext,
-    Opening,
-    Outcome,
-    Task,
-    TextAnswer,
-    ToolCall,
-    ToolSpec,
-    Violation,
-    valid_unicode,
-)
+from envs.contract import Decoding, ToolCall, valid_unicode
+from harness import defaults
 
 SCHEMA_VERSION = 1
 
@@ -62,8 +49,8 @@ class RunSpec(Strict):
     endpoints: list[str] = Field(default_factory=list)
     api_key_env: str = defaults.API_KEY_ENV
     concurrency: int = Field(defaults.CONCURRENCY, ge=1, le=1024)
-    request_timeout_s: float = Field(120.0, gt=0)
-    max_retries: int = Field(4, ge=0, le=100)
+    request_timeout_s: float = Field(defaults.REQUEST_TIMEOUT_S, gt=0)
+    max_retries: int = Field(defaults.MAX_RETRIES, ge=0, le=100)
     out: str = defaults.OUT
 
     @field_validator("endpoints")

@@ -31,7 +31,7 @@ from typing import Any
 
 import pandas as pd
 
-from common import study
+from envs import study
 from results.errors import UsageError
 from results.paper import PAPER_CONDITION_NAMES
 from results.stats import valid_rows

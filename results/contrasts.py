@@ -24,7 +24,7 @@ from statsmodels.stats.multitest import multipletests
 
 from results.errors import UsageError
 from results.load import PAIR_FIELDS
-from results.resampling import (  # noqa: F401  (re-exported: the contrasts' resampling)
+from results.resampling import (
     N_BOOT,
     SEED,
     cluster_bootstrap,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from common.errors import UserError
+from envs.errors import UnknownName, UserError
 
 
 class RecordsError(UserError):
@@ -13,5 +13,5 @@ class UsageError(UserError):
     """A request the records cannot answer: an unknown format, column or condition."""
 
 
-def unknown(kind: str, value: object, allowed: list[str]) -> UsageError:
-    return UsageError(f"unknown {kind} {value!r}; allowed: {', '.join(sorted(allowed)) or '(none)'}")
+class UnknownChoice(UnknownName, UsageError):
+    """An unknown format, figure format or --by column: a UsageError, worded as every unknown name is."""

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from common.study import BUDGET, CONDITIONS, GAME_SEEDS, MAX_TOKENS, PAPER  # noqa: F401  (re-exported)
-from common.study import CONDITION_NAMES as PAPER_CONDITION_NAMES
+from envs.study import BUDGET, CONDITIONS, GAME_SEEDS, PAPER
+from envs.study import CONDITION_NAMES as PAPER_CONDITION_NAMES
 
 GAMES = len(GAME_SEEDS)
 PRIMARY_SOURCE = f"{PAPER}, primary table (solved of {GAMES}; total model calls)"

@@ -16,8 +16,9 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
+from envs import study
 from results import paper
-from results.errors import unknown
+from results.errors import UnknownChoice
 from results.stats import condition_rank, funnel, summary
 
 FORMATS = ("png", "pdf")
@@ -95,7 +96,7 @@ def success_by_condition(df: pd.DataFrame) -> Figure:
             ax.bar(x, sel["rate"], width, yerr=err, capsize=3, label=hue or None)
         suites = df.loc[df["model"] == model, "suite"].unique()
         budgets = sorted(df.loc[df["model"] == model, "budget"].unique())
-        budget = paper.BUDGET if paper.BUDGET in budgets else int(budgets[0])
+        budget = study.BUDGET if study.BUDGET in budgets else int(budgets[0])
         labelled = False
         for i, cond in enumerate(conds):
             ref, _ = paper.reference(model, cond, suite=suites[0] if len(suites) == 1 else "(mixed)", budget=budget)
@@ -232,7 +233,7 @@ def save_figures(df: pd.DataFrame, out_dir: str | Path, formats: Sequence[str] =
     """Write every figure as <out_dir>/<name>.<fmt>; returns the paths written."""
     for fmt in formats:
         if fmt not in FORMATS:
-            raise unknown("figure format", fmt, list(FORMATS))
+            raise UnknownChoice("figure format", fmt, list(FORMATS))
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     written = []

@@ -31,8 +31,9 @@ import numpy as np
 import pandas as pd
 
 from results import paper
-from results.contrasts import N_BOOT, SEED, contrasts as run_contrasts, parse_contrasts
-from results.errors import unknown
+from results.contrasts import contrasts as run_contrasts, parse_contrasts
+from results.resampling import N_BOOT, SEED
+from results.errors import UnknownChoice
 from results.report_model import SCHEMA, Report
 from results.stats import ALPHA, failure_taxonomy, group_columns, summary
 
@@ -244,7 +245,7 @@ def render_report(
     The Self-Reflective APIs comparison (`headline`) is a different setting; the text formats show
     it only when asked. The json format always holds every section."""
     if fmt not in FORMATS:
-        raise unknown("format", fmt, list(FORMATS))
+        raise UnknownChoice("format", fmt, list(FORMATS))
     report = build_report(df, contrasts=contrasts, by=by)
     if fmt == "json":
         return report.to_json()

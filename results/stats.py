@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 from statsmodels.stats.proportion import proportion_confint
 
-from results.errors import unknown
+from results.errors import UnknownChoice
 
 ALPHA = 0.05
 # DESIGN.md's order: floor first, then the paper's four, then the other arms
@@ -48,7 +48,7 @@ def group_columns(df: pd.DataFrame, by: Sequence[str] | None = None) -> list[str
         if col not in df.columns:
             # a frame loaded with some columns only names them all in attrs["fields"]
             known = df.attrs.get("fields", df.columns)
-            raise unknown("--by column", col, [c for c in known if not c.startswith("_")])
+            raise UnknownChoice("--by column", col, [c for c in known if not c.startswith("_")])
         if col not in cols and col != "condition":
             cols.append(col)
     for col in AUTO_SPLIT:

@@ -8,7 +8,7 @@ from collections.abc import Callable
 import pandas as pd
 from rich.console import Console
 
-from common.study import BUDGET as STUDY_BUDGET
+from envs.study import BUDGET as STUDY_BUDGET
 from results.paper import SUITE as PAPER_SUITE
 from results.report_model import Report
 from results.terminal import fit

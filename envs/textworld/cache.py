@@ -23,7 +23,7 @@ from typing import Callable
 
 from pydantic import ValidationError
 
-from envs.textworld.errors import GameGenerationError  # noqa: F401  (re-exported)
+from envs.textworld.errors import GameGenerationError
 from envs.textworld.generate import STORY_NAME, sha256_file, sha256_game_json
 from envs.textworld.manifest import PYTHONHASHSEED, GameEntry, GenParams
 

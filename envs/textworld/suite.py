@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from common import study
-from envs import UnknownName
+from envs import study
+from envs.errors import UnknownName
 from envs.contract import Env, EpisodeContext, Task
 from envs.textworld import cache
 from envs.textworld.engine import load_model

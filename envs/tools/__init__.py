@@ -12,9 +12,9 @@ from envs.tools.output import ProblemDetails, ToolOutput
 
 # the lines of the suite table (envs.SUITES) that bind the three suites
 SUITE_ENTRIES: dict[str, str] = {
-    "tools-bank": "envs.tools.bank:BankTools",
-    "tools-travel": "envs.tools.travel:TravelTools",
-    "tools-calendar": "envs.tools.calendar:CalendarTools",
+    "tools-bank": "envs.tools.bank.domain:BankTools",
+    "tools-travel": "envs.tools.travel.domain:TravelTools",
+    "tools-calendar": "envs.tools.calendar.domain:CalendarTools",
 }
 
 __all__ = ["SUITE_ENTRIES", "ProblemDetails", "ToolOutput", "ToolsOptions"]

@@ -26,9 +26,9 @@ VIEWS: tuple[SchemaView, ...] = ("open", "enum")
 
 
 def suites() -> list[ToolsSuite]:
-    from envs.tools.bank import BankTools
-    from envs.tools.calendar import CalendarTools
-    from envs.tools.travel import TravelTools
+    from envs.tools.bank.domain import BankTools
+    from envs.tools.calendar.domain import CalendarTools
+    from envs.tools.travel.domain import TravelTools
 
     return [BankTools(), TravelTools(), CalendarTools()]
 

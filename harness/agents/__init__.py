@@ -7,7 +7,7 @@ tokens"). What each one's success means is in README.md's `ceiling` section.
 
 from __future__ import annotations
 
-from common.errors import UnknownName
+from envs.errors import UnknownName
 from harness.agents.base import PREFIX, GoldAgent, NoReference, ReferenceAgent, reference_of
 from harness.agents.random_agent import RandomAgent
 from harness.agents.reader import ReaderAgent

@@ -16,8 +16,10 @@ import json
 from typing import Any
 
 from envs.contract import Action, TextAnswer, ToolCall
-from harness.backends.base import HarnessError, ToolMode
-from harness.types import Decoding, ModelTurn, ToolSpec, Usage
+from harness.backends.base import ToolMode
+from harness.errors import HarnessError
+from harness.types import ModelTurn, Usage
+from envs.contract import Decoding, ToolSpec
 
 PREFIX = "agent:"
 

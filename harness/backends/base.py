@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Literal, Protocol
 
-from harness.errors import HarnessError, StartFailed  # noqa: F401  (re-exported)
-from harness.types import Decoding, ModelTurn, ToolSpec
+from harness.types import ModelTurn
+
+from envs.contract import Decoding, ToolSpec
 
 ToolMode = Literal["native", "prompt"]
 

@@ -13,7 +13,7 @@ import struct
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from common.errors import UserError
+from envs.errors import UserError
 from harness.backends.local import N_CTX, SEED, LlamaServer
 
 PREFIX = "gguf:"

@@ -42,7 +42,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from common.defaults import N_CTX  # the context length, defined there for `serve local --help`
+from harness.defaults import N_CTX  # the context length, defined there for `serve local --help`
 from harness.backends.serve_auth import LLAMA_KEY_ENV
 from harness.backends.server_proc import ManagedServer, MissingExtra, free_port
 

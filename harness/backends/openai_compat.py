@@ -28,11 +28,14 @@ import openai
 import orjson
 from openai.types.chat import ChatCompletion
 
-from harness.backends.base import HarnessError, ToolMode
+from harness import defaults
+from harness.backends.base import ToolMode
+from harness.errors import HarnessError
 from harness.backends.http1 import Http1Client, HttpError, HttpTimeout
 from harness.backends.prompt_tools import with_tools_prompt
 from harness.backends.turns import RawCall, to_turn
-from harness.types import Decoding, ModelTurn, ToolSpec, Usage
+from harness.types import ModelTurn, Usage
+from envs.contract import Decoding, ToolSpec
 
 try:  # the HTTP package of the SDK's client: its responses are what the SDK's errors carry
     import httpx2 as _sdk_http
@@ -94,8 +97,8 @@ class OpenAIBackend:
         model: str,
         *,
         api_key_env: str = "OPENAI_API_KEY",
-        timeout_s: float = 120.0,
-        max_retries: int = 4,
+        timeout_s: float = defaults.REQUEST_TIMEOUT_S,
+        max_retries: int = defaults.MAX_RETRIES,
         backoff_s: float = 0.5,
         text_calls: str = "parse",
         flatten_tool_turns: bool = False,

@@ -24,9 +24,10 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
-from common.study import MAX_ANSWER_CHARS
 from envs.contract import ToolCall
 
+# how much of a model's answer the harness reads at all (a larger one is cut, never parsed whole)
+MAX_ANSWER_CHARS = 20_000
 # Past this depth an argument tree is pathological for every tool we have, and deep trees can
 # overflow the recursion of whatever serialises the record later.
 MAX_DEPTH = 32

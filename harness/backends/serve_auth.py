@@ -11,7 +11,7 @@ from __future__ import annotations
 import ipaddress
 import os
 
-from common.errors import UserError
+from envs.errors import UserError
 
 DEFAULT_KEY_ENV = "REPAIR_HARNESS_SERVE_KEY"
 # how our llama.cpp entry point receives the key from its parent

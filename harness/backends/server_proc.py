@@ -21,8 +21,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from common.errors import UserError
-from harness.errors import ServerDied, ServerStartError  # defined there, so the CLI guard names them without this module
+from envs.errors import UserError
+from harness.errors import ServerDied, ServerStartError
 from harness.backends import server_death
 from harness.backends.serve_auth import connect_host
 

@@ -22,10 +22,10 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
-from common.study import MAX_ANSWER_CHARS
 from harness.backends.base import ToolMode
-from harness.backends.parse import MAX_DEPTH, json_depth, parse_tool_calls
-from harness.types import ModelTurn, ToolCall, ToolSpec, Usage
+from harness.backends.parse import MAX_ANSWER_CHARS, MAX_DEPTH, json_depth, parse_tool_calls
+from harness.types import ModelTurn, Usage
+from envs.contract import ToolCall, ToolSpec
 
 # the parse modes that vLLM's server-side parser of each family turns into tool calls
 NATIVE_TEXT_MODES: dict[str, frozenset[str]] = {

@@ -22,12 +22,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.backends.base import HarnessError, ToolMode
+from harness.backends.base import ToolMode
+from harness.errors import HarnessError
 from harness.backends.prompt_tools import with_tools_prompt
 from harness.backends.server_proc import MissingExtra
 from harness.backends.turns import native_text_modes, to_turn
 from harness.backends.vllm_presets import EXTRA_HINT, VllmPreset, prepare, preset_row
-from harness.types import Decoding, ModelTurn, ToolSpec, Usage
+from harness.types import ModelTurn, Usage
+from envs.contract import Decoding, ToolSpec
 
 
 def import_vllm() -> Any:

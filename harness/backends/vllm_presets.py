@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from common.errors import UserError
+from envs.errors import UserError
 from harness.backends.serve_auth import VLLM_KEY_ENV
 from harness.backends.server_proc import ManagedServer, MissingExtra
 from harness.backends.vllm_table import PRESET_ROWS

@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from common.errors import UserError
+from envs.errors import UserError
 from harness.cli.common import echo, group, split_list, terminal_width
 
 app = group()

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 from typer.core import TyperGroup
 
-from common.errors import UserError
+from envs.errors import UserError
 from envs.textworld.errors import GameGenerationError
 from harness.errors import ServerDied, ServerStartError, StartFailed
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from common import study
+from envs import study
 from harness.cli.common import EXIT_SERVER, echo, group, print_report, run_spec
 from harness.cli.reproduce import PAPER_ENV
 

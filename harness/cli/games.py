@@ -11,7 +11,7 @@ from typing import Any, Optional
 
 import typer
 
-from common.errors import UserError
+from envs.errors import UserError
 from harness.cli.common import group
 
 app = group("games", help="Build and inspect TextWorld game suites.")

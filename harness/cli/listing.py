@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 
-from common.errors import UnknownName
+from envs.errors import UnknownName
 from envs import SUITES, describe_suites, get_suite
 from harness.cli.common import group
 

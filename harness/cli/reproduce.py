@@ -7,8 +7,8 @@ from typing import Any, Optional
 
 import typer
 
-from common import study
-from common.errors import UserError
+from envs import study
+from envs.errors import UserError
 from harness.cli.common import group, print_report, run_spec, split_list
 
 app = group("reproduce", help="Run a published study's grid, then report ours beside theirs.")

@@ -8,15 +8,16 @@ from typing import Any, Optional
 
 import typer
 
-from common import defaults
-from common.errors import UserError
+from envs import study
+from harness import defaults
+from envs.errors import UserError
 from harness.cli.common import group, parse_ints, run_spec, split_list
 
 app = group()
 
 
 def _default(value: Any) -> str:
-    """A run setting's default as `--help` shows it, from `common.defaults`, where RunSpec and
+    """A run setting's default as `--help` shows it, from `harness.defaults`, where RunSpec and
     Decoding take theirs: the two never disagree, and the help imports no pydantic."""
     if isinstance(value, (list, tuple)):
         value = ",".join(map(str, value))
@@ -34,9 +35,9 @@ def run(
     tasks: Optional[int] = typer.Option(None, help="first N tasks of the suite  [default: all of them]"),
     task_ids: Optional[str] = typer.Option(None, help="task ids, comma-separated"),
     seeds: Optional[str] = typer.Option(None, help="sample seeds, e.g. 0 or 3101..3103" + _default(defaults.SAMPLE_SEEDS)),
-    temperature: Optional[float] = typer.Option(None, help="sampling temperature" + _default(defaults.TEMPERATURE)),
-    top_p: Optional[float] = typer.Option(None, help="nucleus sampling" + _default(defaults.TOP_P)),
-    max_tokens: Optional[int] = typer.Option(None, help="output tokens per call" + _default(defaults.MAX_TOKENS)),
+    temperature: Optional[float] = typer.Option(None, help="sampling temperature" + _default(study.TEMPERATURE)),
+    top_p: Optional[float] = typer.Option(None, help="nucleus sampling" + _default(study.TOP_P)),
+    max_tokens: Optional[int] = typer.Option(None, help="output tokens per call" + _default(study.MAX_TOKENS)),
     tool_mode: Optional[str] = typer.Option(None, help="native | prompt" + _default(defaults.TOOL_MODE)),
     text_calls: Optional[str] = typer.Option(None, help="native mode, a call returned as text: parse | violation" + _default(defaults.TEXT_CALLS)),
     feedback_cut: Optional[int] = typer.Option(None, help="cut every rendered feedback value to N chars (paper: 240)  [default: no cut]"),

@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Optional
 
 import typer
 
-from common.defaults import N_CTX
-from common.errors import UserError
+from harness.defaults import N_CTX
+from envs.errors import UserError
 from harness.backends.serve_auth import DEFAULT_KEY_ENV, VLLM_KEY_ENV, WAIVER_FLAG, serve_key
 from harness.backends.vllm_table import PRESET_ROWS
 from harness.cli.common import group

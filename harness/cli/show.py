@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 
-from common.errors import UserError
+from envs.errors import UserError
 from harness.cli.common import group
 
 if TYPE_CHECKING:

@@ -4,7 +4,7 @@ import re
 import pytest
 
 from conditions import CONDITIONS, PAPER_CONDITIONS, get_condition
-from envs import UnknownName
+from envs.errors import UnknownName
 from envs.contract import Violation
 
 V = Violation(

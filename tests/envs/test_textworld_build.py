@@ -11,7 +11,7 @@ import pytest
 
 from envs.textworld import cache
 from envs.textworld.manifest import GenParams, Manifest, read_manifest, write_manifest
-from common.study import GAME_SEEDS as PAPER_SEEDS
+from envs.study import GAME_SEEDS as PAPER_SEEDS
 from envs.textworld.options import PaperOptions, TextWorldOptions, parse_seeds
 from envs.textworld.suite import PaperTextWorld, TextWorld, game_suite
 

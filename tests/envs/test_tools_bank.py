@@ -7,7 +7,7 @@ import pytest
 from pydantic import ValidationError
 
 from envs.contract import Accepted, TextAnswer, Violation
-from envs.tools.bank import BankTools
+from envs.tools.bank.domain import BankTools
 from envs.tools.bank.contract import BlockCardInput, DisputeStatusInput, OpenDisputeInput, normalize_case
 from tools_agents import call, every_task_solved, find_env
 

@@ -136,7 +136,7 @@ def test_text_and_unknown_tools_are_violations(bank):
 
 
 def test_the_one_tool_is_the_bank_domains_open_dispute_with_its_schema_unchanged(bank):
-    from envs.tools.bank import build
+    from envs.tools.bank.domain import build
     from envs.tools.snapshot import DISPUTES_PATH, disputes_current, render
 
     assert DISPUTES_PATH.read_text(encoding="utf-8") == render(disputes_current()), (

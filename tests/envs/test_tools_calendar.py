@@ -5,7 +5,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from envs.tools.calendar import CalendarTools
+from envs.tools.calendar.domain import CalendarTools
 from envs.tools.calendar.contract import normalize_meeting, normalize_room, normalize_zone
 from envs.tools.calendar.phrasing import ROOM_RU, ZONE_WORDS
 from envs.tools.calendar.world import ROOMS, busy

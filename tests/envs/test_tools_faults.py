@@ -6,7 +6,7 @@ import time
 import pytest
 
 from envs.contract import Accepted, EpisodeContext, TextAnswer, Violation
-from envs.tools.bank import BankTools
+from envs.tools.bank.domain import BankTools
 from envs.tools.faults import FAULT_KINDS, TIMEOUT_S, FaultPlan
 from envs.tools.output import ProblemDetails, ToolOutput
 from envs.tools.snapshot import suites

@@ -6,7 +6,7 @@ import pytest
 from pydantic import ValidationError
 
 from envs.contract import Accepted
-from envs.tools.travel import TravelTools
+from envs.tools.travel.domain import TravelTools
 from envs.tools.travel.contract import BookFlightInput, normalize_airport, normalize_booking, normalize_flight
 from tools_agents import call, every_task_solved, find_env
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from common import study
+from envs import study
 from conditions import get_condition
-from envs import UnknownName
+from envs.errors import UnknownName
 from envs.contract import Violation
 from harness.agents.reader import Mistake, read_feedback, repair
 from harness.models import resolve

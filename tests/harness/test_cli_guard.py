@@ -3,9 +3,10 @@
 import pytest
 from typer.testing import CliRunner
 
-from common.errors import UserError
-from envs.textworld.cache import GameGenerationError
-from harness.backends.server_proc import MissingExtra, ServerStartError
+from envs.errors import UserError
+from envs.textworld.errors import GameGenerationError
+from harness.backends.server_proc import MissingExtra
+from harness.errors import ServerStartError
 from harness.backends.vllm_presets import VllmConfigError
 from harness.cli import app
 from harness.cli.common import group

@@ -52,16 +52,18 @@ def test_help_lists_every_command_with_its_whole_first_sentence():
 
 
 def test_run_help_shows_the_defaults_a_run_uses():
-    """`run --help` reads its defaults from common.defaults (no pydantic); RunSpec and Decoding must
-    take theirs from there too, never a literal of their own."""
-    from common import defaults
-    from harness.types import Decoding, RunSpec
+    """`run --help` reads its defaults from harness.defaults and envs.study (no pydantic); RunSpec
+    and Decoding must take theirs from there too, never a literal of their own."""
+    from envs import study
+    from harness import defaults
+    from harness.types import RunSpec
+    from envs.contract import Decoding
 
     settings = {(RunSpec, "sample_seeds"): list(defaults.SAMPLE_SEEDS), (RunSpec, "tool_mode"): defaults.TOOL_MODE,
                 (RunSpec, "text_calls"): defaults.TEXT_CALLS, (RunSpec, "backend"): defaults.BACKEND,
                 (RunSpec, "api_key_env"): defaults.API_KEY_ENV, (RunSpec, "concurrency"): defaults.CONCURRENCY,
-                (RunSpec, "out"): defaults.OUT, (Decoding, "temperature"): defaults.TEMPERATURE,
-                (Decoding, "top_p"): defaults.TOP_P, (Decoding, "max_tokens"): defaults.MAX_TOKENS}
+                (RunSpec, "out"): defaults.OUT, (Decoding, "temperature"): study.TEMPERATURE,
+                (Decoding, "top_p"): study.TOP_P, (Decoding, "max_tokens"): study.MAX_TOKENS}
     result, text = invoke("run", "--help", env={"COLUMNS": "200"})
     flat = " ".join(text.split())
     for (model, field), value in settings.items():

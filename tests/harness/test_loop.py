@@ -13,9 +13,10 @@ from typing import Any
 
 from conditions import get_condition
 from envs.contract import Accepted, Action, EpisodeContext, Opening, Outcome, TextAnswer, ToolCall, Violation
-from harness.backends.base import HarnessError
+from harness.errors import HarnessError
 from harness.loop import run_episode
-from harness.types import ModelTurn, ToolSpec, Usage
+from harness.types import ModelTurn, Usage
+from envs.contract import ToolSpec
 
 TOOL = ToolSpec(name="move", description="move", parameters={"type": "object", "properties": {}})
 

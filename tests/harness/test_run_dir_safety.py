@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from bank_script import GOLD, answer, customer_message
-from harness.backends.base import StartFailed
+from harness.errors import StartFailed
 from harness.runner import run
 from harness.spec import SpecError, build_spec
 from harness.store import RunDir, RunDirError

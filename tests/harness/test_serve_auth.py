@@ -6,7 +6,7 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
-from common.errors import UserError
+from envs.errors import UserError
 from harness.backends.local import LocalServer
 from harness.backends.serve_auth import is_loopback, serve_key
 from harness.cli import app

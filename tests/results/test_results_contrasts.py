@@ -9,14 +9,8 @@ import numpy as np
 import pytest
 
 from results import UsageError, contrasts, load, pair, parse_contrasts
-from results.contrasts import (
-    cluster_bootstrap,
-    holm,
-    mcnemar_exact,
-    paired_bootstrap,
-    percentile_ci,
-    sign_flip_p,
-)
+from results.contrasts import holm, mcnemar_exact
+from results.resampling import cluster_bootstrap, paired_bootstrap, percentile_ci, sign_flip_p
 from results.paper import PLANNED_CONTRASTS
 
 

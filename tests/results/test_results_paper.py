@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from envs import study
 from results import paper
 
 # a copy of the study summary handed to the project (shared/PAPER.md), kept with the tests
@@ -30,7 +31,7 @@ def test_every_cell_is_present_and_consistent() -> None:
     assert paper.PRIMARY[("qwen2.5-coder-14b", "raw")].rate == 14 / 50
     assert paper.PRIMARY[("llama-3.1-8b", "allowed_json")].calls_per_game == pytest.approx(149 / 50)
     for a, b in paper.PLANNED_CONTRASTS:
-        assert a in paper.CONDITIONS and b in paper.CONDITIONS
+        assert a in study.CONDITIONS and b in study.CONDITIONS
 
 
 def test_lanes_publish_no_numbers() -> None:

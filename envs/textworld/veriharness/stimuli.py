@@ -11,7 +11,7 @@ artifact's recorded requests in tests/data/paper-goldens/.
 
 from __future__ import annotations
 
-from common import study
+from envs import study
 
 SOURCE_REPO = "github.com/jaideepray1989/veriharness"
 SOURCE_COMMIT = "929868ac9d29162a9083aaa5422c0f58a32f93b1"

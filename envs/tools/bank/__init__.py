@@ -3,7 +3,3 @@
 Two suites are configurations of it: `tools-bank` (`domain`: four tools, slots, faults) and
 `bank-disputes` (`disputes`: the seed's case, `open_dispute` alone, one message, no faults).
 """
-
-from envs.tools.bank.domain import BankTools, build
-
-__all__ = ["BankTools", "build"]

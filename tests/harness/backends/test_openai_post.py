@@ -8,7 +8,7 @@ import asyncio
 import pytest
 
 from envs.contract import Decoding, ToolSpec
-from harness.backends.base import HarnessError
+from harness.errors import HarnessError
 from harness.backends.openai_compat import OpenAIBackend, _env_proxy
 from tests.scripted_server import Reply, ScriptedServer, call
 
@@ -99,3 +99,15 @@ def test_the_environments_proxy_is_read_once_and_no_proxy_is_honoured(monkeypatc
     assert _env_proxy("http://127.0.0.1:8000/v1/chat/completions") is None
     assert _env_proxy("http://models.example/v1/chat/completions") == "http://proxy.example:3128"
 
+
+
+def test_the_timeout_and_retries_default_to_the_run_specs_one_home():
+    import inspect
+
+    from harness import defaults
+    from harness.backends.openai_compat import OpenAIBackend
+    from harness.types import RunSpec
+
+    params = inspect.signature(OpenAIBackend).parameters
+    assert params["timeout_s"].default == RunSpec.model_fields["request_timeout_s"].default == defaults.REQUEST_TIMEOUT_S
+    assert params["max_retries"].default == RunSpec.model_fields["max_retries"].default == defaults.MAX_RETRIES

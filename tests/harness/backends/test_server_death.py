@@ -13,13 +13,13 @@ import time
 
 import pytest
 
-from harness.backends.base import HarnessError
+from harness.errors import HarnessError
 from harness.backends.local import LlamaServer
 from harness.backends.openai_compat import OpenAIBackend
 from harness.backends.server_death import exit_words, signal_words
 from harness.backends.server_proc import ManagedServer, free_port
 from harness.errors import ServerDied, ServerStartError
-from harness.types import Decoding
+from envs.contract import Decoding
 
 
 def test_signals_are_named_in_words_for_the_kind_of_server():

@@ -12,7 +12,8 @@ import time
 
 import pytest
 
-from harness.backends.server_proc import ManagedServer, ServerStartError, free_port, pid_alive
+from harness.backends.server_proc import ManagedServer, free_port, pid_alive
+from harness.errors import ServerStartError
 
 # an http.server that also answers /health, optionally ignores SIGTERM and spawns a grandchild
 CHILD = textwrap.dedent(

@@ -14,7 +14,8 @@ from envs.contract import ToolSpec
 from harness.backends.openai_compat import OpenAIBackend
 from harness.backends.turns import RawCall, native_text_modes, to_turn
 from harness.backends.vllm_inproc import VllmInprocBackend
-from harness.types import Decoding, Usage
+from harness.types import Usage
+from envs.contract import Decoding
 
 MOVE = ToolSpec(name="move", description="Walk.", parameters={"type": "object", "properties": {"direction": {"type": "string"}}})
 TAG = '<tool_call>{"name": "move", "arguments": {"direction": "n"}}</tool_call>'

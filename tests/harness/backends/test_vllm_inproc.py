@@ -12,10 +12,10 @@ from types import SimpleNamespace
 import pytest
 
 from envs.contract import ToolSpec
-from harness.backends.base import HarnessError
+from harness.errors import HarnessError
 from harness.backends.server_proc import MissingExtra
 from harness.backends.vllm_inproc import VllmInprocBackend, chat_messages
-from harness.types import Decoding
+from envs.contract import Decoding
 
 MOVE = ToolSpec(name="move", description="Walk.", parameters={"type": "object", "properties": {"direction": {"type": "string"}}})
 

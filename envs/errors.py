@@ -1,7 +1,9 @@
-"""The one base class of every error caused by what the user typed or pointed us at.
+"""The one base class of every error caused by what the user typed or pointed us at, and the
+one message for an unknown name.
 
 The CLI's single guard turns any `UserError` into one line on stderr and exit code 2; anything
-else is a bug or an infrastructure failure and keeps its traceback.
+else is a bug or an infrastructure failure and keeps its traceback. Dependency-free, at the bottom
+of the imports (`envs` is what every package may import), so each package raises these.
 """
 
 from __future__ import annotations

@@ -16,6 +16,9 @@ MAX_COMMANDS = 4  # commands per plan
 # the protocol
 BUDGET = 4  # model calls per game
 MAX_TOKENS = 512
+# greedy decoding: the default of every run (envs.contract.Decoding), as in the study
+TEMPERATURE = 0.0
+TOP_P = 1.0
 K_ALLOWED = 12  # admissible commands an invalid action reports, in the game's order
 CUT = 240  # characters every rendered feedback value (and the echoed answer) was cut to
 
@@ -27,8 +30,6 @@ CONDITIONS = tuple(CONDITION_NAMES)
 VARIANT_NAMES = {"raw": "generic+diagnostics", "loc_obs": "location-observed", "allowed_prose": "same-info-natural",
                  "allowed_json": "typed-fields"}
 
-# how much of a model's answer the harness reads at all (a larger one is cut, never parsed whole)
-MAX_ANSWER_CHARS = 20_000
 
 # the two side lanes (PAPER.md): a budget sweep and a sampling lane, each on the first games
 BUDGET_LANE_GAMES, BUDGET_LANE_BUDGETS = 15, (2, 4, 6, 8)

@@ -1,14 +1,13 @@
-"""The defaults that `--help` shows, in one place: of the run settings and of the embedded model.
+"""The defaults of a run's settings and of the embedded model, in one place.
 
-`harness.types.RunSpec` and `envs.contract.Decoding` (pydantic models) and the embedded model's
-server (`harness.backends.local`) take their defaults from here, and the help reads them from here
-too: it shows what a run uses without importing pydantic or the server machinery.
+`harness.types.RunSpec`, the OpenAI-compatible backend and the embedded model's server
+(`harness.backends.local`) take their defaults from here, and `--help` reads them from here too:
+it shows what a run uses without importing pydantic or the server machinery. The decoding's
+defaults are the study's (`envs.study`: greedy, 512 tokens), beside `envs.contract.Decoding`.
 Dependency-free on purpose (help must start fast, benchmarks/startup.py).
 """
 
 from __future__ import annotations
-
-from common import study
 
 # RunSpec
 SAMPLE_SEEDS = (0,)
@@ -18,11 +17,10 @@ BACKEND = "openai"  # openai | vllm
 API_KEY_ENV = "OPENAI_API_KEY"
 CONCURRENCY = 4  # concurrent episodes per endpoint
 OUT = "runs/latest"
-
-# Decoding
-TEMPERATURE = 0.0
-TOP_P = 1.0
-MAX_TOKENS = study.MAX_TOKENS
+# a model call: its whole time, and how often a transient failure (429, 5xx, a dropped
+# connection, a timeout) is tried again before the call is a harness error
+REQUEST_TIMEOUT_S = 120.0
+MAX_RETRIES = 4
 
 # the embedded model (harness.backends.local, `serve local`): SmolLM2's trained context and the
 # paper's --max-model-len; the bank demo's calls reached 2539 prompt tokens, and a request past
