@@ -1,15 +1,48 @@
-"""Conditions: what the agent is told after a failure, and who judges. One registry table."""
+"""Conditions: what the agent is told after a failure, and who judges. One registry table.
+
+A condition is resolved once, when the spec loads, for the feedback family of the suite it will
+play (`resolve`): the message renderers of `conditions.feedback`, or a protocol's own family
+(`conditions.veriharness`). The resolved value is what the episode carries (`EpisodeContext`):
+what it shows (`render` / `items`), what it sets in the environment (`env`) and who reviews
+(`review_prompt`).
+"""
 
 from __future__ import annotations
 
+import dataclasses
+import importlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from envs import study
 from conditions.arbiters import Arbiter, review_prompt
 from conditions.feedback import RENDERERS
-from envs.errors import UnknownName
+from envs import study
 from envs.contract import Violation
+from envs.errors import UnknownName, UserError
+
+ItemRenderer = Callable[[Violation, "int | None"], list[str]]
+
+
+def _message(render: Callable[[Violation, int | None], str]) -> ItemRenderer:
+    return lambda v, cut: [render(v, cut)]
+
+
+# family -> feedback name -> renderer: the lines the agent is shown about one rejected call. A
+# protocol's family is "module:TABLE", imported when a spec first resolves a condition in it
+# (the veriharness renderers read TextWorld's gates: listing conditions imports no game code).
+FAMILIES: dict[str, dict[str, ItemRenderer] | str] = {
+    "message": {name: _message(render) for name, render in RENDERERS.items()},
+    "veriharness": "conditions.veriharness:RENDERERS",
+}
+
+
+def family(name: str) -> dict[str, ItemRenderer]:
+    table = FAMILIES[name]
+    if isinstance(table, str):
+        module, attr = table.split(":")
+        table = FAMILIES[name] = dict(getattr(importlib.import_module(module), attr))
+    return table
 
 
 @dataclass(frozen=True)
@@ -21,9 +54,15 @@ class Condition:
     description: str
     # suite options this condition sets (the output-contract arms shape the environment's faults)
     env: dict[str, Any] = field(default_factory=dict)
+    # whose renderers write its feedback (set by `resolve` for the suite it plays)
+    family: str = "message"
+
+    def items(self, violation: Violation, cut: int | None = None) -> list[str]:
+        """The feedback lines about one rejected call (one message in the message family)."""
+        return family(self.family)[self.feedback](violation, cut)
 
     def render(self, violation: Violation, cut: int | None = None) -> str:
-        return RENDERERS[self.feedback](violation, cut)
+        return "\n".join(self.items(violation, cut))
 
     def review_prompt(self) -> str | None:
         return review_prompt(self.arbiter)
@@ -58,3 +97,18 @@ def get_condition(name: str) -> Condition:
     if name not in CONDITIONS:
         raise UnknownName("condition", name, list(CONDITIONS))
     return CONDITIONS[name]
+
+
+class UnplayableCondition(UserError):
+    """A condition the suite's feedback family has no renderer for."""
+
+
+def resolve(name: str, family_name: str, who: str = "this suite") -> Condition:
+    """The condition as it plays in a feedback family: the one check of what a protocol can play."""
+    condition = get_condition(name)
+    renderers = family(family_name)
+    if condition.feedback not in renderers:
+        playable = [c.name for c in CONDITIONS.values() if c.feedback in renderers and not c.env]
+        raise UnplayableCondition(f"{who} cannot play condition {name!r} (it has {family_name} feedback for "
+                                  f"{', '.join(playable)} only); allowed: {', '.join(playable)}")
+    return dataclasses.replace(condition, family=family_name)

@@ -13,6 +13,8 @@ from typing import Any, Callable
 from envs.contract import Violation
 
 RETRY = "Your previous call failed. Try again."
+# the floor: all that `none` (and the self-check arms, after a rejection) tell the agent
+INVALID = "The call was invalid. Try again."
 
 
 def _cut(text: str, cut: int | None) -> str:
@@ -25,7 +27,7 @@ def _value(value: Any) -> str:
 
 
 def render_none(v: Violation, cut: int | None) -> str:
-    return "The call was invalid. Try again."
+    return INVALID
 
 
 def render_raw(v: Violation, cut: int | None) -> str:

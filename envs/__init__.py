@@ -1,47 +1,61 @@
-"""Environments. The suite table is the one place a suite name is bound to its code."""
+"""Environments. The suite table is the one place a suite name is bound to its code, budget and description."""
 
 from __future__ import annotations
 
 import importlib
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from envs import study
 from envs.errors import UnknownName
 
 if TYPE_CHECKING:  # pydantic and the env types are not needed to list suites
     from envs.contract import Suite
 
-# name -> "module:factory"; imported only when the suite is used (TextWorld is heavy)
-SUITES: dict[str, str] = {
-    "bank-disputes": "envs.tools.bank.disputes:BankDisputes",
-    "paper-textworld": "envs.textworld.suite:PaperTextWorld",
-    "textworld": "envs.textworld.suite:TextWorld",
-    "tools-bank": "envs.tools.bank.domain:BankTools",
-    "tools-travel": "envs.tools.travel.domain:TravelTools",
-    "tools-calendar": "envs.tools.calendar.domain:CalendarTools",
+
+@dataclass(frozen=True)
+class SuiteEntry:
+    """A suite's line in the table: where its code is, the budget `run` uses unless --budget is
+    given (model calls per episode; tool calls for TextWorld's step protocol), what it is."""
+
+    factory: str  # "module:Class", imported only when the suite is used (TextWorld is heavy)
+    budget: int
+    description: str
+
+
+_PAPER = (f"The paper's {len(study.GAME_SEEDS)} TextWorld games: seeds {study.GAME_SEEDS_SPEC}, {study.ROOMS} rooms, "
+          f"{study.OBJECTS} objects, quest length {study.QUEST_LENGTH}, plans of at most {study.MAX_COMMANDS} "
+          f"commands, budget {study.BUDGET}")
+
+# a suite's name, its code, its budget and its description: here and nowhere else; listing reads
+# the table without importing a suite's code (TextWorld's generator takes a second)
+SUITES: dict[str, SuiteEntry] = {
+    "bank-disputes": SuiteEntry("envs.tools.bank.disputes:BankDisputes", 4,
+                                "The seed's bank case: open_dispute behind a pydantic input contract (200 seeded tasks, RU/EN)"),
+    "paper-textworld": SuiteEntry("envs.textworld.suite:PaperTextWorld", study.BUDGET, _PAPER),
+    "textworld": SuiteEntry("envs.textworld.suite:TextWorld", study.BUDGET,
+                            "TextWorld games from any seeds and generation parameters (rooms, objects, quest_length)"),
+    # a slot task with a fault and a correction needs ~8 calls; the rest is room to repair
+    "tools-bank": SuiteEntry("envs.tools.bank.domain:BankTools", 10,
+                             "Bank support: find_operations, open_dispute, block_card, get_dispute_status; "
+                             "RU/EN dirty input, slots, faults"),
+    "tools-travel": SuiteEntry("envs.tools.travel.domain:TravelTools", 10,
+                               "Travel: search_flights, book_flight, get_booking, cancel_booking; "
+                               "schedule-dependent values, cross-field rules, slots, faults"),
+    "tools-calendar": SuiteEntry("envs.tools.calendar.domain:CalendarTools", 10,
+                                 "Calendar: list_meetings, create/move/cancel_meeting; time zones, rooms, overlap "
+                                 "rules, slots, faults"),
 }
 
 
-# name -> (default budget, description): what listing shows, without importing a suite's code
-# (TextWorld's generator takes a second). Each suite class carries the same two values;
-# tests/envs/test_registry.py checks that they agree.
-ABOUT: dict[str, tuple[int, str]] = {
-    "bank-disputes": (4, "The seed's bank case: open_dispute behind a pydantic input contract (200 seeded tasks, RU/EN)"),
-    "paper-textworld": (4, "The paper's 50 TextWorld games: seeds 20261051..20261100, 3 rooms, 4 objects, "
-                           "quest length 2, plans of at most 4 commands, budget 4"),
-    "textworld": (4, "TextWorld games from any seeds and generation parameters (rooms, objects, quest_length)"),
-    "tools-bank": (10, "Bank support: find_operations, open_dispute, block_card, get_dispute_status; "
-                       "RU/EN dirty input, slots, faults"),
-    "tools-travel": (10, "Travel: search_flights, book_flight, get_booking, cancel_booking; "
-                         "schedule-dependent values, cross-field rules, slots, faults"),
-    "tools-calendar": (10, "Calendar: list_meetings, create/move/cancel_meeting; time zones, rooms, overlap rules, "
-                           "slots, faults"),
-}
+def suite_entry(name: str) -> SuiteEntry:
+    if name not in SUITES:
+        raise UnknownName("suite", name, list(SUITES))
+    return SUITES[name]
 
 
 def get_suite(name: str) -> Suite:
-    if name not in SUITES:
-        raise UnknownName("suite", name, list(SUITES))
-    module, attr = SUITES[name].split(":")
+    module, attr = suite_entry(name).factory.split(":")
     return getattr(importlib.import_module(module), attr)()
 
 
@@ -50,13 +64,5 @@ def suite_names() -> list[str]:
 
 
 def describe_suites() -> list[dict[str, Any]]:
-    """Name, description and default budget of every suite, from the table (no suite is imported)."""
-    out = []
-    for name in suite_names():
-        if name in ABOUT:
-            budget, description = ABOUT[name]
-        else:  # a suite registered at run time (e.g. by a test) without a line in ABOUT
-            s = get_suite(name)
-            budget, description = s.default_budget, s.description
-        out.append({"name": name, "description": description, "default_budget": budget})
-    return out
+    """Name, description and budget of every suite, from the table (no suite is imported)."""
+    return [{"name": n, "description": SUITES[n].description, "default_budget": SUITES[n].budget} for n in suite_names()]

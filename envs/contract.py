@@ -8,11 +8,15 @@ from __future__ import annotations
 
 import re
 import traceback as _tb
-from typing import Any, Literal, Protocol, runtime_checkable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from envs import study
+
+if TYPE_CHECKING:  # conditions import envs, never the reverse: the type is for checkers only
+    from conditions import Condition
 
 
 class ToolSpec(BaseModel):
@@ -141,24 +145,30 @@ class Decoding(BaseModel):
     stream: Literal[False] | None = Field(None, exclude=True)
 
 
-class EpisodeContext(BaseModel):
+@dataclass(frozen=True)
+class EpisodeContext:
     """Everything one episode is played under, handed to `Suite.make` and to the loop.
 
-    One explicit value instead of side channels: the budget the key chose, the decoding, the tool
-    mode, the feedback cut and the options the condition sets on the environment (the
-    output-contract arms choose how backend faults are shaped).
+    One explicit value instead of side channels: the budget the key chose (a count in the unit
+    the env's Opening names), the decoding, the tool mode, the feedback cut and the condition,
+    resolved once when the spec loads (`conditions.Condition`: what it shows, what it sets in
+    the environment, who reviews). An env reads only what the condition sets (`condition.env`:
+    the output-contract arms shape backend faults) and its name; None outside a run.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    budget: int = Field(ge=1)
-    decoding: Decoding = Field(default_factory=Decoding)
+    budget: int
+    decoding: Decoding = field(default_factory=lambda: Decoding())
     tool_mode: Literal["native", "prompt"] = "prompt"
     feedback_cut: int | None = None
-    condition_options: dict[str, Any] = Field(default_factory=dict)
-    # the condition's feedback renderer, for a protocol that writes its own retry prompt
-    # (veriharness renders the artifact's repair lines itself); None outside a run
-    feedback: str | None = None
+    condition: Condition | None = None
+
+    def __post_init__(self) -> None:
+        if self.budget < 1:
+            raise ValueError(f"an episode's budget is at least 1, got {self.budget}")
+
+    def sets(self, key: str) -> Any:
+        """What the condition sets for the environment under `key` (None when it sets nothing)."""
+        return None if self.condition is None else self.condition.env.get(key)
 
 
 class Violation(BaseModel):
@@ -177,6 +187,9 @@ class Violation(BaseModel):
     message: str
     raw: str = ""
     tool: str | None = None
+    # what a protocol's own feedback renderers read beyond these fields (veriharness: its
+    # GateReport); never written to a transcript or a record
+    detail: Any = Field(default=None, exclude=True)
 
     @classmethod
     def from_exception(cls, exc: BaseException, **fields: Any) -> "Violation":
@@ -200,6 +213,16 @@ class Violation(BaseModel):
         return cls(code="unparseable_call", message=error, observed=text[:OBSERVED_CHARS], raw=error)
 
     @classmethod
+    def game_over(cls, tool: str) -> "Violation":
+        """A call after the game ended (the loop stops at the end; this answers a direct caller)."""
+        return cls(code="game_over", message="the game has ended", tool=tool, observed=tool)
+
+    @classmethod
+    def gate_failure(cls, code: str, message: str, location: str, observed: Any, raw: str, detail: Any) -> "Violation":
+        """An attempt a protocol's gates rejected (veriharness); `detail` is what its renderers read."""
+        return cls(code=code, message=message, location=location, observed=observed, raw=raw, detail=detail)
+
+    @classmethod
     def unknown_tool(cls, name: str, allowed: list[str]) -> "Violation":
         return cls(code="unknown_tool", location="name", observed=name[:NAME_CHARS], allowed=list(allowed),
                    message=f"there is no tool named {name[:100]!r}", tool=name[:NAME_CHARS])
@@ -215,6 +238,14 @@ class Accepted(BaseModel):
 
 
 Outcome = Accepted | Violation
+
+
+# What an episode's budget counts. "model_calls": every call to the model, the review calls of
+# the self-check arms included, so every arm is compared at the same cost. "tool_calls": every
+# tool call handed to the environment, a rejected one included (TextWorld's step protocol).
+# The key's budget is the limit, in the unit the env's Opening names; a record says how much of
+# it the episode spent (`budget_spent`, `budget_unit`).
+BudgetUnit = Literal["model_calls", "tool_calls"]
 
 
 class Opening(BaseModel):
@@ -233,13 +264,13 @@ class Opening(BaseModel):
     accepts: frozenset[Literal["tool", "text"]] = frozenset({"tool"})
     # how much of the previous answer a `last`-history retry quotes back (paper: 240 chars)
     echo_chars: int | None = study.CUT
-    # what the budget counts: model calls (plan protocol, tool tasks) or tool calls (step
-    # protocol: a turn with three game commands spends three)
-    budget_unit: Literal["model_calls", "tool_calls"] = "model_calls"
+    # what the budget counts (BudgetUnit): model calls (plan protocol, tool tasks) or tool calls
+    # (step protocol: a turn with three game commands spends three)
+    budget_unit: BudgetUnit = "model_calls"
     # who writes a `last`-history retry: the loop (the opening, the quoted answer and the
-    # condition's rendering of the Violation) or the environment (`env.retry_messages()`), for a
-    # protocol whose retry prompt is itself a stimulus (veriharness: the task context again with
-    # the feedback shown twice)
+    # condition's rendering of the Violation) or the environment, a `RetryWriter`, for a protocol
+    # whose retry prompt is itself a stimulus (veriharness: the task context again with the
+    # condition's feedback lines shown twice)
     retry: Literal["loop", "env"] = "loop"
     # the decoding this protocol's requests use when it is not the run's own (veriharness: the
     # artifact's request keys); None: the run's
@@ -250,12 +281,11 @@ class Opening(BaseModel):
 class Env(Protocol):
     """One task instance. `reset` starts it; `submit` takes one action; `close` frees resources.
 
-    An environment may also define `record_extra() -> dict`: per-episode facts the runner stores
-    in the record's `extra` (whether answers were fenced, invented values, fault outcomes); and,
-    when its Opening says `retry="env"`, `retry_messages() -> list[dict]`: the full messages of
-    the next call after a rejected attempt; and `reference() -> list[Action]` (valid after
-    `reset()`): the task's known solution, one action per model turn, that wins the episode when
-    played in order (the reference agents of `harness.agents` play it; no model ever sees it).
+    `record_extra()`: per-episode facts the runner stores in the record's `extra` (whether
+    answers were fenced, invented values, fault outcomes; {} when there are none).
+    `reference()` (valid after `reset()`): the task's known solution, one action per model turn,
+    that wins the episode when played in order (the reference agents of `harness.agents` play
+    it; no model ever sees it).
 
     `blocking` says whether its calls block: True (a game engine, a replay that takes
     milliseconds) and the loop calls it in a worker thread; False (microseconds of Python) and it
@@ -269,7 +299,28 @@ class Env(Protocol):
 
     def submit(self, action: Action) -> Outcome: ...
 
+    def record_extra(self) -> dict[str, Any]: ...
+
+    def reference(self) -> list[Action]: ...
+
     def close(self) -> None: ...
+
+
+@runtime_checkable
+class RetryWriter(Protocol):
+    """An env whose Opening says `retry="env"`: after a rejected attempt it writes the whole next
+    request itself, around the condition's feedback lines (`Condition.items`)."""
+
+    def retry_messages(self, feedback: list[str]) -> list[dict[str, Any]]: ...
+
+
+def retry_writer(env: Env, opening: Opening) -> RetryWriter | None:
+    """Who writes this episode's retries, decided once at its start: the env, or None (the loop)."""
+    if opening.retry == "loop":
+        return None
+    if not isinstance(env, RetryWriter):
+        raise TypeError(f"{type(env).__name__} opens with retry='env' but writes no retry_messages(feedback)")
+    return env
 
 
 class Task(BaseModel):
@@ -281,15 +332,13 @@ class Task(BaseModel):
 
 
 class Suite(Protocol):
-    """A named, seeded family of tasks.
+    """A named, seeded family of tasks. Its budget and description are its line in `envs.SUITES`.
 
     `options_model` validates the run spec's `env_options` when the spec loads (unknown keys and
     wrong types are errors there, not mid-run).
     """
 
     name: str
-    description: str
-    default_budget: int
     options_model: type[BaseModel]
     # whether `make` blocks (compiles a game, starts an engine), as `Env.blocking`
     blocking: bool
@@ -297,3 +346,9 @@ class Suite(Protocol):
     def tasks(self, options: BaseModel) -> list[Task]: ...
 
     def make(self, task: Task, options: BaseModel, ctx: EpisodeContext) -> Env: ...
+
+    def feedback_family(self, options: BaseModel) -> str:
+        """Whose renderers write the feedback under these options: "message" (the conditions'
+        own, `conditions.feedback`) or a protocol's family ("veriharness"); the spec refuses, when
+        it loads, a condition the family has no renderer for."""
+        ...

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from conditions import Condition
-from envs.contract import Accepted, Action, Env, EpisodeContext, Opening, Outcome, TextAnswer, ToolCall, Violation
+from envs.contract import (Accepted, Action, BudgetUnit, Env, EpisodeContext, Opening, Outcome, TextAnswer, ToolCall, Violation,
+                           retry_writer)
 from harness.backends.base import Backend
 from harness.errors import HarnessError
 from harness.types import CallLog, ModelTurn
@@ -39,6 +41,7 @@ class EpisodeResult:
     outcome_kinds: list[str] = field(default_factory=list)
     # budget used, in the environment's unit (Opening.budget_unit)
     spent: int = 0
+    budget_unit: BudgetUnit = "model_calls"
 
 
 def prompt_words(messages: list[dict[str, Any]]) -> int:
@@ -151,10 +154,13 @@ async def call_env(owner: Any, method: Any, *args: Any) -> Any:
     return method(*args)
 
 
-async def run_episode(env: Env, backend: Backend, condition: Condition, ctx: EpisodeContext) -> EpisodeResult:
+async def run_episode(env: Env, backend: Backend, ctx: EpisodeContext) -> EpisodeResult:
+    """Play one episode under `ctx.condition` (resolved when the spec loaded)."""
     result = EpisodeResult()
     try:
-        await _play(env, backend, condition, ctx, result)
+        if ctx.condition is None:
+            raise ValueError("an episode is played under a condition (EpisodeContext.condition)")
+        await _play(env, backend, ctx.condition, ctx, result)
     except HarnessError as exc:
         result.harness_error = str(exc)
         result.fatal = exc.fatal
@@ -165,6 +171,11 @@ async def run_episode(env: Env, backend: Backend, condition: Condition, ctx: Epi
 
 async def _play(env: Env, backend: Backend, condition: Condition, s: EpisodeContext, result: EpisodeResult) -> None:
     opening = await call_env(env, env.reset)
+    result.budget_unit = opening.budget_unit
+    # who writes a retry, decided once: the env (its own retry prompt around the condition's
+    # feedback lines) or this loop (the condition's message after the call)
+    writer = retry_writer(env, opening)
+    render = None if writer is not None else (lambda v: condition.render(v, s.feedback_cut))
     native = s.tool_mode == "native"
     messages = list(opening.messages)
     review = condition.review_prompt()
@@ -198,7 +209,7 @@ async def _play(env: Env, backend: Backend, condition: Condition, s: EpisodeCont
         # logged before the environment runs so that a crash there keeps the call's cost
         log = _log(logged, log_messages, kind, "harness_error", words)
         result.calls.append(log)
-        outcome, replies, submitted = await _submit_all(env, actions, condition, s, native, room)
+        outcome, replies, submitted = await _submit_all(env, actions, render, native, room)
         log.outcome = _label(outcome)
         conversational = isinstance(actions, list) and isinstance(actions[0], TextAnswer) and "tool" in opening.accepts
         result.submitted += 0 if conversational else submitted
@@ -209,25 +220,26 @@ async def _play(env: Env, backend: Backend, condition: Condition, s: EpisodeCont
         if isinstance(outcome, Accepted) and outcome.done:
             result.done, result.won, result.lost = True, outcome.won, outcome.lost
             return
-        feedback_text = "\n\n".join(r["content"] for r in replies)
-        if opening.history == "last" and opening.retry == "env":
-            messages = env.retry_messages()  # type: ignore[attr-defined]
+        if writer is not None:
+            assert isinstance(outcome, Violation)  # anything else ended the episode above
+            messages = await call_env(env, writer.retry_messages, condition.items(outcome, s.feedback_cut))
         elif opening.history == "last":
-            messages = _with_feedback(opening, turn.text, feedback_text)
+            messages = _with_feedback(opening, turn.text, "\n\n".join(r["content"] for r in replies))
         else:
             messages = [*messages, _assistant_message(turn, native), *replies]
 
 
 async def _submit_all(
-    env: Env, actions: list[Action] | Violation, condition: Condition, s: EpisodeContext, native: bool,
+    env: Env, actions: list[Action] | Violation, render: Callable[[Violation], str] | None, native: bool,
     room: int | None = None,
 ) -> tuple[Outcome, list[dict[str, Any]], int]:
     """Submit the turn's actions in order; a rejection, the end of the game or a spent budget
     (`room`: tool calls left, when the budget counts tool calls) stops the rest. Returns the last
     outcome, one reply message per action (native tool calls each need their answer) and how
-    many actions reached the environment."""
+    many actions reached the environment. With no `render` (the env writes the retry) a
+    rejection gets no reply: nothing would send it."""
     if isinstance(actions, Violation):
-        return actions, [{"role": "user", "content": condition.render(actions, s.feedback_cut)}], 0
+        return actions, ([] if render is None else [{"role": "user", "content": render(actions)}]), 0
     replies: list[dict[str, Any]] = []
     outcome: Outcome | None = None
     stopped = False
@@ -239,7 +251,8 @@ async def _submit_all(
         submitted += 1
         outcome = await call_env(env, env.submit, action)
         if isinstance(outcome, Violation):
-            replies.append(_reply(condition.render(outcome, s.feedback_cut), action, i, native))
+            if render is not None:
+                replies.append(_reply(render(outcome), action, i, native))
             stopped = True
         else:
             replies.append(_reply(outcome.observation, action, i, native))

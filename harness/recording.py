@@ -55,6 +55,7 @@ def build_record(
         run_id=run_id, **key.model_dump(), condition_params=condition_params, config=config,
         model_id=result.model_id, success=success, end_reason=end,  # type: ignore[arg-type]
         limit_hit=end == "budget",
+        budget_unit=result.budget_unit, budget_spent=result.spent,
         model_calls=len(result.calls),
         action_calls=sum(c.kind == "action" for c in result.calls),
         review_calls=sum(c.kind == "review" for c in result.calls),

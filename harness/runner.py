@@ -11,27 +11,25 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from conditions import get_condition
-from envs import get_suite
+from envs.contract import EpisodeContext, Task
 from envs.errors import UnknownName
-from envs.contract import Task
 from harness.agents.base import PREFIX as AGENT_PREFIX
 from harness.backends.base import Backend
 from harness.errors import HarnessError, StartFailed
-from envs.contract import EpisodeContext
 from harness.loop import EpisodeResult, call_env, run_episode
 from harness.models import ModelPool
 from harness.provenance import git_commit, versions
 from harness.recording import build_record
 from harness.redact import Redactor
+from harness.spec import Resolved, resolved
 from harness.store import RunDir
 from harness.types import EpisodeKey, EpisodeRecord, RunSpec
 
 
 def select_tasks(spec: RunSpec) -> tuple[list[Task], Any]:
-    suite = get_suite(spec.suite)
-    options = suite.options_model(**spec.env_options)
-    tasks = suite.tasks(options)
+    plan = resolved(spec)
+    options = plan.options
+    tasks = plan.suite.tasks(options)
     if spec.task_ids:
         known = {t.task_id: t for t in tasks}
         missing = [t for t in spec.task_ids if t not in known]
@@ -47,7 +45,7 @@ def expand(spec: RunSpec, tasks: list[Task]) -> list[EpisodeKey]:
     """Task-major order, so an interrupted run has whole tasks across conditions."""
     return [
         EpisodeKey(suite=spec.suite, task_id=t.task_id, model=m, condition=c, budget=b, sample_seed=s)
-        for t in tasks for m in spec.models for b in spec.budgets for s in spec.sample_seeds for c in spec.conditions
+        for t in tasks for m in spec.models for b in resolved(spec).budgets for s in spec.sample_seeds for c in spec.conditions
     ]
 
 
@@ -77,7 +75,7 @@ def play(spec: RunSpec, console: Console | None = None, retry_errors: bool = Fal
 
 async def run(spec: RunSpec, console: Console | None = None, retry_errors: bool = False) -> RunSummary:
     console = console or Console(stderr=True)
-    tasks, options = select_tasks(spec)
+    tasks, _ = select_tasks(spec)
     by_id = {t.task_id: t for t in tasks}
     keys = expand(spec, tasks)
     store = RunDir(spec.out, Redactor.from_env(spec.api_key_env))
@@ -89,17 +87,17 @@ async def run(spec: RunSpec, console: Console | None = None, retry_errors: bool 
         summary = RunSummary(total=len(keys), skipped=len(keys) - len(pending))
         summary.errors_on_record = 0 if retry_errors else store.errors_on_record()
         if pending:
-            await _play_all(spec, pending, by_id, options, store, summary, console, retry_errors)
+            await _play_all(spec, pending, by_id, store, summary, console, retry_errors)
         return summary
     finally:
         store.close()
 
 
 async def _play_all(
-    spec: RunSpec, pending: list[EpisodeKey], by_id: dict[str, Task], options: Any, store: RunDir,
+    spec: RunSpec, pending: list[EpisodeKey], by_id: dict[str, Task], store: RunDir,
     summary: RunSummary, console: Console, retry_errors: bool,
 ) -> None:
-    suite = get_suite(spec.suite)
+    plan = resolved(spec)
     async with contextlib.AsyncExitStack() as stack:
         pool = ModelPool(spec, stack)
         try:
@@ -147,7 +145,7 @@ async def _play_all(
                 saving = None  # this worker's previous record, in the writer's hands
                 while not q.empty() and summary.stopped is None:
                     key = q.get_nowait()
-                    saved, fatal = await _one(spec, suite, options, by_id[key.task_id], key, backend, store)
+                    saved, fatal = await _one(spec, plan, by_id[key.task_id], key, backend, store)
                     if fatal is not None and summary.stopped is None:
                         summary.stopped = f"the model server failed: {fatal}"
                     saved.add_done_callback(count)
@@ -165,23 +163,22 @@ async def _play_all(
 
 
 async def _one(
-    spec: RunSpec, suite: Any, options: Any, task: Task, key: EpisodeKey, backend: Backend, store: RunDir,
+    spec: RunSpec, plan: Resolved, task: Task, key: EpisodeKey, backend: Backend, store: RunDir,
 ) -> tuple[asyncio.Future[EpisodeRecord], str | None]:
     """Play one episode and hand its transcript and record to the writer: the record it appends,
     and the harness error when the model server is gone (the run stops). Whatever goes wrong
     stays inside this episode: an environment crash, a transcript that cannot be written, a
     record that cannot be built are this episode's harness error, never an exception that would
     close the clients of the others."""
-    condition = get_condition(key.condition)
+    condition = plan.conditions[key.condition]
     decoding = spec.decoding.model_copy(update={"seed": key.sample_seed if spec.decoding.temperature > 0 else spec.decoding.seed})
     ctx = EpisodeContext(budget=key.budget, decoding=decoding, tool_mode=spec.tool_mode, feedback_cut=spec.feedback_cut,
-                         condition_options=condition.env, feedback=condition.feedback)
+                         condition=condition)
     env = None
     try:
-        env = await call_env(suite, suite.make, task, options, ctx)
+        env = await call_env(plan.suite, plan.suite.make, task, plan.options, ctx)
         # a reference agent (harness.agents) is given the episode's env, whose reference() it plays
-        player = backend.for_episode(env) if hasattr(backend, "for_episode") else backend
-        result = await run_episode(env, player, condition, ctx)
+        result = await run_episode(env, backend.for_episode(env), ctx)
     except Exception as exc:  # an environment crash is the harness's failure, never the agent's
         result = EpisodeResult(harness_error=f"{type(exc).__name__}: {exc}")
     finally:
@@ -196,7 +193,7 @@ async def _one(
 
     try:
         # optional per-episode facts an environment reports (fences, invented values, fault outcome)
-        extra = env.record_extra() if env is not None and hasattr(env, "record_extra") else {}
+        extra = env.record_extra() if env is not None else {}
         record = build_record(key, result, run_id=store.run_id, condition_params=params, config=_config(spec),
                               transcript=store.transcript_name(key), extra=extra)
     except Exception as exc:

@@ -7,14 +7,17 @@ condition, model or config key is one message with the bad value and the allowed
 from __future__ import annotations
 
 import tomllib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, get_args
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
+from conditions import CONDITIONS, Condition, UnplayableCondition
+from conditions import resolve as resolve_condition
+from envs import get_suite, suite_entry, suite_names
+from envs.contract import Suite
 from envs.errors import UserError
-from conditions import CONDITIONS, get_condition
-from envs import get_suite, suite_names
 from harness.backends.local import LOCAL_MODEL
 from harness.models import known_models, validate_model
 from harness.types import RunSpec
@@ -59,14 +62,42 @@ def _explain(exc: ValidationError, source: str, model: type) -> SpecError:
     return SpecError("\n".join(lines))
 
 
+@dataclass(frozen=True)
+class Resolved:
+    """What a spec's names mean, looked up once when the spec loads: the suite, its validated
+    options, each condition as it plays in the suite's feedback family, the budgets."""
+
+    suite: Suite
+    options: BaseModel
+    conditions: dict[str, Condition]
+    budgets: list[int]
+
+
 def build_spec(values: dict[str, Any], source: str = "flags") -> RunSpec:
     try:
         spec = RunSpec(**values)
     except ValidationError as exc:
         raise _explain(exc, source, RunSpec) from None
+    if spec.budgets is None:  # not given: the suite's own, the budget `suites` shows
+        spec = spec.model_copy(update={"budgets": [suite_entry(spec.suite).budget]})
+    resolved(spec, source)
+    for name in spec.models:
+        validate_model(name, spec)
+    for field, values_ in (("conditions", spec.conditions), ("models", spec.models)):
+        if not values_:
+            raise SpecError(f"{source}: {field} is empty")
+    return spec
+
+
+def resolved(spec: RunSpec, source: str = "spec") -> Resolved:
+    """The spec's resolution, made on its first call and kept on the spec (`build_spec` makes it,
+    the runner reads it): every name checked against its registry, nothing looked up twice."""
+    if spec._resolved is not None:
+        return spec._resolved
     suite = get_suite(spec.suite)
-    if values.get("budgets") is None:  # not given: the suite's own default, the budget `suites` shows
-        spec = spec.model_copy(update={"budgets": [suite.default_budget]})
+    budgets = spec.budgets if spec.budgets is not None else [suite_entry(spec.suite).budget]
+    if any(b < 1 for b in budgets):
+        raise SpecError(f"{source}: budgets must be >= 1 (got {budgets})")
     if "protocol" in spec.env_options and "protocol" not in suite.options_model.model_fields:
         raise SpecError(f"{source}: suite {spec.suite!r} cannot play protocol {spec.env_options['protocol']!r} "
                         f"(it has no protocol option); allowed: {_protocol_suites()}")
@@ -74,27 +105,23 @@ def build_spec(values: dict[str, Any], source: str = "flags") -> RunSpec:
         options = suite.options_model(**spec.env_options)
     except ValidationError as exc:
         raise _explain(exc, f"{source}: env_options of suite {spec.suite}", suite.options_model) from None
-    # a protocol may play only some conditions (veriharness: the paper's four)
-    problem = suite.check_conditions(options, spec.conditions) if hasattr(suite, "check_conditions") else None
-    if problem:
-        raise SpecError(f"{source}: {problem}")
+    family = suite.feedback_family(options)
+    keys = {f.alias or name for name, f in suite.options_model.model_fields.items()}
+    conditions = {}
     for name in spec.conditions:
-        condition = get_condition(name)
-        keys = {f.alias or name for name, f in suite.options_model.model_fields.items()}
+        try:
+            condition = resolve_condition(name, family, who=f"protocol {getattr(options, 'protocol', spec.suite)!r}")
+        except UnplayableCondition as exc:
+            raise SpecError(f"{source}: {exc}") from None
         missing = sorted(set(condition.env) - keys)
         if missing:
             raise SpecError(
                 f"{source}: condition {name!r} sets {', '.join(missing)}, which suite {spec.suite!r} does not have "
                 "(it needs a suite with backend faults)"
             )
-    for name in spec.models:
-        validate_model(name, spec)
-    for field, values_ in (("conditions", spec.conditions), ("models", spec.models)):
-        if not values_:
-            raise SpecError(f"{source}: {field} is empty")
-    if any(b < 1 for b in spec.budgets):
-        raise SpecError(f"{source}: budgets must be >= 1 (got {spec.budgets})")
-    return spec
+        conditions[name] = condition
+    spec._resolved = Resolved(suite=suite, options=options, conditions=conditions, budgets=list(budgets))
+    return spec._resolved
 
 
 def _protocol_suites() -> str:

@@ -12,9 +12,9 @@ from typing import Annotated, Any, Literal
 
 from urllib.parse import urlparse
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr, field_validator
 
-from envs.contract import Decoding, ToolCall, valid_unicode
+from envs.contract import BudgetUnit, Decoding, ToolCall, valid_unicode
 from harness import defaults
 
 SCHEMA_VERSION = 1
@@ -34,7 +34,9 @@ class RunSpec(Strict):
     task_ids: list[str] | None = None
     models: list[str]
     conditions: list[str]
-    budgets: list[int] = Field(default_factory=lambda: [4])
+    # model calls per episode (tool calls in TextWorld's step protocol); None: the suite's own
+    # (`envs.SUITES`), which `build_spec` writes in, so a run's identity always names them
+    budgets: list[int] | None = None
     sample_seeds: list[int] = Field(default_factory=lambda: list(defaults.SAMPLE_SEEDS))
     decoding: Decoding = Field(default_factory=Decoding)
     tool_mode: Literal["native", "prompt"] = defaults.TOOL_MODE
@@ -52,6 +54,8 @@ class RunSpec(Strict):
     request_timeout_s: float = Field(defaults.REQUEST_TIMEOUT_S, gt=0)
     max_retries: int = Field(defaults.MAX_RETRIES, ge=0, le=100)
     out: str = defaults.OUT
+    # what the names mean (harness.spec.resolved): looked up once, never part of a dump
+    _resolved: Any = PrivateAttr(default=None)
 
     @field_validator("endpoints")
     @classmethod
@@ -153,6 +157,9 @@ class EpisodeRecord(KeyFields):
     success: bool | None
     end_reason: EndReason
     limit_hit: bool
+    # the budget (the key's `budget`) in its unit, and how much of it the episode spent
+    budget_unit: BudgetUnit | None = None
+    budget_spent: int | None = None
     model_calls: int
     action_calls: int
     review_calls: int

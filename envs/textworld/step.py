@@ -63,7 +63,7 @@ class StepEnv:
             return Violation.no_action(action.text, names)
         if self.done:
             # the loop stops at the end of a game; this answers a direct caller
-            return Violation(code="game_over", message="the game has ended", tool=action.name, observed=action.name)
+            return Violation.game_over(action.name)
         tool = self.tools.get(action.name)
         if tool is None:
             return Violation.unknown_tool(action.name, names)

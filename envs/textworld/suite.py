@@ -24,7 +24,6 @@ class _TextWorldSuite:
     blocking = True
     name: str
     description: str
-    default_budget = study.BUDGET
     options_model: type[PlayOptions]
 
     def params(self, options: PlayOptions) -> list[GenParams]:
@@ -58,17 +57,10 @@ class _TextWorldSuite:
             return VeriharnessEnv(entry, load_model(files.json), options, ctx)
         return PlanEnv(entry, load_model(files.json), options, ctx.budget)
 
-    def check_conditions(self, options: PlayOptions, conditions: list[str]) -> str | None:
-        """Why the options' protocol cannot play these conditions, or None (checked at spec load)."""
-        if self._options(options).protocol != "veriharness":
-            return None
-        from envs.textworld.veriharness.feedback import CONDITIONS
-
-        bad = [c for c in conditions if c not in CONDITIONS]
-        if bad:
-            return (f"protocol 'veriharness' cannot play condition {bad[0]!r} (it has the artifact's repair lines "
-                    f"for the paper's four only); allowed: {', '.join(CONDITIONS)}")
-        return None
+    def feedback_family(self, options: PlayOptions) -> str:
+        """veriharness writes the artifact's repair lines (conditions.veriharness); plan and step the
+        conditions' own messages."""
+        return "veriharness" if self._options(options).protocol == "veriharness" else "message"
 
     def entry(self, seed: int, options: PlayOptions) -> GameEntry:
         return cache.ensure(options.cache_path(), self._params_for(seed, options))[0]
@@ -86,11 +78,6 @@ class _TextWorldSuite:
 
 class PaperTextWorld(_TextWorldSuite):
     name = "paper-textworld"
-    description = (
-        f"The paper's {len(study.GAME_SEEDS)} TextWorld games: seeds {study.GAME_SEEDS_SPEC}, {study.ROOMS} rooms, "
-        f"{study.OBJECTS} objects, quest length {study.QUEST_LENGTH}, plans of at most {study.MAX_COMMANDS} commands, "
-        f"budget {study.BUDGET}"
-    )
     options_model = PaperOptions
 
     def params(self, options: PlayOptions) -> list[GenParams]:
@@ -102,7 +89,6 @@ class PaperTextWorld(_TextWorldSuite):
 
 class TextWorld(_TextWorldSuite):
     name = "textworld"
-    description = "TextWorld games from any seeds and generation parameters (rooms, objects, quest_length)"
     options_model = TextWorldOptions
 
     def params(self, options: PlayOptions) -> list[GenParams]:

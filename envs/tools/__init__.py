@@ -6,15 +6,3 @@ contract with seeded backend faults in simulated time (`output`, `faults`), and 
 customer of multi-turn slot filling (`slots`). Suite options: `options.ToolsOptions`. The bank
 domain also configures the seed's `bank-disputes` (`bank.disputes`), played by its own env.
 """
-
-from envs.tools.options import ToolsOptions
-from envs.tools.output import ProblemDetails, ToolOutput
-
-# the lines of the suite table (envs.SUITES) that bind the three suites
-SUITE_ENTRIES: dict[str, str] = {
-    "tools-bank": "envs.tools.bank.domain:BankTools",
-    "tools-travel": "envs.tools.travel.domain:TravelTools",
-    "tools-calendar": "envs.tools.calendar.domain:CalendarTools",
-}
-
-__all__ = ["SUITE_ENTRIES", "ProblemDetails", "ToolOutput", "ToolsOptions"]

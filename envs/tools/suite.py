@@ -22,11 +22,8 @@ class ToolsSuite:
     # make() builds a seeded world in microseconds
     blocking = False
     name: str
-    description: str
     prefix: str
     seed_base: int
-    # a slot task with a fault and a correction needs ~8 calls; the rest is room to repair
-    default_budget = 10
     options_model = ToolsOptions
 
     @staticmethod
@@ -49,4 +46,7 @@ class ToolsSuite:
 
     def make(self, task: Task, options: BaseModel, ctx: EpisodeContext) -> ToolsEnv:
         assert isinstance(options, ToolsOptions)
-        return ToolsEnv(task, options, self._builder(), fault_shape=ctx.condition_options.get("fault_shape"))
+        return ToolsEnv(task, options, self._builder(), fault_shape=ctx.sets("fault_shape"))
+
+    def feedback_family(self, options: BaseModel) -> str:
+        return "message"

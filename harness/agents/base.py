@@ -15,7 +15,7 @@ import hashlib
 import json
 from typing import Any
 
-from envs.contract import Action, TextAnswer, ToolCall
+from envs.contract import Action, Env, TextAnswer, ToolCall
 from harness.backends.base import ToolMode
 from harness.errors import HarnessError
 from harness.types import ModelTurn, Usage
@@ -29,10 +29,7 @@ class NoReference(HarnessError):
     of the episode, never an agent failure)."""
 
 
-def reference_of(env: Any) -> list[Action]:
-    if not hasattr(env, "reference"):
-        raise NoReference(f"{type(env).__name__} states no reference solution (no reference() method), "
-                          "so the reference agents cannot play it")
+def reference_of(env: Env) -> list[Action]:
     actions = list(env.reference())
     if not actions:
         raise NoReference(f"{type(env).__name__}.reference() is empty")

@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from conditions.feedback import RETRY
+from conditions.feedback import INVALID, RETRY
 from envs.contract import Action, TextAnswer, ToolCall
 from harness.agents.base import ReferenceAgent, task_seed
 
@@ -36,7 +36,7 @@ _QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')
 _PROSE_ALLOWED = re.compile(r"The allowed values are: (.*)$")
 _PROSE_AT = re.compile(r'The error was .*? at ("(?:[^"\\]|\\.)*")')
 _VH_PROSE = re.compile(r"The rejected value was at (.*?)\. The validator observed (.*)\. It expected (.*)\.$")
-_REJECTED = (RETRY, "The call was invalid. Try again.")
+_REJECTED = (RETRY, INVALID)
 
 
 @dataclass

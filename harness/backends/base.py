@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Literal, Protocol
 
+from envs.contract import Decoding, Env, ToolSpec
 from harness.types import ModelTurn
-
-from envs.contract import Decoding, ToolSpec
 
 ToolMode = Literal["native", "prompt"]
 
@@ -25,5 +24,10 @@ class Backend(Protocol):
     ) -> ModelTurn: ...
 
     async def model_id(self) -> str | None: ...
+
+    def for_episode(self, env: Env) -> "Backend":
+        """The player of one episode: a model backend is itself (shared by concurrent workers); a
+        reference agent (harness.agents) a fresh agent that reads this env's reference()."""
+        ...
 
     async def aclose(self) -> None: ...

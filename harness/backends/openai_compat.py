@@ -122,6 +122,10 @@ class OpenAIBackend:
         except ValueError as exc:
             raise HarnessError(f"{base_url}: {exc}") from None
 
+    def for_episode(self, env: Any) -> "OpenAIBackend":
+        """A model plays every episode as it is: the env is never shown to it."""
+        return self
+
     async def model_id(self) -> str | None:
         ids = await self.served_models()
         return self.model if self.model in ids else (ids[0] if ids else None)

@@ -118,6 +118,10 @@ class VllmInprocBackend:
         self._worker: asyncio.Task | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
+    def for_episode(self, env: Any) -> "VllmInprocBackend":
+        """A model plays every episode as it is: the env is never shown to it."""
+        return self
+
     async def model_id(self) -> str | None:
         return self.preset.hf_id
 

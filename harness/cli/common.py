@@ -10,6 +10,8 @@ from __future__ import annotations
 import shutil
 import signal
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -120,13 +122,11 @@ def parse_ints(value: str | None) -> list[int] | None:
     return ints
 
 
-def run_spec(spec: Any, retry_errors: bool = False) -> None:
-    """Play a spec's grid, with progress and a summary on stderr. Exit codes: 3 when the server
-    stopped the run, 4 when episodes are recorded as harness errors, 130/143 on SIGINT/SIGTERM."""
-    from harness.runner import play
-
-    err = console(stderr=True)
-    err.print(f"run → {spec.out}  ({spec.suite}; models {', '.join(spec.models)}; conditions {', '.join(spec.conditions)})")
+@contextmanager
+def terminate_as_interrupt() -> Iterator[list[int]]:
+    """Inside the block SIGTERM raises KeyboardInterrupt, as Ctrl-C does, so every `finally` and
+    context manager on the way out runs (servers stopped, records written); Python would
+    otherwise end without unwinding. Yields the list of the signals received."""
     received: list[int] = []
 
     def stop(signum: int, frame: Any) -> None:
@@ -135,14 +135,26 @@ def run_spec(spec: Any, retry_errors: bool = False) -> None:
 
     previous = signal.signal(signal.SIGTERM, stop)
     try:
-        summary = play(spec, err, retry_errors=retry_errors)
+        yield received
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def run_spec(spec: Any, retry_errors: bool = False) -> None:
+    """Play a spec's grid, with progress and a summary on stderr. Exit codes: 3 when the server
+    stopped the run, 4 when episodes are recorded as harness errors, 130/143 on SIGINT/SIGTERM."""
+    from harness.runner import play
+
+    err = console(stderr=True)
+    err.print(f"run → {spec.out}  ({spec.suite}; models {', '.join(spec.models)}; conditions {', '.join(spec.conditions)})")
+    try:
+        with terminate_as_interrupt() as received:
+            summary = play(spec, err, retry_errors=retry_errors)
     except KeyboardInterrupt:
         signum = received[0] if received else signal.SIGINT
         err.print(f"\n[yellow]interrupted[/yellow] ({signal.Signals(signum).name}): {_recorded(spec.out)} episodes are "
                   f"recorded in {spec.out}. Rerun the same command to resume; recorded episodes are skipped.")
         raise typer.Exit(EXIT_INTERRUPTED[signum]) from None
-    finally:
-        signal.signal(signal.SIGTERM, previous)
     errors = summary.harness_errors + summary.errors_on_record
     err.print(
         f"{summary.done} episodes played, {summary.skipped} already recorded, {summary.solved} solved, "

@@ -119,6 +119,7 @@ def show(
     """Print the opening one game gives the agent (generating the game if needed)."""
     from rich.panel import Panel
 
+    from envs import suite_entry
     from envs.contract import EpisodeContext, Task
     from harness.cli.common import out
 
@@ -126,7 +127,7 @@ def show(
     entry = s.entry(game_seed(game), options)
     # the task as the suite's own task list would hold it
     task = Task(suite=s.name, task_id=entry.task_id, params={"seed": entry.seed, **entry.options})
-    env = s.make(task, options, EpisodeContext(budget=s.default_budget))
+    env = s.make(task, options, EpisodeContext(budget=suite_entry(s.name).budget))
     try:
         opening = env.reset()
     finally:

@@ -8,8 +8,7 @@ from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 
-from envs.errors import UnknownName
-from envs import SUITES, describe_suites, get_suite
+from envs import describe_suites, get_suite, suite_entry
 from harness.cli.common import group
 
 if TYPE_CHECKING:
@@ -69,11 +68,10 @@ def _show_suite(name: str) -> None:
 
     from harness.cli.common import out
 
-    if name not in SUITES:
-        raise UnknownName("suite", name, list(SUITES))
+    entry = suite_entry(name)
     s = get_suite(name)
-    out.print(f"[bold]{s.name}[/bold]: {s.description}", highlight=False)
-    out.print(f"budget: {s.default_budget} model calls per episode (what `run` uses unless --budget is given)",
+    out.print(f"[bold]{s.name}[/bold]: {entry.description}", highlight=False)
+    out.print(f"budget: {entry.budget} model calls per episode (what `run` uses unless --budget is given)",
               highlight=False)
     table = Table(Column("--env KEY", no_wrap=True), Column("type", no_wrap=True), Column("default", overflow="fold"),
                   Column("allowed", ratio=1), box=box.SIMPLE_HEAD, pad_edge=False, title="options (--env KEY=VALUE)",

@@ -31,7 +31,7 @@ def run(
     model: Optional[str] = typer.Option(None, "--model", "--models", help="model name(s), comma-separated, required: local, a vLLM preset, or a model served by --endpoint"),
     endpoint: Optional[str] = typer.Option(None, "--endpoint", help="OpenAI-compatible base URL(s), comma-separated  [default: none: start the model's own server]"),
     conditions: Optional[str] = typer.Option(None, help="condition names, comma-separated, required (see `repair-harness conditions`)"),
-    budget: Optional[str] = typer.Option(None, "--budget", help="model-call budget(s) per episode, e.g. 4 or 2,4,6,8  [default: the suite's, see `repair-harness suites`]"),
+    budget: Optional[str] = typer.Option(None, "--budget", help="budget(s) per episode, e.g. 4 or 2,4,6,8: model calls, review calls included (tool calls in TextWorld's step protocol)  [default: the suite's, see `repair-harness suites`]"),
     tasks: Optional[int] = typer.Option(None, help="first N tasks of the suite  [default: all of them]"),
     task_ids: Optional[str] = typer.Option(None, help="task ids, comma-separated"),
     seeds: Optional[str] = typer.Option(None, help="sample seeds, e.g. 0 or 3101..3103" + _default(defaults.SAMPLE_SEEDS)),

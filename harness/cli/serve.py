@@ -13,8 +13,6 @@ one that dies, a signal or an exit of its own, is a `ServerDied` (exit code 3: w
 from __future__ import annotations
 
 import shlex
-import signal
-import sys
 import time
 from typing import TYPE_CHECKING, Optional
 
@@ -24,7 +22,7 @@ from harness.defaults import N_CTX
 from envs.errors import UserError
 from harness.backends.serve_auth import DEFAULT_KEY_ENV, VLLM_KEY_ENV, WAIVER_FLAG, serve_key
 from harness.backends.vllm_table import PRESET_ROWS
-from harness.cli.common import group
+from harness.cli.common import EXIT_INTERRUPTED, group, terminate_as_interrupt
 from harness.errors import ServerDied
 
 if TYPE_CHECKING:
@@ -37,10 +35,9 @@ def _hold(server: ManagedServer) -> None:
     """Keep the server up until Ctrl-C or SIGTERM; stop it on every way out."""
     from harness.cli.common import out
 
-    # SIGTERM would otherwise end Python without unwinding, leaving the server running
-    previous = signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    received: list[int] = []
     try:
-        with server:
+        with terminate_as_interrupt() as received, server:
             out.print(f"[green]ready[/green] in {server.startup_s:.1f} s: {server.base_url}", highlight=False)
             out.print(f"models: {', '.join(server.model_names)}", highlight=False)
             out.print("Ctrl-C stops it.")
@@ -49,8 +46,8 @@ def _hold(server: ManagedServer) -> None:
             raise ServerDied(server.died() or f"the {server.label} exited on its own.\n{server.log_tail()}")
     except KeyboardInterrupt:
         out.print("stopped.")
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+        if received:
+            raise typer.Exit(EXIT_INTERRUPTED[received[0]]) from None
 
 
 KEY_ENV_HELP = "environment variable holding the key the server demands (required beyond loopback)"

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from conditions import resolve
 from envs.contract import Accepted, Decoding, EpisodeContext, Task, TextAnswer, Violation
 from envs.textworld.suite import PaperTextWorld, TextWorld
 from envs.textworld.veriharness.envelope import parse_leaf
@@ -18,10 +19,35 @@ TASK = Task(suite="paper-textworld", task_id="tw-20261051",
             params={"seed": 20261051, "rooms": 3, "objects": 4, "quest_length": 2})
 
 
+class Played:
+    """A veriharness env and the condition it plays: `feedback` is what the condition's renderer
+    (conditions.veriharness) writes about the last rejected attempt, as the loop asks it."""
+
+    def __init__(self, env, ctx):
+        self.env, self.ctx, self.feedback = env, ctx, []
+
+    def __getattr__(self, name):
+        return getattr(self.env, name)
+
+    def submit(self, action):
+        outcome = self.env.submit(action)
+        if isinstance(outcome, Violation):
+            self.feedback = self.ctx.condition.items(outcome, self.ctx.feedback_cut)
+        return outcome
+
+    def retry_messages(self):
+        return self.env.retry_messages(self.feedback)
+
+
+def _ctx(feedback, *, cut=None, budget=4, decoding=None):
+    return EpisodeContext(budget=budget, feedback_cut=cut, decoding=decoding or Decoding(),
+                          condition=resolve(feedback, "veriharness"))
+
+
 def env(feedback="allowed_json", *, cut=None, budget=4, decoding=None, **options):
     opts = PAPER.options_model(protocol="veriharness", seeds="20261051", **options)
-    ctx = EpisodeContext(budget=budget, feedback=feedback, feedback_cut=cut, decoding=decoding or Decoding())
-    return PAPER.make(TASK, opts, ctx)
+    ctx = _ctx(feedback, cut=cut, budget=budget, decoding=decoding)
+    return Played(PAPER.make(TASK, opts, ctx), ctx)
 
 
 def leaf(commands, **fields):
@@ -120,7 +146,8 @@ def test_the_parametric_suite_plays_the_protocol(tmp_path):
                                cache_dir=str(tmp_path))
     (task,) = suite.tasks(opts)
     entry = suite.entry(5, opts)
-    e = suite.make(task, opts, EpisodeContext(budget=4, feedback="allowed_prose"))
+    ctx = _ctx("allowed_prose")
+    e = Played(suite.make(task, opts, ctx), ctx)
     first = user(e.reset().messages)
     assert '"task_id": "textworld-5"' in first and json.dumps(entry.objective)[1:-1] in first
     e.submit(TextAnswer(text=json.dumps({"task_id": "textworld-5", "answer": json.dumps({"commands": ["go wesst"]}),

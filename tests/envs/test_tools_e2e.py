@@ -8,21 +8,12 @@ import pytest
 
 from envs.contract import EpisodeContext
 import envs
-from envs.tools import SUITE_ENTRIES
 from envs.tools.snapshot import suites
 from harness.runner import run
 from harness.spec import build_spec
 from scripted_server import Reply, ScriptedServer
 from scripted_server import call as native_call
 from tools_agents import ask_text
-
-
-@pytest.fixture
-def tool_suites(monkeypatch):
-    """The tool suites in the suite table; a no-op once envs.SUITES lists them itself."""
-    for name, target in SUITE_ENTRIES.items():
-        if name not in envs.SUITES:
-            monkeypatch.setitem(envs.SUITES, name, target)
 
 
 def _script(env, invent: bool):
@@ -93,7 +84,7 @@ def _records(out):
 
 
 @pytest.mark.parametrize("suite", suites(), ids=lambda s: s.name)
-def test_every_domain_runs_under_both_fault_conditions(tmp_path, tool_suites, suite):
+def test_every_domain_runs_under_both_fault_conditions(tmp_path, suite):
     env_options = {"faults": 1.0, "schema": "enum"}
     options = suite.options_model(**env_options)
     tasks = _pick(suite, options)
@@ -120,7 +111,7 @@ def test_every_domain_runs_under_both_fault_conditions(tmp_path, tool_suites, su
     assert any(isinstance(e, dict) and e["status"] == 429 and e["retry_after"] for e in faults)
 
 
-def test_an_inventing_agent_fails_through_the_runner(tmp_path, tool_suites):
+def test_an_inventing_agent_fails_through_the_runner(tmp_path):
     suite = suites()[1]
     options = suite.options_model(faults=0.0)
     task = next(t for t in suite.tasks(options) if t.params["dialogue"] == "slots" and suite.build(t.params["seed"]).customer.correction is None)
@@ -138,7 +129,7 @@ def test_an_inventing_agent_fails_through_the_runner(tmp_path, tool_suites):
 
 @pytest.mark.parametrize("contract", ["normalizing", "strict"])
 @pytest.mark.parametrize("suite", suites(), ids=lambda s: s.name)
-def test_every_domain_runs_under_every_feedback_condition_and_contract(tmp_path, tool_suites, suite, contract):
+def test_every_domain_runs_under_every_feedback_condition_and_contract(tmp_path, suite, contract):
     env_options = {"faults": 0.0, "contract": contract}
     options = suite.options_model(**env_options)
     task = next(t for t in suite.tasks(options) if t.params["dialogue"] == "single" and _writes(suite.build(t.params["seed"])))

@@ -1,13 +1,15 @@
 """The tool suites as a whole: options, registry entries, schema views and their snapshots."""
 
-import importlib
 import json
 
 import pytest
 from pydantic import ValidationError
 
+import envs
 from envs.contract import EpisodeContext, Task, Violation
-from envs.tools import SUITE_ENTRIES, ToolsOptions
+from envs.tools.options import ToolsOptions
+
+TOOL_SUITES = ("tools-bank", "tools-travel", "tools-calendar")
 from envs.tools.snapshot import VIEWS, current, path_for, render, suites
 from tools_agents import call, find_env
 
@@ -27,10 +29,9 @@ def test_options_defaults_alias_and_unknown_keys():
 
 
 def test_registry_entries_name_their_suites_with_three_to_six_tools():
-    for name, target in SUITE_ENTRIES.items():
-        module, attr = target.split(":")
-        suite = getattr(importlib.import_module(module), attr)()
-        assert suite.name == name and suite.options_model is ToolsOptions and suite.default_budget >= 8
+    for name in TOOL_SUITES:
+        suite = envs.get_suite(name)
+        assert suite.name == name and suite.options_model is ToolsOptions and envs.suite_entry(name).budget >= 8
         env = suite.make(suite.tasks(ToolsOptions(n_tasks=1))[0], ToolsOptions(), EpisodeContext(budget=4))
         domain_tools = [t for t in env.reset().tools if t.name != "wait"]
         assert 3 <= len(domain_tools) <= 6 and len(env.reset().tools) <= 6

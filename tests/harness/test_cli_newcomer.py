@@ -6,7 +6,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from envs import get_suite
+from envs import get_suite, suite_entry
 from harness.cli import app
 from harness.cli.games import game_seed
 from harness.spec import build_spec
@@ -75,9 +75,9 @@ def test_run_help_shows_the_defaults_a_run_uses():
 @pytest.mark.parametrize("suite", ["tools-travel", "bank-disputes"])
 def test_run_uses_the_budget_suites_shows(suite):
     spec = build_spec({"suite": suite, "models": ["local"], "conditions": ["raw"]})
-    assert spec.budgets == [get_suite(suite).default_budget]
+    assert spec.budgets == [suite_entry(suite).budget]
     result, text = invoke("suites", suite)
-    assert result.exit_code == 0 and f"budget: {get_suite(suite).default_budget} model calls" in text
+    assert result.exit_code == 0 and f"budget: {suite_entry(suite).budget} model calls" in text
     assert build_spec({"suite": suite, "models": ["local"], "conditions": ["raw"], "budgets": [3]}).budgets == [3]
 
 

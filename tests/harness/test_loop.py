@@ -79,8 +79,8 @@ class FakeEnv:
 
 
 def play(env: FakeEnv, backend: FakeBackend, condition: str = "allowed_json", budget: int = 4):
-    ctx = EpisodeContext(budget=budget)
-    return asyncio.run(run_episode(env, backend, get_condition(condition), ctx))
+    ctx = EpisodeContext(budget=budget, condition=get_condition(condition))
+    return asyncio.run(run_episode(env, backend, ctx))
 
 
 def test_a_win_stops_the_episode_and_costs_one_call():

@@ -150,7 +150,7 @@ def test_missing_usage_is_unknown_not_zero(tmp_path):
 def test_a_crashing_episode_stays_in_its_own_record(tmp_path, monkeypatch):
     """An environment that crashes on one task is that episode's harness error; the episodes
     running beside it on the same client finish normally and are scored."""
-    import harness.runner as runner
+    import harness.spec
     from envs import get_suite
 
     class Crashing:
@@ -163,6 +163,12 @@ def test_a_crashing_episode_stays_in_its_own_record(tmp_path, monkeypatch):
         def submit(self, action):
             raise RuntimeError("environment bug")
 
+        def record_extra(self):
+            return self.env.record_extra()
+
+        def reference(self):
+            return self.env.reference()
+
         def close(self):
             self.env.close()
 
@@ -171,12 +177,13 @@ def test_a_crashing_episode_stays_in_its_own_record(tmp_path, monkeypatch):
             self.inner = get_suite(name)
             self.options_model = self.inner.options_model
             self.tasks = self.inner.tasks
+            self.feedback_family = self.inner.feedback_family
 
         def make(self, task, options, ctx):
             env = self.inner.make(task, options, ctx)
             return Crashing(env) if task.task_id.endswith("0001") else env
 
-    monkeypatch.setattr(runner, "get_suite", Suite)
+    monkeypatch.setattr(harness.spec, "get_suite", Suite)
     with ScriptedServer(lambda body: answer(GOLD[customer_message(body)], "native")) as server:
         spec = spec_for(server.url, tmp_path, tasks=6, concurrency=3)
         summary = play(spec)

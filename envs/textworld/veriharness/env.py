@@ -18,8 +18,8 @@ from envs.textworld.manifest import GameEntry
 from envs.textworld.options import PlayOptions
 from envs.textworld.veriharness import prompt, stimuli
 from envs.textworld.veriharness.envelope import parse_leaf
-from envs.textworld.veriharness.feedback import CONDITIONS, fields, retry_items
-from envs.textworld.veriharness.gates import accepted, run_gates
+from envs.textworld.veriharness.fields import fields
+from envs.textworld.veriharness.gates import GateReport, accepted, run_gates
 
 PROTOCOL = "veriharness"
 
@@ -29,15 +29,13 @@ class VeriharnessEnv:
     blocking = True
 
     def __init__(self, entry: GameEntry, model: GameModel, options: PlayOptions, ctx: EpisodeContext):
-        if ctx.feedback not in stimuli.VARIANTS:
-            raise ValueError(f"the veriharness protocol plays only the paper's conditions ({', '.join(CONDITIONS)}); "
-                             f"got feedback {ctx.feedback!r}")
+        # which paper conditions the protocol plays is checked once, when the spec loads
+        # (conditions.resolve: the veriharness feedback family); the variant names the condition
+        assert ctx.condition is not None, "the veriharness protocol plays under a condition"
         self.entry, self.model, self.options, self.ctx = entry, model, options, ctx
-        self.condition = ctx.feedback
-        self.variant = stimuli.VARIANTS[ctx.feedback]
+        self.variant = stimuli.VARIANTS[ctx.condition.feedback]
         self.task_id = prompt.task_id(entry.seed)
-        # the artifact cut every feedback value to 240 characters; a run's feedback_cut replaces it
-        self.cut = ctx.feedback_cut if ctx.feedback_cut is not None else stimuli.CUT
+        self.cut = stimuli.value_cut(ctx.feedback_cut)
         top_p = ctx.decoding.top_p
         self.decoding = ctx.decoding.model_copy(update={"top_p": None if top_p == 1.0 else top_p, "stream": False})
         self.attempt = 0
@@ -57,7 +55,9 @@ class VeriharnessEnv:
         return Opening(messages=self._messages(), tools=[], history="last", accepts=frozenset({"text"}),
                        echo_chars=self.options.echo_chars, retry="env", decoding=self.decoding)
 
-    def retry_messages(self) -> list[dict[str, str]]:
+    def retry_messages(self, feedback: list[str]) -> list[dict[str, str]]:
+        """The next request after a rejected attempt: the task context with the condition's lines."""
+        self.feedback = list(feedback)
         return self._messages()
 
     def submit(self, action: Action) -> Outcome:
@@ -73,14 +73,15 @@ class VeriharnessEnv:
                            "parsed": parsed.parse_error is None,
                            "gate_failures": [f"{gate}.{f.code}" for gate, f in failures]})
         self.attempt += 1
-        self.feedback = retry_items(self.condition, parsed.leaf, results, self.task_id, self.cut,
-                                    self.options.echo_chars)
         if accepted(results):
             return Accepted(observation="Every gate passed: the plan completes the objective.", done=True, won=True)
         gate, first = next((r.gate, f) for r in results if r.hard for f in r.failures)
         shown = fields(gate, first, parsed.leaf, self.task_id, None)
-        return Violation(code=first.code, message=first.message, location=shown["location"],
-                         observed=shown["observed"], raw="\n".join(self.feedback))
+        report = GateReport(leaf=parsed.leaf, results=tuple(results), task_id=self.task_id,
+                            echo_chars=self.options.echo_chars)
+        # raw: every gate's own message, as the artifact's validator wrote it
+        raw = "\n".join(f"{gate}.{f.code}: {f.message}" for gate, f in failures)
+        return Violation.gate_failure(first.code, first.message, shown["location"], shown["observed"], raw, report)
 
     def reference(self) -> list[Action]:
         """The walkthrough in the full LeafOutput envelope every gate accepts."""

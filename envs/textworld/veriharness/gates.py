@@ -40,6 +40,17 @@ class GateResult:
         return not self.failures
 
 
+@dataclass(frozen=True)
+class GateReport:
+    """One rejected attempt as the veriharness feedback renderers read it (a Violation's `detail`):
+    the parsed envelope, every gate's result, the task id the prompt named, how much of the
+    answer a retry echoes."""
+    leaf: LeafOutput
+    results: tuple[GateResult, ...]
+    task_id: str
+    echo_chars: int | None
+
+
 def schema_gate(leaf: LeafOutput, task_id: str) -> GateResult:
     out = []
     if leaf.task_id != task_id:

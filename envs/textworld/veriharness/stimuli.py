@@ -145,3 +145,8 @@ ECHO = "Previous answer was rejected: {answer}"
 NATURAL_ECHO = "The previous answer was rejected: {answer}"
 # repair_policy._short's default limit, which also cut the echoed answer (the study's 240)
 CUT = study.CUT
+
+
+def value_cut(run_cut: int | None) -> int:
+    """The cut of every feedback value: the artifact's 240 characters, unless the run sets one."""
+    return run_cut if run_cut is not None else CUT

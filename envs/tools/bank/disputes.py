@@ -84,6 +84,9 @@ class BankEnv:
         args = {k: str(v) for k, v in gold(self.world).items() if v is not None}
         return [ToolCall(name=self.tool.name, arguments=args, id="call_0")]
 
+    def record_extra(self) -> dict[str, Any]:
+        return {}
+
     def close(self) -> None:
         pass
 
@@ -92,8 +95,6 @@ class BankDisputes:
     # make() builds a seeded world in microseconds
     blocking = False
     name = "bank-disputes"
-    description = "The seed's bank case: open_dispute behind a pydantic input contract (200 seeded tasks, RU/EN)"
-    default_budget = 4
     options_model = BankOptions
 
     def tasks(self, options: BaseModel) -> list[Task]:
@@ -103,3 +104,6 @@ class BankDisputes:
     def make(self, task: Task, options: BaseModel, ctx: EpisodeContext) -> BankEnv:
         assert isinstance(options, BankOptions)
         return BankEnv(task, options)
+
+    def feedback_family(self, options: BaseModel) -> str:
+        return "message"

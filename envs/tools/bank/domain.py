@@ -77,7 +77,6 @@ def build(seed: int) -> Case:
 
 class BankTools(ToolsSuite):
     name = "tools-bank"
-    description = "Bank support: find_operations, open_dispute, block_card, get_dispute_status; RU/EN dirty input, slots, faults"
     prefix = "bank"
     seed_base = 7_100_000
     build = staticmethod(build)

@@ -72,7 +72,6 @@ def build(seed: int) -> Case:
 
 class CalendarTools(ToolsSuite):
     name = "tools-calendar"
-    description = "Calendar: list_meetings, create/move/cancel_meeting; time zones, rooms, overlap rules, slots, faults"
     prefix = "calendar"
     seed_base = 7_300_000
     build = staticmethod(build)

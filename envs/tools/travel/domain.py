@@ -73,7 +73,6 @@ def build(seed: int) -> Case:
 
 class TravelTools(ToolsSuite):
     name = "tools-travel"
-    description = "Travel: search_flights, book_flight, get_booking, cancel_booking; schedule-dependent values, cross-field rules, slots, faults"
     prefix = "travel"
     seed_base = 7_200_000
     build = staticmethod(build)

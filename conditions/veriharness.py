@@ -1,4 +1,9 @@
-"""The artifact's repair lines for the four paper conditions, from the gate results of one attempt.
+"""The veriharness protocol's feedback: the artifact's repair lines for the four paper conditions,
+from the gate results of one attempt (the Violation's `detail`, a `GateReport`).
+
+A renderer family of its own: the protocol's env writes the whole retry prompt (a RetryWriter)
+and shows these lines in it twice; which conditions the protocol can play is which have a
+renderer here (`RENDERERS`), checked once, when the spec loads.
 
 Every failure of every gate becomes one line (an unparseable answer fails four times: schema
 twice, artifact, textworld); lines are de-duplicated in order; the rejected answer is echoed
@@ -15,52 +20,13 @@ alternatives can end mid-item. The condition decides what a line says:
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Callable
 
+from envs.contract import Violation
 from envs.textworld.veriharness import stimuli as s
 from envs.textworld.veriharness.envelope import LeafOutput
-from envs.textworld.veriharness.gates import Failure, GateResult
-
-CONDITIONS = tuple(s.VARIANTS)
-_OBSERVED_KEYS = ("observed", "actual", "action", "answer", "stdout", "stderr")
-
-
-def short(value: Any, cut: int | None) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
-    return text if cut is None else text[:cut]
-
-
-def _location(gate: str, f: Failure, cut: int | None) -> str:
-    if "location" in f.details:
-        return short(f.details["location"], cut)
-    if f.code == "artifact_missing":
-        return s.LOCATION_ARTIFACTS
-    if f.code in {"schema_invalid", "empty_answer", "task_id_mismatch", "client_error"}:
-        return s.LOCATION_LEAF
-    return f"{gate}.{f.code}"
-
-
-def _expected(f: Failure, task_id: str, cut: int | None) -> str:
-    if "expected" in f.details:
-        return short(f.details["expected"], cut)
-    return {"artifact_missing": s.REQUIRED_ARTIFACT, "empty_answer": s.EXPECTED_EMPTY_ANSWER,
-            "task_id_mismatch": task_id}.get(f.code, s.EXPECTED_DEFAULT)
-
-
-def _observed(f: Failure, leaf: LeafOutput, cut: int | None) -> str:
-    for key in _OBSERVED_KEYS:
-        if key in f.details:
-            return short(f.details[key], cut)
-    if f.code == "artifact_missing":
-        return short(leaf.artifacts, cut)
-    if f.code == "task_id_mismatch":
-        return leaf.task_id  # the artifact quoted the id uncut
-    return short(leaf.answer, cut)
-
-
-def fields(gate: str, f: Failure, leaf: LeafOutput, task_id: str, cut: int | None) -> dict[str, str]:
-    return {"label": f"{gate}.{f.code}", "location": _location(gate, f, cut),
-            "expected": _expected(f, task_id, cut), "observed": _observed(f, leaf, cut)}
+from envs.textworld.veriharness.fields import fields
+from envs.textworld.veriharness.gates import Failure, GateReport, GateResult
 
 
 def _line(condition: str, gate: str, f: Failure, leaf: LeafOutput, task_id: str, cut: int | None) -> str:
@@ -76,9 +42,6 @@ def _line(condition: str, gate: str, f: Failure, leaf: LeafOutput, task_id: str,
 def retry_items(condition: str, leaf: LeafOutput, results: list[GateResult], task_id: str, cut: int | None,
                 echo_chars: int | None) -> list[str]:
     """The feedback list the next prompt shows (twice). Empty when no gate failed."""
-    if condition not in s.VARIANTS:
-        raise ValueError(f"the veriharness protocol has no feedback for condition {condition!r}; "
-                         f"allowed: {', '.join(CONDITIONS)}")
     failures = [(r.gate, f) for r in results for f in r.failures]
     if not failures:
         return []
@@ -88,3 +51,18 @@ def retry_items(condition: str, leaf: LeafOutput, results: list[GateResult], tas
         echoed = leaf.answer if echo_chars is None else leaf.answer[:echo_chars]
         lines.append((s.NATURAL_ECHO if condition == "allowed_prose" else s.ECHO).format(answer=echoed))
     return list(dict.fromkeys(line for line in lines if line))
+
+
+def _renderer(condition: str) -> Callable[[Violation, int | None], list[str]]:
+    def render(v: Violation, cut: int | None) -> list[str]:
+        report = v.detail
+        if not isinstance(report, GateReport):
+            raise TypeError(f"a veriharness renderer reads a GateReport, got {type(report).__name__} ({v.code})")
+        return retry_items(condition, report.leaf, list(report.results), report.task_id, s.value_cut(cut),
+                           report.echo_chars)
+
+    return render
+
+
+# condition feedback name -> its renderer; the protocol plays exactly these conditions
+RENDERERS: dict[str, Callable[[Violation, int | None], list[str]]] = {c: _renderer(c) for c in s.VARIANTS}
