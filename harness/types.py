@@ -183,3 +183,16 @@ class EpisodeRecord(KeyFields):
 
     def key(self) -> EpisodeKey:
         return EpisodeKey(**self.model_dump(include=set(EpisodeKey.model_fields)))
+
+
+def record_columns() -> dict[str, list[str]]:
+    """The record's field names as `results/` reads them (results/record_columns.json, which
+    results.columns loads: `results` reads records, never this module). Regenerate the file with
+    `python -m harness.types > results/record_columns.json`; tests/results/test_columns.py
+    fails while the two differ."""
+    return {"key": list(KeyFields.model_fields), "record": list(EpisodeRecord.model_fields),
+            "call": list(CallLog.model_fields)}
+
+
+if __name__ == "__main__":
+    print(json.dumps(record_columns(), indent=1))

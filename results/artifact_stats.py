@@ -35,6 +35,7 @@ from envs import study
 from results.errors import UsageError
 from results.paper import PAPER_CONDITION_NAMES
 from results.stats import valid_rows
+from results.columns import C
 
 METHOD = "artifact"
 SOURCE = ("github.com/jaideepray1989/veriharness @ 929868ac9d29162a9083aaa5422c0f58a32f93b1, "
@@ -53,7 +54,7 @@ PRIMARY_CONTRASTS = (
 )
 BUDGET_CONTRAST = ("raw", "allowed_json", "full_interface")
 SAMPLING_CONTRASTS = PRIMARY_CONTRASTS[:3]
-LANES = ("primary", "budget", "sampling")
+LANES = ("primary", C.budget, "sampling")
 WORDS_LABEL = "paper proxy: whitespace words of the user prompts (system line excluded)"
 TOKENS_LABEL = "real tokens: prompt + completion as the server counted them"
 
@@ -133,14 +134,14 @@ def _arms(rows: pd.DataFrame, baseline: str, treatment: str) -> tuple[dict, dict
     """Per task: (baseline, treatment) success and calls; games missing an arm or with a harness
     error in one are left out and counted (the artifact had none: it refused such data)."""
     ok = valid_rows(rows)
-    arms = {c: ok[ok["condition"] == c].set_index("task_id") for c in (baseline, treatment)}
+    arms = {c: ok[ok[C.condition] == c].set_index(C.task_id) for c in (baseline, treatment)}
     for c, frame in arms.items():
         if frame.index.duplicated().any():
             raise UsageError(f"condition {c}: a game appears twice in one pairing group (mixed runs?)")
     tasks = sorted(set(arms[baseline].index) & set(arms[treatment].index))
-    every = set(rows.loc[rows["condition"].isin([baseline, treatment]), "task_id"])
-    success = {t: (bool(arms[baseline].at[t, "success"]), bool(arms[treatment].at[t, "success"])) for t in tasks}
-    calls = {t: (int(arms[baseline].at[t, "model_calls"]), int(arms[treatment].at[t, "model_calls"])) for t in tasks}
+    every = set(rows.loc[rows[C.condition].isin([baseline, treatment]), C.task_id])
+    success = {t: (bool(arms[baseline].at[t, C.success]), bool(arms[treatment].at[t, C.success])) for t in tasks}
+    calls = {t: (int(arms[baseline].at[t, C.model_calls]), int(arms[treatment].at[t, C.model_calls])) for t in tasks}
     return success, calls, len(every) - len(tasks)
 
 
@@ -158,38 +159,38 @@ def _with_holm(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _need(df: pd.DataFrame, conditions: Sequence[str], lane: str) -> None:
-    missing = [c for c in conditions if c not in set(df["condition"])]
+    missing = [c for c in conditions if c not in set(df[C.condition])]
     if missing:
         raise UsageError(f"{lane} lane: condition {', '.join(missing)} absent from the records; "
-                         f"present: {', '.join(sorted(set(df['condition'])))}")
+                         f"present: {', '.join(sorted(set(df[C.condition])))}")
 
 
 def primary(df: pd.DataFrame) -> list[dict[str, Any]]:
     _need(df, {c for pair in PRIMARY_CONTRASTS for c in pair[:2]}, "primary")
     out = []
-    for (model, budget, seed), rows in df.groupby(["model", "budget", "sample_seed"], sort=True):
+    for (model, budget, seed), rows in df.groupby([C.model, C.budget, C.sample_seed], sort=True):
         keys = {"model": model, "budget": int(budget), "sample_seed": int(seed)}
         out += _with_holm([_contrast(rows, b, t, label, **keys) for b, t, label in PRIMARY_CONTRASTS])
     return out
 
 
 def budget_lane(df: pd.DataFrame) -> list[dict[str, Any]]:
-    _need(df, BUDGET_CONTRAST[:2], "budget")
+    _need(df, BUDGET_CONTRAST[:2], C.budget)
     out = []
-    for model, rows in df.groupby("model", sort=True):
+    for model, rows in df.groupby(C.model, sort=True):
         base, treat, label = BUDGET_CONTRAST
         out += _with_holm([_contrast(part, base, treat, label, model=model, budget=int(budget))
-                           for budget, part in rows.groupby("budget", sort=True)])
+                           for budget, part in rows.groupby(C.budget, sort=True)])
     return out
 
 
 def sampling_lane(df: pd.DataFrame) -> list[dict[str, Any]]:
     _need(df, {c for pair in SAMPLING_CONTRASTS for c in pair[:2]}, "sampling")
     out = []
-    for model, rows in df.groupby("model", sort=True):
+    for model, rows in df.groupby(C.model, sort=True):
         items = []
         for base, treat, label in SAMPLING_CONTRASTS:
-            per_seed = {int(s): _arms(part, base, treat) for s, part in rows.groupby("sample_seed", sort=True)}
+            per_seed = {int(s): _arms(part, base, treat) for s, part in rows.groupby(C.sample_seed, sort=True)}
             tasks = sorted(set.intersection(*(set(arms[0]) for arms in per_seed.values())))
             clusters = [sum(float(arms[0][t][1]) - float(arms[0][t][0]) for arms in per_seed.values()) / len(per_seed)
                         for t in tasks]
@@ -212,16 +213,16 @@ def _column(rows: pd.DataFrame, name: str) -> pd.Series | None:
 def cost(df: pd.DataFrame) -> list[dict[str, Any]]:
     """Both cost proxies per model x condition, labelled; words only where the protocol recorded them."""
     out = []
-    for (model, condition), rows in valid_rows(df).groupby(["model", "condition"], sort=True):
+    for (model, condition), rows in valid_rows(df).groupby([C.model, C.condition], sort=True):
         words = _column(rows, "extra.prompt_words_user_total")
-        tokens = _column(rows, "prompt_tokens") + _column(rows, "completion_tokens")
+        tokens = _column(rows, C.prompt_tokens) + _column(rows, C.completion_tokens)
         recorded = words is not None and words.notna().all()
         out.append({
             "model": model, "condition": condition, "paper_name": PAPER_CONDITION_NAMES.get(condition, ""),
-            "episodes": len(rows), "model_calls": int(rows["model_calls"].sum()),
+            "episodes": len(rows), "model_calls": int(rows[C.model_calls].sum()),
             "user_prompt_words": int(words.sum()) if recorded else None,
-            "user_prompt_words_per_call": float(words.sum() / rows["model_calls"].sum()) if recorded else None,
-            "tokens": int(tokens.sum()), "tokens_per_call": float(tokens.sum() / max(1, rows["model_calls"].sum())),
+            "user_prompt_words_per_call": float(words.sum() / rows[C.model_calls].sum()) if recorded else None,
+            "tokens": int(tokens.sum()), "tokens_per_call": float(tokens.sum() / max(1, rows[C.model_calls].sum())),
         })
     return out
 
@@ -236,7 +237,7 @@ def analyse(df: pd.DataFrame, lane: str) -> dict[str, Any]:
             "cost": cost(df), "cost_labels": {"user_prompt_words": WORDS_LABEL, "tokens": TOKENS_LABEL}}
 
 
-_SHOWN = ("model", "budget", "contrast", "baseline", "treatment", "n", "n_game_clusters", "delta", "ci_low", "ci_high",
+_SHOWN = (C.model, C.budget, "contrast", "baseline", "treatment", "n", "n_game_clusters", "delta", "ci_low", "ci_high",
           "p", "holm_p", "delta_calls", "unpaired_games")
 
 

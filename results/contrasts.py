@@ -33,8 +33,9 @@ from results.resampling import (
     sign_flip_p,
 )
 from results.stats import group_columns
+from results.columns import C
 
-CLUSTER = ("suite", "task_id")
+CLUSTER = (C.suite, C.task_id)
 T = TypeVar("T")
 
 
@@ -101,16 +102,16 @@ class ContrastResult:
 def _keys(rows: pd.DataFrame) -> pd.DataFrame:
     """One row per episode key of an arm: status ok when any valid row has it, else harness_error
     (a harness error that a resume retried successfully is ok)."""
-    status = np.where(rows["success"].notna().to_numpy(), "ok", "harness_error")
+    status = np.where(rows[C.success].notna().to_numpy(), "ok", C.harness_error)
     keys = rows[list(PAIR_FIELDS)].assign(status=status)
     return keys.sort_values("status", kind="stable").drop_duplicates(list(PAIR_FIELDS), keep="last")
 
 
 def _arm(df: pd.DataFrame, condition: str) -> tuple[pd.DataFrame, pd.DataFrame]:
     """One condition's valid rows (the columns pairing reads) and its episode keys (see `_keys`)."""
-    cols = [*PAIR_FIELDS, "success", *(["model_calls"] if "model_calls" in df else [])]
-    rows = df.loc[df["condition"] == condition, cols]
-    return rows[rows["success"].notna()], _keys(rows)
+    cols = [*PAIR_FIELDS, C.success, *([C.model_calls] if C.model_calls in df else [])]
+    rows = df.loc[df[C.condition] == condition, cols]
+    return rows[rows[C.success].notna()], _keys(rows)
 
 
 def pair(df: pd.DataFrame, a: str, b: str) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -181,7 +182,7 @@ def contrasts(
     rate_b, diff, ci_low, ci_high, a_only, b_only (discordant counts), test, p_value, p_holm,
     calls_a, calls_b, calls_diff, calls_ci_low, calls_ci_high, calls_p, calls_p_holm, n_unpaired.
     """
-    present = set(df["condition"].unique())
+    present = set(df[C.condition].unique())
     for a, b in pairs:
         for c in (a, b):
             if c not in present:
@@ -196,7 +197,7 @@ def contrasts(
                 arms[c] = _arm(df, c)
         paired, unpaired = _pair(a, b, arms[a], arms[b])
         lost.append(unpaired)
-        groups = df.loc[df["condition"].isin([a, b]), gcols]
+        groups = df.loc[df[C.condition].isin([a, b]), gcols]
         for keys, _ in groups.groupby(gcols, sort=True):
             mask = np.ones(len(paired), dtype=bool)
             for col, val in zip(gcols, keys):

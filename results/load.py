@@ -18,15 +18,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from results.columns import KEY_FIELDS, C
 from results.errors import RecordsError
 
-KEY_FIELDS = ("suite", "task_id", "model", "condition", "budget", "sample_seed")
 # pairing an episode of one arm with the same episode of another arm
-PAIR_FIELDS = ("suite", "task_id", "model", "budget", "sample_seed")
-REQUIRED = (*KEY_FIELDS, "success")
-FLATTENED = ("extra", "condition_params")
+PAIR_FIELDS = (C.suite, C.task_id, C.model, C.budget, C.sample_seed)
+REQUIRED = (*KEY_FIELDS, C.success)
+FLATTENED = (C.extra, C.condition_params)
 # run.json spec field -> record field it bounds
-_SPEC_BOUNDS = {"conditions": "condition", "models": "model", "budgets": "budget", "sample_seeds": "sample_seed"}
+_SPEC_BOUNDS = {"conditions": C.condition, "models": C.model, "budgets": C.budget, "sample_seeds": C.sample_seed}
 
 PathLike = str | Path
 # a field a record lacks (as against one recorded as null): NaN, as pandas fills a missing key
@@ -46,14 +46,14 @@ def _check_types(rec: dict[str, Any], where: str) -> None:
     missing = [f for f in REQUIRED if f not in rec]
     if missing:
         raise RecordsError(f"{where}: record lacks the key field(s) {', '.join(missing)}")
-    for f in ("suite", "task_id", "model", "condition"):
+    for f in (C.suite, C.task_id, C.model, C.condition):
         if not isinstance(rec[f], str) or not rec[f]:
             raise RecordsError(f"{where}: {f} must be a non-empty string, got {rec[f]!r}")
-    for f in ("budget", "sample_seed"):
+    for f in (C.budget, C.sample_seed):
         if isinstance(rec[f], bool) or not isinstance(rec[f], int):
             raise RecordsError(f"{where}: {f} must be an integer, got {rec[f]!r}")
-    if rec["success"] not in (True, False, None):
-        raise RecordsError(f"{where}: success must be true, false or null, got {rec['success']!r}")
+    if rec[C.success] not in (True, False, None):
+        raise RecordsError(f"{where}: success must be true, false or null, got {rec[C.success]!r}")
 
 
 @contextmanager
@@ -233,8 +233,8 @@ class _Rows:
                             *(pick_params(params) if pick_params else params.values()), run_dir))
         self.layout_of.append(layout_id)
         self.keys.append(_KEY_OF(rec))
-        self.success.append(rec["success"])
-        self.run_ids.append(rec.get("run_id"))
+        self.success.append(rec[C.success])
+        self.run_ids.append(rec.get(C.run_id))
         self.lines.append(line)
 
     def _columns(self) -> dict[str, list[Any]]:
@@ -277,7 +277,7 @@ def _check_one_spec(rows: _Rows, lo: int, hi: int, file: Path) -> None:
         bounds = dict(_SPEC_BOUNDS)
         if isinstance(spec.get("suite"), str):
             spec = {**spec, "suites": [spec["suite"]]}
-            bounds["suites"] = "suite"
+            bounds["suites"] = C.suite
         for spec_field, field in bounds.items():
             allowed = spec.get(spec_field)
             if not isinstance(allowed, list):
@@ -345,7 +345,7 @@ def load(paths: PathLike | Iterable[PathLike], columns: Iterable[str] | None = N
                     )
         df = rows.frame()
     # success stays object (True/False/None): a harness error is neither
-    df["success"] = df["success"].astype(object)
+    df[C.success] = df[C.success].astype(object)
     df.attrs = {"run_dirs": run_dirs, "partial_lines": partial_total}
     if columns is not None:
         # the full frame's column order: each layout's names in turn, a name where it first appears

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from envs.study import BUDGET, CONDITIONS, GAME_SEEDS, PAPER
 from envs.study import CONDITION_NAMES as PAPER_CONDITION_NAMES
+from results.columns import C
 
 GAMES = len(GAME_SEEDS)
 PRIMARY_SOURCE = f"{PAPER}, primary table (solved of {GAMES}; total model calls)"
@@ -83,7 +84,7 @@ class Lane:
     note: str = "the design is known; the paper publishes no per-cell numbers for it"
 
 
-BUDGET_LANE = Lane("budget", "budgets 2, 4, 6, 8 on the first 15 games", 15)
+BUDGET_LANE = Lane(C.budget, "budgets 2, 4, 6, 8 on the first 15 games", 15)
 BUDGET_LANE_BUDGETS = (2, 4, 6, 8)
 SAMPLING_LANE = Lane("sampling", "temperature 0.3, top-p 0.9, seeds 3101/3102/3103 on the first 20 games", 20)
 SAMPLING_LANE_SEEDS = (3101, 3102, 3103)

@@ -20,6 +20,7 @@ from envs import study
 from results import paper
 from results.errors import UnknownChoice
 from results.stats import condition_rank, funnel, summary
+from results.columns import C
 
 FORMATS = ("png", "pdf")
 
@@ -32,7 +33,7 @@ def _figure(ncols: int, width: float = 4.2, height: float = 3.6) -> tuple[Figure
 
 
 def _conditions(frame: pd.DataFrame) -> list[str]:
-    return sorted(frame["condition"].unique(), key=condition_rank)
+    return sorted(frame[C.condition].unique(), key=condition_rank)
 
 
 def _hue(row: pd.Series, cols: Sequence[str]) -> str:
@@ -41,11 +42,11 @@ def _hue(row: pd.Series, cols: Sequence[str]) -> str:
 
 def _setting(df: pd.DataFrame) -> str:
     """Suite(s), budget(s) and size of what a figure shows, for its title."""
-    suites = ", ".join(sorted(df["suite"].unique()))
-    budgets = ", ".join(str(b) for b in sorted(df["budget"].unique()))
-    n = df.groupby("condition").size()
+    suites = ", ".join(sorted(df[C.suite].unique()))
+    budgets = ", ".join(str(b) for b in sorted(df[C.budget].unique()))
+    n = df.groupby(C.condition).size()
     size = f"N={n.iloc[0]} per condition" if n.nunique() == 1 else f"N={n.min()}..{n.max()} per condition"
-    models = ", ".join(sorted(df["model"].unique()))
+    models = ", ".join(sorted(df[C.model].unique()))
     return f"model {models} · {suites} · budget {budgets} · {size}"
 
 
@@ -63,8 +64,8 @@ def _title(fig: Figure, what: str, df: pd.DataFrame) -> None:
 
 
 def _panel_title(ax, model: str, df: pd.DataFrame) -> None:
-    rows = df[df["model"] == model]
-    ax.set_title(f"model {model} ({len(rows)} episodes, {int((rows['success'] == True).sum())} solved)",  # noqa: E712
+    rows = df[df[C.model] == model]
+    ax.set_title(f"model {model} ({len(rows)} episodes, {int((rows[C.success] == True).sum())} solved)",  # noqa: E712
                  fontsize=9)
 
 
@@ -75,27 +76,27 @@ def _note(ax, text: str) -> None:
 
 
 def _none_solved(df: pd.DataFrame, model: str) -> bool:
-    return not (df.loc[df["model"] == model, "success"] == True).any()  # noqa: E712
+    return not (df.loc[df[C.model] == model, C.success] == True).any()  # noqa: E712
 
 
 def success_by_condition(df: pd.DataFrame) -> Figure:
     """Solved rate per condition with Wilson 95% CIs, one panel per model; diamonds = paper."""
     cells = summary(df)
-    models = sorted(cells["model"].unique())
+    models = sorted(cells[C.model].unique())
     fig, axes = _figure(len(models))
-    extra = [c for c in cells.columns if c in ("suite", "budget")]
+    extra = [c for c in cells.columns if c in (C.suite, C.budget)]
     for ax, model in zip(axes, models):
-        part = cells[cells["model"] == model]
+        part = cells[cells[C.model] == model]
         conds = _conditions(part)
         hues = sorted({_hue(r, extra) for _, r in part.iterrows()})
         width = 0.8 / len(hues)
         for h, hue in enumerate(hues):
-            sel = part[[_hue(r, extra) == hue for _, r in part.iterrows()]].set_index("condition")
+            sel = part[[_hue(r, extra) == hue for _, r in part.iterrows()]].set_index(C.condition)
             x = np.array([conds.index(c) for c in sel.index]) + (h - (len(hues) - 1) / 2) * width
             err = np.vstack([sel["rate"] - sel["ci_low"], sel["ci_high"] - sel["rate"]])
             ax.bar(x, sel["rate"], width, yerr=err, capsize=3, label=hue or None)
-        suites = df.loc[df["model"] == model, "suite"].unique()
-        budgets = sorted(df.loc[df["model"] == model, "budget"].unique())
+        suites = df.loc[df[C.model] == model, C.suite].unique()
+        budgets = sorted(df.loc[df[C.model] == model, C.budget].unique())
         budget = study.BUDGET if study.BUDGET in budgets else int(budgets[0])
         labelled = False
         for i, cond in enumerate(conds):
@@ -117,23 +118,23 @@ def success_by_condition(df: pd.DataFrame) -> Figure:
 
 def success_vs_budget(df: pd.DataFrame) -> Figure:
     """Solved rate against the call budget, one line per condition, one panel per model."""
-    cells = summary(df, by=["budget"])
-    models = sorted(cells["model"].unique())
+    cells = summary(df, by=[C.budget])
+    models = sorted(cells[C.model].unique())
     fig, axes = _figure(len(models))
     for ax, model in zip(axes, models):
-        part = cells[cells["model"] == model]
+        part = cells[cells[C.model] == model]
         for cond in _conditions(part):
-            sel = part[part["condition"] == cond].sort_values("budget")
+            sel = part[part[C.condition] == cond].sort_values(C.budget)
             err = np.vstack([sel["rate"] - sel["ci_low"], sel["ci_high"] - sel["rate"]])
-            ax.errorbar(sel["budget"], sel["rate"], yerr=err, marker="o", capsize=3, label=cond)
-        ax.set_xticks(sorted(part["budget"].unique()))
+            ax.errorbar(sel[C.budget], sel["rate"], yerr=err, marker="o", capsize=3, label=cond)
+        ax.set_xticks(sorted(part[C.budget].unique()))
         ax.set_xlabel("budget (model calls)")
         ax.set_ylabel("solved rate (95% Wilson CI)")
         ax.set_ylim(0, 1.05)
         _panel_title(ax, model, df)
         notes = (["no successes: every point is 0"] if _none_solved(df, model) else []) + \
-            ([f"one budget only ({part['budget'].iloc[0]}):\nrun --budget 2,4,6,8 for a curve"]
-             if part["budget"].nunique() == 1 else [])
+            ([f"one budget only ({part[C.budget].iloc[0]}):\nrun --budget 2,4,6,8 for a curve"]
+             if part[C.budget].nunique() == 1 else [])
         if notes:
             _note(ax, "\n".join(notes))
         ax.legend(fontsize=7)
@@ -146,12 +147,12 @@ def tokens_vs_success(df: pd.DataFrame) -> Figure:
     cells = summary(df)
     fig, (ax,) = _figure(1, width=5.5, height=4.2)
     markers = "osD^vP*X"
-    for m, model in enumerate(sorted(cells["model"].unique())):
-        part = cells[cells["model"] == model]
+    for m, model in enumerate(sorted(cells[C.model].unique())):
+        part = cells[cells[C.model] == model]
         ax.scatter(part["rate"], part["tokens_per_success"], marker=markers[m % len(markers)], label=model)
         for _, r in part.iterrows():
             if pd.notna(r["tokens_per_success"]):
-                ax.annotate(r["condition"], (r["rate"], r["tokens_per_success"]), fontsize=7,
+                ax.annotate(r[C.condition], (r["rate"], r["tokens_per_success"]), fontsize=7,
                             xytext=(3, 3), textcoords="offset points")
     ax.set_xlabel("solved rate")
     ax.set_ylabel("tokens per success (prompt + completion)")
@@ -168,11 +169,11 @@ def tokens_vs_success(df: pd.DataFrame) -> Figure:
 def repair_funnel(df: pd.DataFrame) -> Figure:
     """Share of episodes whose first call was valid, that were repaired, and that were solved."""
     cells = funnel(df)
-    models = sorted(cells["model"].unique())
+    models = sorted(cells[C.model].unique())
     fig, axes = _figure(len(models))
-    stages = ("first_call_valid", "repaired", "solved")
+    stages = (C.first_call_valid, C.repaired, "solved")
     for ax, model in zip(axes, models):
-        part = cells[cells["model"] == model].groupby("condition", sort=False)[["n", *stages]].sum()
+        part = cells[cells[C.model] == model].groupby(C.condition, sort=False)[["n", *stages]].sum()
         conds = _conditions(part.reset_index())
         part = part.loc[conds]
         x = np.arange(len(conds))
@@ -191,18 +192,18 @@ def repair_funnel(df: pd.DataFrame) -> Figure:
 
 def failure_codes(df: pd.DataFrame) -> Figure:
     """How each episode ended, per condition: solved, or the failure code of its final attempt."""
-    ended = df["final_failure"].fillna("other").astype(str).where(df["success"] != True, "solved")  # noqa: E712
-    ended = ended.where(df["success"].notna(), "harness error")
+    ended = df[C.final_failure].fillna("other").astype(str).where(df[C.success] != True, "solved")  # noqa: E712
+    ended = ended.where(df[C.success].notna(), "harness error")
     frame = df.assign(ended=ended)
     # one panel per model and suite: failure codes belong to a suite's protocol
-    panels = sorted(frame.groupby(["model", "suite"]).groups)
+    panels = sorted(frame.groupby([C.model, C.suite]).groups)
     fig, axes = _figure(len(panels), width=5.0)
     codes = sorted(frame["ended"].unique(), key=lambda c: (c != "solved", c == "harness error", c))
     colors = {c: f"C{i}" for i, c in enumerate(codes)}
     for ax, (model, suite) in zip(axes, panels):
-        part = frame[(frame["model"] == model) & (frame["suite"] == suite)]
+        part = frame[(frame[C.model] == model) & (frame[C.suite] == suite)]
         conds = _conditions(part)
-        counts = part.groupby(["condition", "ended"]).size().unstack(fill_value=0).reindex(conds, fill_value=0)
+        counts = part.groupby([C.condition, "ended"]).size().unstack(fill_value=0).reindex(conds, fill_value=0)
         left = np.zeros(len(conds))
         for code in codes:
             if code in counts and counts[code].any():
@@ -212,7 +213,7 @@ def failure_codes(df: pd.DataFrame) -> Figure:
         ax.invert_yaxis()
         ax.set_xlabel("episodes")
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-        ax.set_title(f"model {model}, {suite} ({len(part)} episodes, {int((part['success'] == True).sum())} solved)",  # noqa: E712
+        ax.set_title(f"model {model}, {suite} ({len(part)} episodes, {int((part[C.success] == True).sum())} solved)",  # noqa: E712
                      fontsize=9)
         ax.legend(fontsize=7, title="final attempt", title_fontsize=7, loc="upper center",
                   bbox_to_anchor=(0.5, -0.18), ncols=2, frameon=False)

@@ -36,6 +36,7 @@ from results.resampling import N_BOOT, SEED
 from results.errors import UnknownChoice
 from results.report_model import SCHEMA, Report
 from results.stats import ALPHA, failure_taxonomy, group_columns, summary
+from results.columns import C
 
 FORMATS = ("table", "md", "csv", "latex", "json")
 
@@ -60,7 +61,7 @@ def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
     return [_clean(r) for r in frame.to_dict(orient="records")]
 
 
-SETTING_COLUMNS = ("model", "suite", "budget", "condition", "sample_seed")
+SETTING_COLUMNS = (C.model, C.suite, C.budget, C.condition, C.sample_seed)
 
 
 def _settings(df: pd.DataFrame) -> pd.DataFrame:
@@ -71,11 +72,11 @@ def _settings(df: pd.DataFrame) -> pd.DataFrame:
 def _setting(df: pd.DataFrame, row: dict[str, Any]) -> dict[str, Any]:
     """Suite, budget and sample seeds of a cell, for choosing its published reference."""
     rows = df
-    for col in ("model", "suite", "budget", "condition"):
+    for col in (C.model, C.suite, C.budget, C.condition):
         if col in row:
             rows = rows[rows[col] == row[col]]
-    suites, budgets = rows["suite"].unique(), rows["budget"].unique()
-    seeds = set(rows["sample_seed"].tolist())
+    suites, budgets = rows[C.suite].unique(), rows[C.budget].unique()
+    seeds = set(rows[C.sample_seed].tolist())
     return {
         "suite": suites[0] if len(suites) == 1 else "(mixed)",
         "budget": int(budgets[0]) if len(budgets) == 1 else -1,
@@ -84,7 +85,7 @@ def _setting(df: pd.DataFrame, row: dict[str, Any]) -> dict[str, Any]:
 
 
 def _paper_cell(df: pd.DataFrame, row: dict[str, Any]) -> dict[str, Any]:
-    ref, note = paper.reference(row["model"], row["condition"], **_setting(df, row))
+    ref, note = paper.reference(row[C.model], row[C.condition], **_setting(df, row))
     if ref is None:
         return {"solved": None, "n": None, "rate": None, "calls": None, "calls_per_game": None,
                 "inside_ci": None, "note": note}
@@ -96,7 +97,7 @@ def _paper_cell(df: pd.DataFrame, row: dict[str, Any]) -> dict[str, Any]:
 
 
 def _paper_diff(df: pd.DataFrame, row: dict[str, Any]) -> float | None:
-    cells = [paper.reference(row["model"], c, **_setting(df, {**row, "condition": c}))[0] for c in (row["a"], row["b"])]
+    cells = [paper.reference(row[C.model], c, **_setting(df, {**row, "condition": c}))[0] for c in (row["a"], row["b"])]
     if None in cells:
         return None
     return cells[0].rate - cells[1].rate
@@ -108,7 +109,7 @@ def _headline(df: pd.DataFrame, by: Sequence[str] | None, cells: pd.DataFrame, s
     its own pairs and seed only, so they are the numbers a fresh run would give)."""
     sr = paper.SELF_REFLECTIVE
     a, b = sr["ours_structured"], sr["ours_plain"]
-    if not {a, b} <= set(df["condition"].unique()):
+    if not {a, b} <= set(df[C.condition].unique()):
         return []
     if done is not None and not done.empty and (done["contrast"] == f"{a}-{b}").any():
         table = done[done["contrast"] == f"{a}-{b}"]
@@ -120,7 +121,7 @@ def _headline(df: pd.DataFrame, by: Sequence[str] | None, cells: pd.DataFrame, s
         group = {c: row[c] for c in gcols}
         tps = {}
         for cond in (a, b):
-            sel = cells[cells["condition"] == cond]
+            sel = cells[cells[C.condition] == cond]
             for c, v in group.items():
                 sel = sel[sel[c] == v]
             tps[cond] = float(sel["tokens_per_success"].iloc[0]) if len(sel) else math.nan
@@ -153,8 +154,8 @@ def protocols(df: pd.DataFrame) -> list[str]:
 
 # every column the report reads, besides the grouping ones (see results.stats.cell, failure_taxonomy)
 REPORT_FIELDS = (
-    *SETTING_COLUMNS, "task_id", "success", "run_dir", "model_calls", "prompt_tokens", "completion_tokens",
-    "prompt_words", "first_call_valid", "repaired", "limit_hit", "fenced_answers", "final_failure", "usage_missing",
+    *SETTING_COLUMNS, C.task_id, C.success, "run_dir", C.model_calls, C.prompt_tokens, C.completion_tokens,
+    C.prompt_words, C.first_call_valid, C.repaired, C.limit_hit, C.fenced_answers, C.final_failure, C.usage_missing,
 )
 
 
@@ -183,7 +184,7 @@ def build_report(
     seed: int = SEED,
 ) -> Report:
     """Everything the report shows, typed; `Report.to_json()` is the documented JSON."""
-    present = set(df["condition"].unique())
+    present = set(df[C.condition].unique())
     if contrasts is None:
         pairs = [p for p in paper.PLANNED_CONTRASTS if set(p) <= present]
         source = "planned" if pairs else "none"
@@ -206,7 +207,7 @@ def build_report(
         row["paper_diff"] = _clean(diff)
         row["paper_inside_ci"] = None if diff is None or row["ci_low"] is None else paper.inside(
             diff, row["ci_low"], row["ci_high"])
-    errors = int(df["success"].isna().sum())
+    errors = int(df[C.success].isna().sum())
     return Report.model_validate(_clean({
         "schema": SCHEMA,
         "meta": {
@@ -215,7 +216,7 @@ def build_report(
             "partial_lines": int(full.attrs.get("partial_lines", 0)),
             "group_by": gcols, "contrasts": [f"{a}-{b}" for a, b in pairs], "contrast_source": source,
             "n_boot": n_boot, "seed": seed, "alpha": ALPHA, "protocols": protocols(full),
-            "suites": sorted(df["suite"].unique()), "budgets": sorted(int(b) for b in df["budget"].unique()),
+            "suites": sorted(df[C.suite].unique()), "budgets": sorted(int(b) for b in df[C.budget].unique()),
         },
         "cells": cell_rows,
         "contrasts": contrast_rows,

@@ -17,12 +17,13 @@ import pandas as pd
 
 from results.errors import RecordsError
 from results.load import KEY_FIELDS, PathLike, iter_records
+from results.columns import CALL, C
 
 _PAIR = KEY_FIELDS
 
 
 def _answers(run_dir: Path, rec: dict[str, Any]) -> list[str]:
-    rel = rec.get("transcript")
+    rel = rec.get(C.transcript)
     if not rel:
         return []
     try:
@@ -35,7 +36,7 @@ def _answers(run_dir: Path, rec: dict[str, Any]) -> list[str]:
 def _by_key(path: PathLike) -> tuple[Path, dict[tuple, dict[str, Any]]]:
     records = list(iter_records(path))
     run_dir = Path(path) if Path(path).is_dir() else Path(path).parent
-    return run_dir, {tuple(r[f] for f in _PAIR): r for r in records if r.get("success") is not None}
+    return run_dir, {tuple(r[f] for f in _PAIR): r for r in records if r.get(C.success) is not None}
 
 
 def compare_stacks(run_a: PathLike, run_b: PathLike) -> pd.DataFrame:
@@ -49,22 +50,22 @@ def compare_stacks(run_a: PathLike, run_b: PathLike) -> pd.DataFrame:
     for key in common:
         ra, rb = a[key], b[key]
         ta, tb = _answers(dir_a, ra), _answers(dir_b, rb)
-        pa = [c["prompt_tokens"] for c in ra["calls"]]
-        pb = [c["prompt_tokens"] for c in rb["calls"]]
+        pa = [c[CALL.prompt_tokens] for c in ra[C.calls]]
+        pb = [c[CALL.prompt_tokens] for c in rb[C.calls]]
         first = next((i for i, (x, y) in enumerate(zip(ta, tb)) if x != y), None)
         rows.append({
             **dict(zip(_PAIR, key)),
-            "model_a": ra["model_id"], "model_b": rb["model_id"],
-            "calls_a": len(ra["calls"]), "calls_b": len(rb["calls"]),
+            "model_a": ra[C.model_id], "model_b": rb[C.model_id],
+            "calls_a": len(ra[C.calls]), "calls_b": len(rb[C.calls]),
             # the first call's prompt is the same conversation on both stacks; later ones depend on answers
             "first_prompt_tokens_equal": pa[:1] == pb[:1],
-            "prompt_tokens_a": ra["prompt_tokens"], "prompt_tokens_b": rb["prompt_tokens"],
-            "completion_tokens_a": ra["completion_tokens"], "completion_tokens_b": rb["completion_tokens"],
+            "prompt_tokens_a": ra[C.prompt_tokens], "prompt_tokens_b": rb[C.prompt_tokens],
+            "completion_tokens_a": ra[C.completion_tokens], "completion_tokens_b": rb[C.completion_tokens],
             "answers_equal": ta == tb and bool(ta),
             "first_differing_call": first,
-            "success_a": ra["success"], "success_b": rb["success"], "success_equal": ra["success"] == rb["success"],
-            "failures_equal": ra["failure_codes"] == rb["failure_codes"],
-            "latency_s_a": ra["latency_s"], "latency_s_b": rb["latency_s"],
+            "success_a": ra[C.success], "success_b": rb[C.success], "success_equal": ra[C.success] == rb[C.success],
+            "failures_equal": ra[C.failure_codes] == rb[C.failure_codes],
+            "latency_s_a": ra[C.latency_s], "latency_s_b": rb[C.latency_s],
         })
     df = pd.DataFrame(rows)
     df["first_differing_call"] = df["first_differing_call"].astype("Int64")  # <NA>: no call differs

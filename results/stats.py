@@ -14,6 +14,7 @@ import pandas as pd
 from statsmodels.stats.proportion import proportion_confint
 
 from results.errors import UnknownChoice
+from results.columns import C
 
 ALPHA = 0.05
 # DESIGN.md's order: floor first, then the paper's four, then the other arms
@@ -22,7 +23,7 @@ CONDITION_ORDER = (
     "self_check", "self_check_wait", "fault_raw", "fault_problem",
 )
 # key columns that split cells automatically when a frame holds several of their values
-AUTO_SPLIT = ("suite", "budget")
+AUTO_SPLIT = (C.suite, C.budget)
 
 
 def wilson(solved: int, n: int, alpha: float = ALPHA) -> tuple[float, float]:
@@ -38,18 +39,18 @@ def condition_rank(name: str) -> tuple[int, str]:
 
 
 def valid_rows(df: pd.DataFrame) -> pd.DataFrame:
-    return df[df["success"].notna()]
+    return df[df[C.success].notna()]
 
 
 def group_columns(df: pd.DataFrame, by: Sequence[str] | None = None) -> list[str]:
     """model first, then the asked `by` columns, then suite/budget if the frame mixes them."""
-    cols = ["model"]
+    cols = [C.model]
     for col in by or ():
         if col not in df.columns:
             # a frame loaded with some columns only names them all in attrs["fields"]
             known = df.attrs.get("fields", df.columns)
             raise UnknownChoice("--by column", col, [c for c in known if not c.startswith("_")])
-        if col not in cols and col != "condition":
+        if col not in cols and col != C.condition:
             cols.append(col)
     for col in AUTO_SPLIT:
         if col not in cols and df[col].nunique() > 1:
@@ -83,36 +84,36 @@ def cell(rows: pd.DataFrame) -> dict[str, float | int]:
     """All statistics of one cell (the rows of one condition x model x ...)."""
     ok = valid_rows(rows)
     n = len(ok)
-    solved = int(ok["success"].astype(bool).sum())
+    solved = int(ok[C.success].astype(bool).sum())
     lo, hi = wilson(solved, n)
-    prompt, completion = _total(ok, "prompt_tokens"), _total(ok, "completion_tokens")
+    prompt, completion = _total(ok, C.prompt_tokens), _total(ok, C.completion_tokens)
     # an episode whose server sent no usage makes the cell's token cost unknown, never smaller
     unknown = _usage_unknown(ok)
     tokens = prompt + completion if not unknown else math.nan
-    words = _total(ok, "prompt_words")
+    words = _total(ok, C.prompt_words)
     return {
         "episodes": len(rows),
-        "sample_seeds": int(rows["sample_seed"].nunique()),
+        "sample_seeds": int(rows[C.sample_seed].nunique()),
         "harness_errors": len(rows) - n,
         "n": n,
         "solved": solved,
         "rate": solved / n if n else math.nan,
         "ci_low": lo,
         "ci_high": hi,
-        "model_calls_mean": _mean(ok, "model_calls"),
-        "model_calls_total": _total(ok, "model_calls"),
-        "prompt_tokens_mean": _mean(ok, "prompt_tokens"),
-        "completion_tokens_mean": _mean(ok, "completion_tokens"),
+        "model_calls_mean": _mean(ok, C.model_calls),
+        "model_calls_total": _total(ok, C.model_calls),
+        "prompt_tokens_mean": _mean(ok, C.prompt_tokens),
+        "completion_tokens_mean": _mean(ok, C.completion_tokens),
         "total_tokens_mean": tokens / n if n else math.nan,
         "total_tokens": tokens,
         "tokens_per_success": tokens / solved if solved else math.nan,
-        "prompt_words_mean": _mean(ok, "prompt_words"),
+        "prompt_words_mean": _mean(ok, C.prompt_words),
         "words_per_success": words / solved if solved else math.nan,
-        "first_call_valid_rate": _rate(ok, "first_call_valid"),
-        "repaired": int(ok["repaired"].fillna(False).astype(bool).sum()) if "repaired" in ok else 0,
-        "repaired_rate": _rate(ok, "repaired"),
-        "limit_hit_rate": _rate(ok, "limit_hit"),
-        "fenced_answers": _total(ok, "fenced_answers"),
+        "first_call_valid_rate": _rate(ok, C.first_call_valid),
+        "repaired": int(ok[C.repaired].fillna(False).astype(bool).sum()) if C.repaired in ok else 0,
+        "repaired_rate": _rate(ok, C.repaired),
+        "limit_hit_rate": _rate(ok, C.limit_hit),
+        "fenced_answers": _total(ok, C.fenced_answers),
         "usage_unknown": unknown,
     }
 
@@ -122,11 +123,11 @@ def _usage_unknown(rows: pd.DataFrame) -> int:
     if rows.empty:
         return 0
     missing = pd.Series(False, index=rows.index)
-    for col in ("prompt_tokens", "completion_tokens"):
+    for col in (C.prompt_tokens, C.completion_tokens):
         if col in rows:
             missing |= pd.to_numeric(rows[col], errors="coerce").isna()
-    if "usage_missing" in rows:
-        missing |= pd.to_numeric(rows["usage_missing"], errors="coerce").fillna(0) > 0
+    if C.usage_missing in rows:
+        missing |= pd.to_numeric(rows[C.usage_missing], errors="coerce").fillna(0) > 0
     return int(missing.sum())
 
 
@@ -134,46 +135,46 @@ def _sorted(frame: pd.DataFrame, cols: list[str], then: Sequence[tuple[str, bool
     """Groups in a stable order: by model etc., conditions in DESIGN order, then `then`."""
     if frame.empty:
         return frame
-    keys = [c for c in cols if c != "condition"] + ["_cond"] + [c for c, _ in then]
+    keys = [c for c in cols if c != C.condition] + ["_cond"] + [c for c, _ in then]
     ascending = [True] * (len(keys) - len(then)) + [asc for _, asc in then]
-    frame = frame.assign(_cond=frame["condition"].map(condition_rank))
+    frame = frame.assign(_cond=frame[C.condition].map(condition_rank))
     return frame.sort_values(keys, ascending=ascending, kind="stable").drop(columns="_cond").reset_index(drop=True)
 
 
 def summary(df: pd.DataFrame, by: Sequence[str] | None = None) -> pd.DataFrame:
     """One row per condition x model (x `by` columns): see `cell` for the columns."""
-    cols = ["condition", *group_columns(df, by)]
+    cols = [C.condition, *group_columns(df, by)]
     rows = [{**dict(zip(cols, keys)), **cell(part)} for keys, part in df.groupby(cols, sort=False, dropna=False)]
     return _sorted(pd.DataFrame(rows), cols)
 
 
 def failure_taxonomy(df: pd.DataFrame, by: Sequence[str] | None = None) -> pd.DataFrame:
     """How the unsolved episodes ended: final failure code counts and shares per cell."""
-    cols = ["condition", *group_columns(df, by)]
+    cols = [C.condition, *group_columns(df, by)]
     failed = valid_rows(df)
-    failed = failed[~failed["success"].astype(bool)]
+    failed = failed[~failed[C.success].astype(bool)]
     if failed.empty:
-        return pd.DataFrame(columns=[*cols, "final_failure", "count", "share"])
-    codes = failed.get("final_failure", pd.Series(index=failed.index, dtype=object))
+        return pd.DataFrame(columns=[*cols, C.final_failure, "count", "share"])
+    codes = failed.get(C.final_failure, pd.Series(index=failed.index, dtype=object))
     failed = failed.assign(final_failure=codes.fillna("unrecorded").astype(str))
-    counts = failed.groupby([*cols, "final_failure"], sort=False).size().rename("count").reset_index()
+    counts = failed.groupby([*cols, C.final_failure], sort=False).size().rename("count").reset_index()
     counts["share"] = counts["count"] / counts.groupby(cols)["count"].transform("sum")
-    return _sorted(counts, cols, then=[("count", False), ("final_failure", True)])
+    return _sorted(counts, cols, then=[("count", False), (C.final_failure, True)])
 
 
 def funnel(df: pd.DataFrame, by: Sequence[str] | None = None) -> pd.DataFrame:
     """Episodes -> first call valid -> repaired (failed first, then succeeded) -> solved, as counts."""
-    cols = ["condition", *group_columns(df, by)]
+    cols = [C.condition, *group_columns(df, by)]
     rows = []
     for keys, part in valid_rows(df).groupby(cols, sort=False):
-        first = part["first_call_valid"] if "first_call_valid" in part else pd.Series(dtype=object)
-        rep = part["repaired"] if "repaired" in part else pd.Series(dtype=object)
+        first = part[C.first_call_valid] if C.first_call_valid in part else pd.Series(dtype=object)
+        rep = part[C.repaired] if C.repaired in part else pd.Series(dtype=object)
         rows.append({
             **dict(zip(cols, keys)),
             "n": len(part),
             "first_call_valid": int(first.fillna(False).astype(bool).sum()),
             "repaired": int(rep.fillna(False).astype(bool).sum()),
-            "solved": int(part["success"].astype(bool).sum()),
+            "solved": int(part[C.success].astype(bool).sum()),
         })
     return _sorted(pd.DataFrame(rows), cols)
 

@@ -12,8 +12,9 @@ from envs.study import BUDGET as STUDY_BUDGET
 from results.paper import SUITE as PAPER_SUITE
 from results.report_model import Report
 from results.terminal import fit
+from results.columns import C
 
-KEY_ORDER = ("condition", "model", "suite", "budget", "sample_seed")
+KEY_ORDER = (C.condition, C.model, C.suite, C.budget, C.sample_seed)
 TEST_NAMES = {"mcnemar_exact": "McNemar", "sign_flip": "sign-flip"}
 
 
@@ -73,7 +74,7 @@ def cells_frame(report: Report) -> pd.DataFrame:
 
 
 def contrasts_frame(report: Report) -> pd.DataFrame:
-    g = [c for c in report.meta.group_by if c != "condition"]
+    g = [c for c in report.meta.group_by if c != C.condition]
     rows = []
     for r in report.contrasts:
         rows.append({
@@ -104,7 +105,7 @@ def failures_frame(report: Report) -> pd.DataFrame:
     for r in report.failures:
         key = (r.condition, *r.group(g).values())
         out.setdefault(key, []).append(f"{r.final_failure} {r.count}")  # shares: json and csv
-    return pd.DataFrame([{**dict(zip(["condition", *g], k)), FAILURE_TEXT: ", ".join(v)}
+    return pd.DataFrame([{**dict(zip([C.condition, *g], k)), FAILURE_TEXT: ", ".join(v)}
                          for k, v in out.items()])
 
 
@@ -149,13 +150,13 @@ TITLES = {
 
 # what each section must always show, and the order its other columns give way at a narrow width
 KEEP = {
-    "cells": ("condition", "model", "suite", "budget", "sample_seed", "solved/N", "rate [95% CI]"),
-    "contrasts": ("contrast", "model", "suite", "budget", "sample_seed", "diff pts [95% CI]"),
-    "failures": ("condition", "model", "suite", "budget", "sample_seed"),
-    "headline": ("model", "suite", "budget", "ours: gain [95% CI]", "theirs: gain"),
+    "cells": (C.condition, C.model, C.suite, C.budget, C.sample_seed, "solved/N", "rate [95% CI]"),
+    "contrasts": ("contrast", C.model, C.suite, C.budget, C.sample_seed, "diff pts [95% CI]"),
+    "failures": (C.condition, C.model, C.suite, C.budget, C.sample_seed),
+    "headline": (C.model, C.suite, C.budget, "ours: gain [95% CI]", "theirs: gain"),
 }
 DROP_ORDER = {
-    "cells": ("usage unknown", "paper calls/ep", "words/success", "tokens/success", "repaired", "1st valid",
+    "cells": ("usage unknown", "paper calls/ep", "words/success", "tokens/success", C.repaired, "1st valid",
               "paper in CI", "calls/ep", "errors", "paper"),
     "contrasts": ("unpaired", "calls p Holm", "calls diff [95% CI]", "paper in CI", "test", "p", "A only/B only",
                   "paper diff", "pairs", "p Holm"),
@@ -209,12 +210,12 @@ def render_table(report: Report, width: int = 160, headline: bool = False) -> st
         notes: list[str] = []
         if "paper note" in frame:
             # long notes would squeeze every column; they go under the table, once per model
-            notes = sorted({f"{r['model']}: {r['paper note']}" for _, r in frame.iterrows() if r["paper note"]})
+            notes = sorted({f"{r[C.model]}: {r['paper note']}" for _, r in frame.iterrows() if r["paper note"]})
             frame = frame.drop(columns="paper note")
         # one table per model: model names (HF ids) are long, and cells compare within a model
-        parts = frame.groupby("model", sort=False) if "model" in frame else [(None, frame)]
+        parts = frame.groupby(C.model, sort=False) if C.model in frame else [(None, frame)]
         for model, part in parts:
-            part = part.drop(columns="model", errors="ignore")
+            part = part.drop(columns=C.model, errors="ignore")
             # a model the paper did not run has no paper values: its table goes without those columns
             part = part.drop(columns=[c for c in PAPER_COLUMNS if c in part and set(part[c].astype(str)) <= {"—", ""}])
             title = TITLES[name] + (", beside the paper" if name == "cells" and "paper" in part else "") \

@@ -49,13 +49,14 @@ def show(
     from rich.text import Text
 
     from harness.cli.common import out
+    from results.columns import C
 
     records = _records(run_dir)
-    picked = [r for r in records if (task is None or r["task_id"] == task)
-              and (condition is None or r["condition"] == condition) and (model is None or r["model"] == model)]
+    picked = [r for r in records if (task is None or r[C.task_id] == task)
+              and (condition is None or r[C.condition] == condition) and (model is None or r[C.model] == model)]
     if not picked:
         for name, value in (("task", task), ("condition", condition), ("model", model)):
-            key = "task_id" if name == "task" else name
+            key = C.task_id if name == "task" else name
             known = list(dict.fromkeys(r[key] for r in records))
             if value is not None and value not in known:
                 raise UserError(f"no episode with {name} {value!r} in {run_dir}; recorded: {', '.join(known[:20])}"
@@ -63,30 +64,27 @@ def show(
         raise UserError(f"no episode in {run_dir} matches --task {task} --condition {condition}")
     record = picked[0]
     _header(record, len(picked))
-    if not record.get("transcript"):
-        raise UserError(f"the episode has no transcript ({record.get('harness_error') or 'not written'})")
-    path = run_dir / record["transcript"]
+    if not record.get(C.transcript):
+        raise UserError(f"the episode has no transcript ({record.get(C.harness_error) or 'not written'})")
+    path = run_dir / record[C.transcript]
     try:
         transcript = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise UserError(f"cannot read the transcript {path}: {exc}") from None
-    print_turns(transcript.get("turns", []), record["condition"])
+    print_turns(transcript.get("turns", []), record[C.condition])
     if transcript.get("harness_error"):
         out.print(Text(f"harness error: {transcript['harness_error']}", style="red"))
 
 
 def _records(run_dir: Path) -> list[dict[str, Any]]:
-    path = run_dir / "records.jsonl"
-    if not path.exists():
+    """The run directory's records, read by the one reader of run directories (results.load)."""
+    from results.load import iter_records
+
+    if not (run_dir / "records.jsonl").exists():
         raise UserError(f"{run_dir}: no records.jsonl (not a run directory, or nothing ran yet)")
-    rows = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            rows.append(json.loads(line))
-        except ValueError:  # a partial trailing line of an interrupted run
-            continue
+    rows = list(iter_records(run_dir))
     if not rows:
-        raise UserError(f"{path}: no records")
+        raise UserError(f"{run_dir / 'records.jsonl'}: no records")
     return rows
 
 
@@ -94,14 +92,15 @@ def _header(r: dict[str, Any], matches: int) -> None:
     from rich.text import Text
 
     from harness.cli.common import out
+    from results.columns import C
 
-    result = "harness error" if r["success"] is None else ("solved" if r["success"] else "not solved")
+    result = "harness error" if r[C.success] is None else ("solved" if r[C.success] else "not solved")
     out.print(Text.assemble(
-        (f"{r['task_id']}", "bold"), f"  {r['suite']}, model {r['model']}, condition ", (r["condition"], "bold"),
-        f", budget {r['budget']}, seed {r['sample_seed']}"))
-    out.print(plain(f"{result} ({r['end_reason']}) after {r['model_calls']} model calls"
-                    + (f"; final failure {r['final_failure']}" if r.get("final_failure") else "")))
-    mode = (r.get("condition_params") or {}).get("tool_mode")
+        (f"{r[C.task_id]}", "bold"), f"  {r[C.suite]}, model {r[C.model]}, condition ", (r[C.condition], "bold"),
+        f", budget {r[C.budget]}, seed {r[C.sample_seed]}"))
+    out.print(plain(f"{result} ({r[C.end_reason]}) after {r[C.model_calls]} model calls"
+                    + (f"; final failure {r[C.final_failure]}" if r.get(C.final_failure) else "")))
+    mode = (r.get(C.condition_params) or {}).get("tool_mode")
     out.print(Text(f"(tool mode {mode}: the tool schemas sent with every call are not repeated here)", style="dim"))
     if matches > 1:
         out.print(Text(f"({matches} episodes match; this is the first: narrow with --task / --condition)", style="dim"))
