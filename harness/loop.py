@@ -222,7 +222,7 @@ async def _play(env: Env, backend: Backend, condition: Condition, s: EpisodeCont
             return
         if writer is not None:
             assert isinstance(outcome, Violation)  # anything else ended the episode above
-            messages = await call_env(env, writer.retry_messages, condition.items(outcome, s.feedback_cut))
+            messages = writer.retry_messages(condition.items(outcome, s.feedback_cut))  # a prompt built, no I/O
         elif opening.history == "last":
             messages = _with_feedback(opening, turn.text, "\n\n".join(r["content"] for r in replies))
         else:

@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from envs.errors import UnknownName
 from harness.backends.base import Backend
-from harness.errors import HarnessError
 from harness.backends.gguf import GgufError, gguf_file, is_gguf_name
 from harness.backends.local import LOCAL_MODEL as LOCAL
 from harness.backends.local import NATIVE_ALIAS, PROMPT_ALIAS, local_model_name

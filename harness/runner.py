@@ -26,10 +26,9 @@ from harness.store import RunDir
 from harness.types import EpisodeKey, EpisodeRecord, RunSpec
 
 
-def select_tasks(spec: RunSpec) -> tuple[list[Task], Any]:
+def select_tasks(spec: RunSpec) -> list[Task]:
     plan = resolved(spec)
-    options = plan.options
-    tasks = plan.suite.tasks(options)
+    tasks = plan.suite.tasks(plan.options)
     if spec.task_ids:
         known = {t.task_id: t for t in tasks}
         missing = [t for t in spec.task_ids if t not in known]
@@ -38,14 +37,15 @@ def select_tasks(spec: RunSpec) -> tuple[list[Task], Any]:
         tasks = [known[t] for t in spec.task_ids]
     if spec.tasks is not None:
         tasks = tasks[: spec.tasks]
-    return tasks, options
+    return tasks
 
 
 def expand(spec: RunSpec, tasks: list[Task]) -> list[EpisodeKey]:
     """Task-major order, so an interrupted run has whole tasks across conditions."""
+    budgets = resolved(spec).budgets
     return [
         EpisodeKey(suite=spec.suite, task_id=t.task_id, model=m, condition=c, budget=b, sample_seed=s)
-        for t in tasks for m in spec.models for b in resolved(spec).budgets for s in spec.sample_seeds for c in spec.conditions
+        for t in tasks for m in spec.models for b in budgets for s in spec.sample_seeds for c in spec.conditions
     ]
 
 
@@ -75,7 +75,7 @@ def play(spec: RunSpec, console: Console | None = None, retry_errors: bool = Fal
 
 async def run(spec: RunSpec, console: Console | None = None, retry_errors: bool = False) -> RunSummary:
     console = console or Console(stderr=True)
-    tasks, _ = select_tasks(spec)
+    tasks = select_tasks(spec)
     by_id = {t.task_id: t for t in tasks}
     keys = expand(spec, tasks)
     store = RunDir(spec.out, Redactor.from_env(spec.api_key_env))

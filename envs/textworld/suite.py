@@ -23,7 +23,6 @@ class _TextWorldSuite:
     # make() compiles or loads a game
     blocking = True
     name: str
-    description: str
     options_model: type[PlayOptions]
 
     def params(self, options: PlayOptions) -> list[GenParams]:

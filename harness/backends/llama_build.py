@@ -32,10 +32,24 @@ PORTABLE_CMAKE_ARGS = "-DGGML_NATIVE=OFF"
 LLAMA_REQUIREMENT = "llama-cpp-python[server]>=0.3.36"
 
 
+def install_command() -> str:
+    """The command that installs the portable build with its server (what the README runs)."""
+    return f'CMAKE_ARGS="{PORTABLE_CMAKE_ARGS}" pip install --no-cache-dir "{LLAMA_REQUIREMENT}"'
+
+
 def reinstall_command(python: str | None = None) -> str:
     """The command that replaces the installed llama.cpp build with the portable one."""
     return (f'CMAKE_ARGS="{PORTABLE_CMAKE_ARGS}" {python or sys.executable} -m pip install --no-cache-dir '
             f'--force-reinstall --no-deps "{LLAMA_REQUIREMENT.replace("[server]", "")}"')
+
+
+def is_arm(machine: str | None = None) -> bool:
+    return (machine or platform.machine()) in ("aarch64", "arm64")
+
+
+def isa_flags(machine: str | None = None) -> dict[str, str]:
+    """ggml's instruction-set names -> /proc/cpuinfo flags, for this machine's architecture."""
+    return ARM_FLAGS if is_arm(machine) else X86_FLAGS
 
 
 # ggml's name of an instruction set -> the /proc/cpuinfo flag a CPU that has it shows
@@ -59,13 +73,16 @@ def parse_system_info(text: str) -> list[str]:
             if value != "0" and (name in X86_FLAGS or name in ARM_FLAGS)]
 
 
-def host_flags(cpuinfo: str | None = None) -> set[str]:
-    """The CPU's flags (x86 `flags`, ARM `Features`) from /proc/cpuinfo; empty where it is unreadable."""
-    if cpuinfo is None:
-        try:
-            cpuinfo = Path("/proc/cpuinfo").read_text()
-        except OSError:
-            return set()
+def read_cpuinfo() -> str:
+    """/proc/cpuinfo's text; empty where it is unreadable."""
+    try:
+        return Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return ""
+
+
+def host_flags(cpuinfo: str) -> set[str]:
+    """The CPU's flags (x86 `flags`, ARM `Features`) from /proc/cpuinfo's text."""
     for line in cpuinfo.splitlines():
         key, _, value = line.partition(":")
         if key.strip() in ("flags", "Features"):
@@ -73,11 +90,7 @@ def host_flags(cpuinfo: str | None = None) -> set[str]:
     return set()
 
 
-def cpu_name(cpuinfo: str | None = None) -> str:
-    try:
-        cpuinfo = cpuinfo if cpuinfo is not None else Path("/proc/cpuinfo").read_text()
-    except OSError:
-        return platform.processor() or "unknown"
+def cpu_name(cpuinfo: str) -> str:
     for line in cpuinfo.splitlines():
         key, _, value = line.partition(":")
         if key.strip() in ("model name", "Model", "CPU part"):
@@ -89,7 +102,6 @@ def cpu_name(cpuinfo: str | None = None) -> str:
 class Probe:
     """What the child process that loads the model showed."""
     system_info: str | None = None
-    lib_dir: str | None = None
     seconds: float | None = None  # the load and a few tokens, when it succeeded
     returncode: int | None = None
     error: str | None = None  # the last lines of the child's stderr when it failed
@@ -104,29 +116,28 @@ class Verdict:
 
 def verdict(build: list[str], flags: set[str], probe: Probe, machine: str | None = None) -> Verdict:
     """Whether the build runs here: the probe decides; the instruction sets explain why."""
-    table = ARM_FLAGS if (machine or platform.machine()) in ("aarch64", "arm64") else X86_FLAGS
+    table = isa_flags(machine)
     reasons = []
     missing = [name for name in build if name in table and flags and table[name] not in flags]
     if missing:
         reasons.append(f"the build uses {', '.join(missing)}, which this CPU does not have")
-    if any(name.startswith("AMX") for name in build):
+    amx = any(name.startswith("AMX") for name in build)
+    if amx:
         reasons.append("the build uses AMX, which many VMs forbid a guest to run even where CPUID advertises it")
-    if probe.returncode is not None and probe.returncode < 0:
+    signalled = probe.returncode is not None and probe.returncode < 0
+    if signalled:
         from harness.backends.server_death import signal_words
 
         reasons.append(f"loading the model killed the probe with {signal_words(-probe.returncode, 'llama.cpp')}")
     elif probe.returncode:
         reasons.append(f"the probe exited with code {probe.returncode}: {probe.error or '(no output)'}")
     runs = probe.returncode == 0 and not missing
-    signalled = probe.returncode is not None and probe.returncode < 0
-    at_fault = not runs and bool(missing or signalled or any(name.startswith("AMX") for name in build))
-    return Verdict(runs=runs, reasons=reasons, build_at_fault=at_fault)
+    return Verdict(runs=runs, reasons=reasons, build_at_fault=not runs and bool(missing or signalled or amx))
 
 
 def portable(build: list[str], machine: str | None = None) -> tuple[bool, list[str]]:
     """Whether the build needs no more than the baseline; what it uses beyond it."""
-    arm = (machine or platform.machine()) in ("aarch64", "arm64")
-    extra = [name for name in build if name not in (ARM_BASELINE if arm else X86_BASELINE)]
+    extra = [name for name in build if name not in (ARM_BASELINE if is_arm(machine) else X86_BASELINE)]
     return not extra, extra
 
 
@@ -143,7 +154,7 @@ def run_probe(gguf: Path, timeout_s: float = 180.0) -> Probe:
             fact = json.loads(line)
         except ValueError:
             continue
-        for key in ("system_info", "lib_dir", "seconds"):
+        for key in ("system_info", "seconds"):
             if key in fact:
                 setattr(probe, key, fact[key])
     if done.returncode:

@@ -93,14 +93,10 @@ def gguf_path() -> Path:
     return path
 
 
-def install_command() -> str:
-    from harness.backends.llama_build import LLAMA_REQUIREMENT, PORTABLE_CMAKE_ARGS
-
-    return f'CMAKE_ARGS="{PORTABLE_CMAKE_ARGS}" pip install --no-cache-dir "{LLAMA_REQUIREMENT}"'
-
-
 def check_llama_server() -> None:
     if importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec("llama_cpp.server") is None:
+        from harness.backends.llama_build import install_command
+
         raise MissingExtra(
             "the embedded model needs llama-cpp-python's server, which is not installed; "
             f"install it portably (builds from source, ~6 min on 2 cores): {install_command()}"

@@ -205,16 +205,19 @@ class ManagedServer:
             return "give the server more memory (stop other jobs; a smaller model or context), then rerun"
         return "read its log (above); rerun once the cause is fixed"
 
-    def tail_lines(self, lines: int) -> list[str]:
+    def _log_lines(self) -> list[str]:
         if self.log_path is None or not self.log_path.exists():
             return []
-        return [line for line in self.log_path.read_text(errors="replace").splitlines() if line.strip()][-lines:]
+        return self.log_path.read_text(errors="replace").splitlines()
+
+    def tail_lines(self, lines: int) -> list[str]:
+        """The log's last `lines` lines that are not blank."""
+        return [line for line in self._log_lines() if line.strip()][-lines:]
 
     def log_tail(self, lines: int = 30) -> str:
         if self.log_path is None or not self.log_path.exists():
             return "(no log)"
-        text = self.log_path.read_text(errors="replace").splitlines()[-lines:]
-        return f"last lines of {self.log_path}:\n" + "\n".join(text)
+        return f"last lines of {self.log_path}:\n" + "\n".join(self._log_lines()[-lines:])
 
     def stop(self) -> None:
         """SIGTERM to the server's process group, SIGKILL after stop_timeout_s. Idempotent."""

@@ -28,12 +28,12 @@ def diagnose(scan: bool = False) -> Diagnosis:
 
     d = Diagnosis()
     machine = platform.machine()
-    flags = lb.host_flags()
-    table = lb.ARM_FLAGS if machine in ("aarch64", "arm64") else lb.X86_FLAGS
-    has = [name for name, flag in table.items() if flag in flags]
+    cpuinfo = lb.read_cpuinfo()
+    flags = lb.host_flags(cpuinfo)
+    has = [name for name, flag in lb.isa_flags(machine).items() if flag in flags]
     lacks = [group for group, prefix in (("AVX-512", "AVX512"), ("AMX", "AMX")) if not any(n.startswith(prefix) for n in has)]
     libc = " ".join(platform.libc_ver())
-    d.lines += [f"host       {lb.cpu_name()} ({machine}, {platform.system()} {platform.release()}{', ' + libc if libc.strip() else ''})",
+    d.lines += [f"host       {lb.cpu_name(cpuinfo)} ({machine}, {platform.system()} {platform.release()}{', ' + libc if libc.strip() else ''})",
                 f"  CPU has  {' '.join(has) or '(flags unreadable)'}" + (f" (no {', no '.join(lacks)})" if lacks and has else ""),
                 f"python     {platform.python_version()} {sys.executable}",
                 "packages   " + ", ".join(f"{k} {v or '(not installed)'}" for k, v in lb.package_versions().items())]
@@ -43,7 +43,7 @@ def diagnose(scan: bool = False) -> Diagnosis:
     d.lines.append(f"llama.cpp  {(probe.system_info or '(the build did not say: the probe failed before it could)').strip()}")
     if build:
         ok, extra = lb.portable(build, machine)
-        base = "NEON" if machine in ("aarch64", "arm64") else "AVX2, FMA, F16C, BMI2 (Intel Haswell, AMD Zen and later)"
+        base = "NEON" if lb.is_arm(machine) else "AVX2, FMA, F16C, BMI2 (Intel Haswell, AMD Zen and later)"
         d.lines += [f"  uses     {' '.join(build)}",
                     f"  portable {'yes: needs only ' + base if ok else 'no: built for one kind of CPU, it also uses ' + ', '.join(extra)}"]
     libs = lb.library_files()

@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 
 from envs.contract import EpisodeContext
-import envs
 from envs.tools.snapshot import suites
 from harness.runner import run
 from harness.spec import build_spec

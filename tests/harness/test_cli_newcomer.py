@@ -6,7 +6,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from envs import get_suite, suite_entry
+from envs import suite_entry
 from harness.cli import app
 from harness.cli.games import game_seed
 from harness.spec import build_spec
