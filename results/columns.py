@@ -34,3 +34,12 @@ class Names:
 C = Names("record", _NAMES["record"])  # a record's fields: one column each in results.load's frame
 CALL = Names("call log", _NAMES["call"])  # the fields of each entry of a record's `calls`
 KEY_FIELDS: tuple[str, ...] = tuple(_NAMES["key"])  # what identifies an episode
+
+
+# the model names of the reference agents (harness.agents.base.PREFIX; a test keeps them equal):
+# their rates are ceilings and floors, and they spend no tokens
+AGENT_PREFIX = "agent:"
+
+
+def is_reference_agent(model: str) -> bool:
+    return str(model).startswith(AGENT_PREFIX)

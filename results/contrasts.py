@@ -124,9 +124,10 @@ def _pair(a: str, b: str, arm_a: tuple[pd.DataFrame, pd.DataFrame],
     (ok_a, keys_a), (ok_b, keys_b) = arm_a, arm_b
     paired = ok_a.merge(ok_b, on=list(PAIR_FIELDS), suffixes=("_a", "_b"), validate="one_to_one")
     both = keys_a.merge(keys_b, on=list(PAIR_FIELDS), how="outer", suffixes=("_a", "_b"))
-    status_a, status_b = both["status_a"].fillna("missing"), both["status_b"].fillna("missing")
-    lost = both[(status_a != "ok") | (status_b != "ok")].assign(
-        contrast=f"{a}-{b}", a=a, b=b, status_a=status_a, status_b=status_b)
+    # the statuses are set before the rows are picked: assigned to no rows, a Series would be
+    # aligned on its own index and add rows of nothing but NaN keys
+    both = both.assign(status_a=both["status_a"].fillna("missing"), status_b=both["status_b"].fillna("missing"))
+    lost = both[(both["status_a"] != "ok") | (both["status_b"] != "ok")].assign(contrast=f"{a}-{b}", a=a, b=b)
     # the order of the keys as text, field by field
     order = lost[list(PAIR_FIELDS)].astype(str).sort_values(list(PAIR_FIELDS), kind="stable").index
     unpaired = lost.loc[order, ["contrast", "a", "b", *PAIR_FIELDS, "status_a", "status_b"]].reset_index(drop=True)
@@ -219,5 +220,7 @@ def contrasts(
             idx = part.index
             table.loc[idx, "p_holm"] = holm(table.loc[idx, "p_value"])
             table.loc[idx, "calls_p_holm"] = holm(table.loc[idx, "calls_p"])
+    # an empty frame among them would turn the integer keys into floats (a budget of "4.0")
+    lost = [u for u in lost if not u.empty]
     unpaired = pd.concat(lost, ignore_index=True) if lost else pd.DataFrame()
     return ContrastResult(table=table, unpaired=unpaired)

@@ -17,6 +17,10 @@ Structure (schema "repair-harness.report/1"):
 - headline: per group with raw and allowed_json, our gain (points, CI) and tokens-per-success
   ratio beside the Self-Reflective APIs figures, which come from a different setting
 - references: the sources of every published number
+- gaps: the planned grid cells (from the runs' specs and a folder's plan.json; results.grid)
+  without full results: status not run | harness errors only | partial, with episodes and
+  expected; meta.planned_cells counts the grid. A contrast whose group has no pair is left out
+  of contrasts (no test on nothing) and named in meta.contrasts_without_pairs
 Floats are rounded to 6 decimals, NaN is null, keys are sorted.
 """
 
@@ -30,7 +34,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from results import paper
+from results import grid, paper
 from results.contrasts import contrasts as run_contrasts, parse_contrasts
 from results.resampling import N_BOOT, SEED
 from results.errors import UnknownChoice
@@ -101,6 +105,11 @@ def _paper_diff(df: pd.DataFrame, row: dict[str, Any]) -> float | None:
     if None in cells:
         return None
     return cells[0].rate - cells[1].rate
+
+
+def _group_label(row: dict[str, Any], gcols: Sequence[str]) -> str:
+    group = ", ".join(f"{c} {row[c]}" for c in gcols if c in row and c != C.condition)
+    return f"{row['contrast']} ({group})" if group else row["contrast"]
 
 
 def _headline(df: pd.DataFrame, by: Sequence[str] | None, cells: pd.DataFrame, seed: int, n_boot: int,
@@ -182,8 +191,10 @@ def build_report(
     by: Sequence[str] | None = None,
     n_boot: int = N_BOOT,
     seed: int = SEED,
+    planned: Sequence[grid.PlannedRun] = (),
 ) -> Report:
-    """Everything the report shows, typed; `Report.to_json()` is the documented JSON."""
+    """Everything the report shows, typed; `Report.to_json()` is the documented JSON.
+    `planned`: the runs' planned grids (`results.grid.plans`), for the gaps section."""
     present = set(df[C.condition].unique())
     if contrasts is None:
         pairs = [p for p in paper.PLANNED_CONTRASTS if set(p) <= present]
@@ -202,6 +213,8 @@ def build_report(
         row["paper"] = _clean(_paper_cell(settings, row))
     result = run_contrasts(df, pairs, by=by, n_boot=n_boot, seed=seed) if pairs else None
     contrast_rows = _records(result.table) if result else []
+    without_pairs = [_group_label(r, gcols) for r in contrast_rows if not r["n_pairs"]]
+    contrast_rows = [r for r in contrast_rows if r["n_pairs"]]
     for row in contrast_rows:
         diff = _paper_diff(settings, row)
         row["paper_diff"] = _clean(diff)
@@ -217,7 +230,9 @@ def build_report(
             "group_by": gcols, "contrasts": [f"{a}-{b}" for a, b in pairs], "contrast_source": source,
             "n_boot": n_boot, "seed": seed, "alpha": ALPHA, "protocols": protocols(full),
             "suites": sorted(df[C.suite].unique()), "budgets": sorted(int(b) for b in df[C.budget].unique()),
+            "planned_cells": grid.planned_cells(planned), "contrasts_without_pairs": without_pairs,
         },
+        "gaps": grid.gaps(df, planned),
         "cells": cell_rows,
         "contrasts": contrast_rows,
         "unpaired": _records(result.unpaired) if result else [],
@@ -240,6 +255,7 @@ def render_report(
     fmt: str = "table",
     width: int = 160,
     headline: bool = False,
+    planned: Sequence[grid.PlannedRun] = (),
 ) -> str:
     """The report as text: table (rich, fitted to `width`), md, csv (sections), latex, or json (stable).
 
@@ -247,7 +263,7 @@ def render_report(
     it only when asked. The json format always holds every section."""
     if fmt not in FORMATS:
         raise UnknownChoice("format", fmt, list(FORMATS))
-    report = build_report(df, contrasts=contrasts, by=by)
+    report = build_report(df, contrasts=contrasts, by=by, planned=planned)
     if fmt == "json":
         return report.to_json()
     from results import tables

@@ -82,6 +82,18 @@ class FailureRow(Row):
     share: float | None
 
 
+class GapRow(Row):
+    """A planned cell without full results (results.grid): not run, harness errors only, or partial."""
+
+    condition: str
+    run_dir: str
+    episodes: int
+    harness_errors: int
+    expected: int | None
+    status: str
+    run_started: bool
+
+
 class HeadlineRow(Row):
     contrast: str
     gain_points: float | None
@@ -111,6 +123,10 @@ class Meta(BaseModel):
     # what the records hold, so a renderer shows the paper's references only where they apply
     suites: list[str] = Field(default_factory=list)
     budgets: list[int] = Field(default_factory=list)
+    # the grid the runs' specs planned (results.grid); 0 where no spec was found
+    planned_cells: int = 0
+    # contrasts of a group where no task was played under both arms: no test is shown for them
+    contrasts_without_pairs: list[str] = Field(default_factory=list)
 
 
 class References(BaseModel):
@@ -130,6 +146,7 @@ class Report(BaseModel):
     failures: list[FailureRow]
     headline: list[HeadlineRow]
     references: References
+    gaps: list[GapRow] = Field(default_factory=list)
 
     model_config = ConfigDict(populate_by_name=True)
 

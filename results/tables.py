@@ -10,9 +10,10 @@ from rich.console import Console
 
 from envs.study import BUDGET as STUDY_BUDGET
 from results.paper import SUITE as PAPER_SUITE
+from results.grid import ERRORS_ONLY, NOT_RUN, PARTIAL
 from results.report_model import Report
 from results.terminal import fit
-from results.columns import C
+from results.columns import C, is_reference_agent
 
 KEY_ORDER = (C.condition, C.model, C.suite, C.budget, C.sample_seed)
 TEST_NAMES = {"mcnemar_exact": "McNemar", "sign_flip": "sign-flip"}
@@ -109,8 +110,46 @@ def failures_frame(report: Report) -> pd.DataFrame:
                          for k, v in out.items()])
 
 
+def _not_run(report: Report) -> set[tuple[str, ...]]:
+    return {tuple(g.group(list(GAP_KEY)).values()) for g in report.gaps if g.status == NOT_RUN}
+
+
+GAP_KEY = (C.model, C.suite, C.condition, C.budget, C.sample_seed)
+
+
 def unpaired_frame(report: Report) -> pd.DataFrame:
-    return pd.DataFrame(report.section("unpaired"))
+    """Episodes without a partner, less those whose partner's whole cell never ran: the gaps
+    section names those cells once, instead of one line per task."""
+    never = _not_run(report)
+    rows = []
+    for r in report.section("unpaired"):
+        absent = [r[arm] for arm, status in (("a", r["status_a"]), ("b", r["status_b"])) if status == "missing"]
+        if any(tuple(str(v) for v in (r[C.model], r[C.suite], cond, r[C.budget], r[C.sample_seed])) in never
+               for cond in absent):
+            continue
+        rows.append(r)
+    return pd.DataFrame(rows)
+
+
+def gaps_frame(report: Report) -> pd.DataFrame:
+    """One line per suite, status and set of conditions, naming the models it holds for: a run
+    that never started is one line, not one per model and condition."""
+    by_model: dict[tuple, list[str]] = {}
+    for g in report.gaps:
+        what = g.status if g.status != PARTIAL else f"partial ({g.episodes - g.harness_errors} of {g.expected} tasks)"
+        if g.status == NOT_RUN and not g.run_started:
+            what = "never started"
+        elif g.status == ERRORS_ONLY:
+            what += f" ({g.harness_errors} episodes)"
+        cell = g.group([C.suite, C.budget, C.sample_seed, C.model])
+        by_model.setdefault((*cell.values(), what), []).append(g.condition)
+    lines: dict[tuple, list[str]] = {}
+    for (suite, budget, seed, model, what), conds in by_model.items():
+        lines.setdefault((suite, budget, seed, what, ", ".join(conds)), []).append(model)
+    frame = pd.DataFrame([{C.suite: k[0], C.budget: k[1], C.sample_seed: k[2], "status": k[3], "conditions": k[4],
+                           "models": ", ".join(v)} for k, v in lines.items()])
+    # a budget or seed column only where the gaps differ in it
+    return frame.drop(columns=[c for c in (C.budget, C.sample_seed) if c in frame and frame[c].nunique() == 1])
 
 
 def headline_frame(report: Report) -> pd.DataFrame:
@@ -137,6 +176,7 @@ SECTIONS: dict[str, Callable[[Report], pd.DataFrame]] = {
     "failures": failures_frame,
     "headline": headline_frame,
     "unpaired": unpaired_frame,
+    "gaps": gaps_frame,
 }
 TITLES = {
     "cells": "Solved per condition (Wilson 95% CI; harness errors excluded from N)",
@@ -145,6 +185,7 @@ TITLES = {
     "headline": "allowed_json vs raw beside the Self-Reflective APIs figures (a different setting: API side, "
                 "Anthropic models; shown on request)",
     "unpaired": "Unpaired episodes (left out of the contrasts above)",
+    "gaps": "Planned grid cells without full results",
 }
 
 
@@ -154,6 +195,7 @@ KEEP = {
     "contrasts": ("contrast", C.model, C.suite, C.budget, C.sample_seed, "diff pts [95% CI]"),
     "failures": (C.condition, C.model, C.suite, C.budget, C.sample_seed),
     "headline": (C.model, C.suite, C.budget, "ours: gain [95% CI]", "theirs: gain"),
+    "gaps": (C.suite, "status"),
 }
 DROP_ORDER = {
     "cells": ("usage unknown", "paper calls/ep", "words/success", "tokens/success", C.repaired, "1st valid",
@@ -161,7 +203,7 @@ DROP_ORDER = {
     "contrasts": ("unpaired", "calls p Holm", "calls diff [95% CI]", "paper in CI", "test", "p", "A only/B only",
                   "paper diff", "pairs", "p Holm"),
 }
-FOLD = {"failures": (FAILURE_TEXT,)}
+FOLD = {"failures": (FAILURE_TEXT,), "gaps": ("conditions", "models")}
 
 
 def _meta_lines(report: Report) -> list[str]:
@@ -183,6 +225,12 @@ def _meta_lines(report: Report) -> list[str]:
         lines.append(line)
         if any(b != STUDY_BUDGET for b in m.budgets):
             lines.append(f"budget lane: {report.references.budget_lane}")
+    if m.planned_cells:
+        missing = len({(g.run_dir, *g.group(list(GAP_KEY)).values()) for g in report.gaps})
+        lines.append(f"grid: {m.planned_cells} cells planned, {m.planned_cells - missing} with full results"
+                     + (f", {missing} without (listed at the end)" if missing else ""))
+    if m.contrasts_without_pairs:
+        lines.append("no paired test (no task played under both conditions): " + "; ".join(m.contrasts_without_pairs))
     if any(c.sample_seeds > 1 for c in report.cells):
         lines.append("sampling lane: the per-cell Wilson CIs count every seed's episode as independent; "
                      "the contrasts resample whole tasks")
@@ -195,7 +243,7 @@ def _frames(report: Report, headline: bool = False) -> list[tuple[str, pd.DataFr
 
 def _who(model: str) -> str:
     """A reference agent (harness.agents) is labelled as one: its rate is a ceiling or a floor."""
-    if model.startswith("agent:"):
+    if is_reference_agent(model):
         return f"{model} (reference agent, not a model: README `ceiling`; it uses no tokens)"
     return model
 
@@ -254,7 +302,7 @@ def render_md(report: Report, width: int = 0, headline: bool = False) -> str:
 def render_csv(report: Report, width: int = 0, headline: bool = False) -> str:
     """Raw numbers, one block per section, each opened by a '# name' line (read_csv(comment='#'))."""
     blocks = []
-    for name in ("cells", "contrasts", "failures", *(["headline"] if headline else []), "unpaired"):
+    for name in ("cells", "contrasts", "failures", *(["headline"] if headline else []), "unpaired", "gaps"):
         rows = report.section(name)
         if not rows:
             continue

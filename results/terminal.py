@@ -26,7 +26,7 @@ def _table(frame: pd.DataFrame, fold: Sequence[str]) -> Table:
         words = max(len(w) for w in str(col).split() or [""])
         header = "\n".join(textwrap.wrap(str(col), width=max(longest, words, 1))) if col else ""
         if col in fold:
-            table.add_column(header, overflow="fold", ratio=1, min_width=min(24, max(longest, 8)))
+            table.add_column(header, overflow="fold", ratio=1, min_width=min(16, max(longest, 8)))
         else:  # min_width: rich would otherwise squeeze a no_wrap column and cut its values with "…"
             table.add_column(header, no_wrap=True, min_width=max(longest, *(len(w) for w in header.split("\n"))))
     for row in frame.itertuples(index=False):

@@ -42,7 +42,7 @@ def report(
 ) -> None:
     """Solved/N with Wilson CIs and paired contrasts; the paper's numbers beside ours where they apply."""
     # results (scipy, statsmodels) is imported here, not at start-up: `run` does not need it
-    from results import FORMATS, load, render_report
+    from results import FORMATS, grid, load, render_report
     from results.report import report_columns
 
     if fmt not in FORMATS:  # before reading records: a typo should not wait for a big load
@@ -51,7 +51,7 @@ def report(
     # only the columns the report reads are kept (not the call logs of every episode)
     df = load(expand(dirs), columns=report_columns(groups))
     echo(render_report(df, contrasts=contrasts, by=groups, fmt=fmt, width=width or terminal_width(),
-                       headline=headline).rstrip("\n"))
+                       headline=headline, planned=grid.plans(dirs)).rstrip("\n"))
 
 
 @app.command()

@@ -179,17 +179,22 @@ def _recorded(out_dir: str) -> int:
     return path.read_bytes().count(b"\n") if path.exists() else 0
 
 
+# the report's width where stdout is no terminal (a file, a pipe, `less`): what a terminal shows
+# by default, so a report saved to a file reads the same when printed back in one
+PIPE_WIDTH = 80
+
+
 def terminal_width() -> int:
-    """The terminal's columns; 120 when stdout is a file or a pipe."""
-    return shutil.get_terminal_size((120, 40)).columns
+    """COLUMNS when set, else the terminal's columns, else PIPE_WIDTH (stdout is a file or a pipe)."""
+    return shutil.get_terminal_size((PIPE_WIDTH, 24)).columns
 
 
 def print_report(dirs: list[Any], lane: str | None = None) -> None:
     """One report over the run directories (their suites side by side), at the terminal's width;
     with a `reproduce paper` lane, also the artifact's own statistics of that lane."""
-    from results import artifact_stats, load, render_report
+    from results import artifact_stats, grid, load, render_report
 
     df = load(dirs)
-    echo(render_report(df, fmt="table", width=terminal_width()).rstrip("\n"))
+    echo(render_report(df, fmt="table", width=terminal_width(), planned=grid.plans(dirs)).rstrip("\n"))
     if lane is not None:
         echo(artifact_stats.render_text(artifact_stats.analyse(df, lane)).rstrip("\n"))

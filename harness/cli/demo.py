@@ -41,6 +41,11 @@ def demo(
         build_spec({**common, "suite": "paper-textworld", "tasks": games, "feedback_cut": study.CUT,
                     "env_options": dict(PAPER_ENV), "out": str(out / "textworld")}, source="demo"),
     ]
+    from results.grid import write_plan
+
+    # both halves named before the first plays: a report on the folder of a demo stopped halfway
+    # names the half that never ran
+    write_plan(out, [(Path(s.out).name, s.identity()) for s in specs])
     for spec in specs:
         run_spec(spec, retry_errors=retry_errors)
     dirs = [Path(s.out) for s in specs]
@@ -78,7 +83,7 @@ def next_steps(specs: list) -> list[str]:
     lines += [
         "", "Next:",
         "  # one episode's conversation: what was sent, what came back, the feedback",
-        f"  repair-harness show {first.out} --condition allowed_json",
+        f"  repair-harness show {first.out} --model {first.models[0]} --condition allowed_json",
         "  # five figures (PNG and PDF) of both runs",
         f"  repair-harness plot {parent} --out figures/demo",
         "  # more bank tasks: 10 tasks x 2 conditions = 20 episodes",

@@ -1,0 +1,117 @@
+"""The grid a run set out to play, beside what its records hold: which cells have no results, and why.
+
+A run directory's run.json keeps the spec that decides its grid (suite x models x conditions x
+budgets x sample seeds, over its tasks). A command that plays several runs (demo) writes
+`plan.json` in their folder before the first one starts, so a folder whose second run never
+started still names it. A cell (model, suite, condition, budget, sample seed) is a gap when it
+has no episode ("not run"), only harness errors ("harness errors only"), or fewer episodes than
+its tasks ("partial"). Read from files beside the records only; nothing here imports the harness.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from envs import SUITES
+from results.columns import C
+
+PLAN_FILE = "plan.json"
+CELL = (C.model, C.suite, C.condition, C.budget, C.sample_seed)
+NOT_RUN, ERRORS_ONLY, PARTIAL = "not run", "harness errors only", "partial"
+
+
+@dataclass(frozen=True)
+class PlannedRun:
+    run_dir: str
+    spec: dict[str, Any]  # the spec's identity, as run.json and plan.json keep it
+    started: bool  # the run directory holds records
+
+
+def write_plan(folder: Path, runs: Sequence[tuple[str, dict[str, Any]]]) -> Path:
+    """`runs`: (run directory name inside `folder`, spec identity) in the order they will play."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / PLAN_FILE
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps({"runs": [{"dir": d, "spec": s} for d, s in runs]}, indent=2, default=str),
+                   encoding="utf-8")
+    tmp.replace(path)
+    return path
+
+
+def _json(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None  # an unreadable plan only loses the gaps section, never the report
+    return data if isinstance(data, dict) else None
+
+
+def plans(dirs: Iterable[Path]) -> list[PlannedRun]:
+    """The planned runs of the paths the user named: each run directory's spec, and for a folder
+    of runs with a plan.json, every run it planned (those never started included)."""
+    out: dict[str, PlannedRun] = {}
+    for d in dirs:
+        d = Path(d)
+        if d.name == "records.jsonl":
+            d = d.parent
+        plan = _json(d / PLAN_FILE) if d.is_dir() and not (d / "records.jsonl").exists() else None
+        if plan is not None:
+            for entry in plan.get("runs", []):
+                run_dir = d / str(entry.get("dir"))
+                meta = _json(run_dir / "run.json") or {}
+                spec = meta.get("spec") or entry.get("spec") or {}
+                out.setdefault(str(run_dir), PlannedRun(str(run_dir), spec, (run_dir / "records.jsonl").exists()))
+            continue
+        runs = [p.parent for p in d.glob("*/records.jsonl")] if d.is_dir() and not (d / "records.jsonl").exists() else [d]
+        for run_dir in runs:
+            meta = _json(run_dir / "run.json")
+            if meta and isinstance(meta.get("spec"), dict):
+                out.setdefault(str(run_dir), PlannedRun(str(run_dir), meta["spec"], True))
+    return list(out.values())
+
+
+def _cells(spec: dict[str, Any]) -> tuple[list[tuple], int | None]:
+    """The spec's cells and the episodes each should hold (None: all of the suite's tasks)."""
+    suite = spec.get("suite")
+    budgets = spec.get("budgets") or ([SUITES[suite].budget] if suite in SUITES else [])
+    tasks = len(spec["task_ids"]) if spec.get("task_ids") else spec.get("tasks")
+    cells = [(m, suite, c, int(b), int(s)) for m in spec.get("models", []) for c in spec.get("conditions", [])
+             for b in budgets for s in spec.get("sample_seeds", [0])]
+    return cells, tasks
+
+
+def gaps(df: pd.DataFrame, planned: Sequence[PlannedRun]) -> list[dict[str, Any]]:
+    """One row per planned cell without full results: the cell's key fields, run_dir, episodes,
+    harness_errors, expected (None when the run plays all of a suite's tasks), status."""
+    if df.empty:
+        counts: dict[tuple, tuple[int, int]] = {}
+    else:
+        keys = df[list(CELL)].astype({C.budget: int, C.sample_seed: int})
+        grouped = keys.assign(error=df[C.success].isna()).groupby(list(CELL), sort=False)["error"]
+        counts = {k: (int(n), int(e)) for k, n, e in zip(grouped.size().index, grouped.size(), grouped.sum())}
+    rows = []
+    for run in planned:
+        cells, expected = _cells(run.spec)
+        for cell in cells:
+            n, errors = counts.get(cell, (0, 0))
+            if n == 0:
+                status = NOT_RUN
+            elif errors == n:
+                status = ERRORS_ONLY
+            elif expected is not None and n - errors < expected:
+                status = PARTIAL
+            else:
+                continue
+            rows.append({**dict(zip(CELL, cell)), "run_dir": run.run_dir, "episodes": n, "harness_errors": errors,
+                         "expected": expected, "status": status, "run_started": run.started})
+    return rows
+
+
+def planned_cells(planned: Sequence[PlannedRun]) -> int:
+    return sum(len(_cells(run.spec)[0]) for run in planned)
