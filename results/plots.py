@@ -1,12 +1,15 @@
 """Figures from records, drawn on the Agg canvas (no display, no pyplot global state).
 
 Each function takes the episode frame and returns a matplotlib Figure titled with what it shows
-(suites, budgets, N, model); a panel that would look empty says why. `save_figures` writes all of
+(suites, budgets, the N of its cells, model); a panel that would look empty says why in its title,
+never over the data; a model whose episodes were all harness errors gets a "no data" panel, not
+bars of 0; what a figure leaves out is said in a caption under it. `save_figures` writes all of
 them as PNG and PDF.
 """
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -20,7 +23,7 @@ from envs import study
 from results import paper
 from results.errors import UnknownChoice
 from results.stats import condition_rank, funnel, summary
-from results.columns import C
+from results.columns import C, is_reference_agent
 
 FORMATS = ("png", "pdf")
 
@@ -41,17 +44,20 @@ def _hue(row: pd.Series, cols: Sequence[str]) -> str:
 
 
 def _setting(df: pd.DataFrame) -> str:
-    """Suite(s), budget(s) and size of what a figure shows, for its title."""
+    """Suite(s), budget(s) and size of what a figure shows, for its title. N counts the scored
+    episodes of one bar or point: a cell of condition x model (x suite, budget where they vary)."""
     suites = ", ".join(sorted(df[C.suite].unique()))
     budgets = ", ".join(str(b) for b in sorted(df[C.budget].unique()))
-    n = df.groupby(C.condition).size()
-    size = f"N={n.iloc[0]} per condition" if n.nunique() == 1 else f"N={n.min()}..{n.max()} per condition"
+    n = summary(df)["n"]
+    n = n[n > 0] if (n > 0).any() else n
+    size = f"N={n.min()} per cell" if n.nunique() == 1 else f"N={n.min()}..{n.max()} per cell"
     models = ", ".join(sorted(df[C.model].unique()))
     return f"model {models} · {suites} · budget {budgets} · {size}"
 
 
 def _title(fig: Figure, what: str, df: pd.DataFrame) -> None:
-    """The figure's title: what it shows, then its setting on as many lines as the figure's width needs."""
+    """The figure's title: what it shows, its setting, then what it leaves out (`_caption`), each on
+    as many lines as the figure's width needs."""
     room = int(fig.get_figwidth() * 11)  # characters per line at fontsize 10
     lines, line = [], ""
     for part in _setting(df).split(" · "):
@@ -60,7 +66,13 @@ def _title(fig: Figure, what: str, df: pd.DataFrame) -> None:
             line = part
         else:
             line = f"{line} · {part}" if line else part
-    fig.suptitle("\n".join([what, *lines, line]), fontsize=10)
+    notes = [w for text in getattr(fig, "_repair_caption", []) for w in textwrap.wrap(text, room)]
+    fig.suptitle("\n".join([what, *lines, line, *notes]), fontsize=10)
+
+
+def caption(fig: Figure) -> str:
+    """What a figure says it leaves out ("" when nothing)."""
+    return "; ".join(getattr(fig, "_repair_caption", []))
 
 
 def _panel_title(ax, model: str, df: pd.DataFrame) -> None:
@@ -70,9 +82,55 @@ def _panel_title(ax, model: str, df: pd.DataFrame) -> None:
 
 
 def _note(ax, text: str) -> None:
-    """A note in the middle of a panel that would otherwise look empty or broken."""
+    """What a reader should know about a panel, under its title: never over the bars and whiskers."""
+    ax.set_title(f"{ax.get_title()}\n{text}", fontsize=9)
+
+
+def _centre(ax, text: str) -> None:
+    """A message in the middle of a panel that has no data to cover."""
     ax.text(0.5, 0.5, text, transform=ax.transAxes, ha="center", va="center", fontsize=9, wrap=True,
             bbox={"boxstyle": "round", "facecolor": "lightyellow", "edgecolor": "0.6"})
+
+
+def _caption(fig: Figure, text: str) -> None:
+    """What the figure leaves out: the last lines of its title (`_title` reads it), since the
+    space under the panels is the legend's (matplotlib lays out one of the two there)."""
+    fig._repair_caption = [*getattr(fig, "_repair_caption", []), text]
+
+
+def _legend(fig: Figure) -> None:
+    """One legend for all panels, under them: a legend inside a panel covers its bars."""
+    seen: dict[str, object] = {}
+    for ax in fig.axes:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            seen.setdefault(label, handle)
+    if seen:
+        fig.legend(list(seen.values()), list(seen), loc="outside lower center", ncols=min(4, len(seen)), fontsize=7,
+                   frameon=False)
+
+
+def _models(df: pd.DataFrame) -> list[str]:
+    return sorted(df[C.model].unique())
+
+
+def _no_data(ax, model: str, df: pd.DataFrame) -> bool:
+    """A model with no scored episode (every one a harness error): its panel says so and draws nothing."""
+    rows = df[df[C.model] == model]
+    if rows[C.success].notna().any():
+        return False
+    ax.set_title(f"model {model} ({len(rows)} episodes)", fontsize=9)
+    _centre(ax, f"no data (harness errors):\nall {len(rows)} episodes failed in the harness")
+    ax.set_xticks([])
+    ax.set_yticks([])
+    return True
+
+
+def _left_out(fig: Figure, cells: pd.DataFrame, df: pd.DataFrame) -> None:
+    """Caption the cells a figure of `cells` draws no bar for: only harness errors in them."""
+    empty = cells[(cells["n"] == 0) & cells[C.model].isin(df.loc[df[C.success].notna(), C.model].unique())]
+    if not empty.empty:
+        names = sorted({f"{r[C.model]} {r[C.condition]}" for _, r in empty.iterrows()})
+        _caption(fig, f"no bar (harness errors only): {', '.join(names)}")
 
 
 def _none_solved(df: pd.DataFrame, model: str) -> bool:
@@ -82,11 +140,13 @@ def _none_solved(df: pd.DataFrame, model: str) -> bool:
 def success_by_condition(df: pd.DataFrame) -> Figure:
     """Solved rate per condition with Wilson 95% CIs, one panel per model; diamonds = paper."""
     cells = summary(df)
-    models = sorted(cells[C.model].unique())
+    models = _models(df)
     fig, axes = _figure(len(models))
     extra = [c for c in cells.columns if c in (C.suite, C.budget)]
     for ax, model in zip(axes, models):
-        part = cells[cells[C.model] == model]
+        if _no_data(ax, model, df):
+            continue
+        part = cells[(cells[C.model] == model) & (cells["n"] > 0)]
         conds = _conditions(part)
         hues = sorted({_hue(r, extra) for _, r in part.iterrows()})
         width = 0.8 / len(hues)
@@ -109,9 +169,9 @@ def success_by_condition(df: pd.DataFrame) -> Figure:
         ax.set_ylabel("solved rate (95% Wilson CI)")
         _panel_title(ax, model, df)
         if _none_solved(df, model):
-            _note(ax, "no successes: every bar is 0;\nthe whiskers are the Wilson 95% CIs")
-        if ax.get_legend_handles_labels()[0]:
-            ax.legend(fontsize=7)
+            _note(ax, "no successes: every bar is 0\n(the whiskers: Wilson 95% CIs)")
+    _legend(fig)
+    _left_out(fig, cells, df)
     _title(fig, "Solved rate by condition", df)
     return fig
 
@@ -119,10 +179,12 @@ def success_by_condition(df: pd.DataFrame) -> Figure:
 def success_vs_budget(df: pd.DataFrame) -> Figure:
     """Solved rate against the call budget, one line per condition, one panel per model."""
     cells = summary(df, by=[C.budget])
-    models = sorted(cells[C.model].unique())
+    models = _models(df)
     fig, axes = _figure(len(models))
     for ax, model in zip(axes, models):
-        part = cells[cells[C.model] == model]
+        if _no_data(ax, model, df):
+            continue
+        part = cells[(cells[C.model] == model) & (cells["n"] > 0)]
         for cond in _conditions(part):
             sel = part[part[C.condition] == cond].sort_values(C.budget)
             err = np.vstack([sel["rate"] - sel["ci_low"], sel["ci_high"] - sel["rate"]])
@@ -132,36 +194,48 @@ def success_vs_budget(df: pd.DataFrame) -> Figure:
         ax.set_ylabel("solved rate (95% Wilson CI)")
         ax.set_ylim(0, 1.05)
         _panel_title(ax, model, df)
-        notes = (["no successes: every point is 0"] if _none_solved(df, model) else []) + \
-            ([f"one budget only ({part[C.budget].iloc[0]}):\nrun --budget 2,4,6,8 for a curve"]
-             if part[C.budget].nunique() == 1 else [])
-        if notes:
-            _note(ax, "\n".join(notes))
-        ax.legend(fontsize=7)
+        if _none_solved(df, model):
+            _note(ax, "no successes: every point is 0")
+    if df[C.budget].nunique() == 1:
+        _caption(fig, f"one budget only ({df[C.budget].iloc[0]}): run --budget 2,4,6,8 for a curve")
+    _legend(fig)
+    _left_out(fig, cells, df)
     _title(fig, "Solved rate against the call budget", df)
     return fig
 
 
 def tokens_vs_success(df: pd.DataFrame) -> Figure:
-    """Tokens per success against solved rate: lower right is cheap and good."""
-    cells = summary(df)
+    """Tokens per success against solved rate: lower right is cheap and good. The reference
+    agents use no tokens: they are left out (the caption says so)."""
+    agents = sorted(m for m in df[C.model].unique() if is_reference_agent(m))
+    cells = summary(df[~df[C.model].isin(agents)]) if len(agents) < df[C.model].nunique() else summary(df.iloc[:0])
     fig, (ax,) = _figure(1, width=5.5, height=4.2)
     markers = "osD^vP*X"
-    for m, model in enumerate(sorted(cells[C.model].unique())):
-        part = cells[cells[C.model] == model]
+    for m, model in enumerate(sorted(cells[C.model].unique()) if not cells.empty else []):
+        part = cells[(cells[C.model] == model) & cells["tokens_per_success"].notna()]
         ax.scatter(part["rate"], part["tokens_per_success"], marker=markers[m % len(markers)], label=model)
-        for _, r in part.iterrows():
-            if pd.notna(r["tokens_per_success"]):
-                ax.annotate(r[C.condition], (r["rate"], r["tokens_per_success"]), fontsize=7,
-                            xytext=(3, 3), textcoords="offset points")
+        # conditions that land on the same point share one label, one name per line
+        for (rate, tps), same in part.groupby(["rate", "tokens_per_success"], sort=False):
+            ax.annotate("\n".join(same[C.condition]), (rate, tps), fontsize=7, xytext=(4, 0),
+                        textcoords="offset points", va="center")
     ax.set_xlabel("solved rate")
     ax.set_ylabel("tokens per success (prompt + completion)")
-    ax.set_xlim(-0.02, 1.02)
-    if cells["tokens_per_success"].isna().all():
-        _note(ax, "no successes: tokens per success is undefined\n(see failure_codes for what went wrong)")
+    ax.set_xlim(-0.02, 1.1)
+    if cells.empty or cells["tokens_per_success"].isna().all():
+        _centre(ax, "no successes: tokens per success is undefined\n(see failure_codes for what went wrong)"
+                if not cells.empty else "no model here spent tokens\n(only reference agents)")
         ax.set_yticks([])
-    elif ax.get_legend_handles_labels()[0]:
-        ax.legend(fontsize=7)
+    else:
+        ax.set_ylim(bottom=0)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=7)
+    left = [m for m in _models(df) if m not in set(cells[C.model]) | set(agents)] if not cells.empty else []
+    unsolved = sorted(set(cells[C.model]) - set(cells.loc[cells["tokens_per_success"].notna(), C.model])) \
+        if not cells.empty else []
+    caption = ([f"left out: {', '.join(agents)} (reference agents use no tokens)"] if agents else []) \
+        + ([f"no point: {', '.join(unsolved)} (no success with known token usage)"] if unsolved else []) + left
+    if caption:
+        _caption(fig, "; ".join(caption))
     _title(fig, "Tokens per success against solved rate (lower right: cheap and good)", df)
     return fig
 
@@ -169,10 +243,12 @@ def tokens_vs_success(df: pd.DataFrame) -> Figure:
 def repair_funnel(df: pd.DataFrame) -> Figure:
     """Share of episodes whose first call was valid, that were repaired, and that were solved."""
     cells = funnel(df)
-    models = sorted(cells[C.model].unique())
+    models = _models(df)
     fig, axes = _figure(len(models))
     stages = (C.first_call_valid, C.repaired, "solved")
     for ax, model in zip(axes, models):
+        if _no_data(ax, model, df):
+            continue
         part = cells[cells[C.model] == model].groupby(C.condition, sort=False)[["n", *stages]].sum()
         conds = _conditions(part.reset_index())
         part = part.loc[conds]
@@ -184,8 +260,11 @@ def repair_funnel(df: pd.DataFrame) -> Figure:
         ax.set_ylabel("share of episodes")
         _panel_title(ax, model, df)
         if not part[list(stages)].to_numpy().any():
-            _note(ax, "no valid first call, no repair, no success:\nevery bar is 0")
-        ax.legend(fontsize=7)
+            _note(ax, "no valid first call, no repair,\nno success: every bar is 0")
+    _legend(fig)
+    errors = int(df[C.success].isna().sum())
+    if errors:
+        _caption(fig, f"shares of the scored episodes: {errors} harness-error episode{'s' * (errors != 1)} left out")
     _title(fig, "Repair funnel: first call valid, repaired, solved", df)
     return fig
 
@@ -195,28 +274,34 @@ def failure_codes(df: pd.DataFrame) -> Figure:
     ended = df[C.final_failure].fillna("other").astype(str).where(df[C.success] != True, "solved")  # noqa: E712
     ended = ended.where(df[C.success].notna(), "harness error")
     frame = df.assign(ended=ended)
-    # one panel per model and suite: failure codes belong to a suite's protocol
-    panels = sorted(frame.groupby([C.model, C.suite]).groups)
-    fig, axes = _figure(len(panels), width=5.0)
+    # one panel per model (rows) and suite (columns): failure codes belong to a suite's protocol
+    models, suites = _models(frame), sorted(frame[C.suite].unique())
+    fig = Figure(figsize=(4.6 * len(suites), 2.6 * len(models) + 0.8), layout="constrained")
+    FigureCanvasAgg(fig)
+    grid = fig.subplots(len(models), len(suites), squeeze=False)
     codes = sorted(frame["ended"].unique(), key=lambda c: (c != "solved", c == "harness error", c))
     colors = {c: f"C{i}" for i, c in enumerate(codes)}
-    for ax, (model, suite) in zip(axes, panels):
-        part = frame[(frame[C.model] == model) & (frame[C.suite] == suite)]
-        conds = _conditions(part)
-        counts = part.groupby([C.condition, "ended"]).size().unstack(fill_value=0).reindex(conds, fill_value=0)
-        left = np.zeros(len(conds))
-        for code in codes:
-            if code in counts and counts[code].any():
-                ax.barh(range(len(conds)), counts[code], left=left, color=colors[code], label=code)
-                left += counts[code].to_numpy()
-        ax.set_yticks(range(len(conds)), conds)
-        ax.invert_yaxis()
-        ax.set_xlabel("episodes")
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-        ax.set_title(f"model {model}, {suite} ({len(part)} episodes, {int((part[C.success] == True).sum())} solved)",  # noqa: E712
-                     fontsize=9)
-        ax.legend(fontsize=7, title="final attempt", title_fontsize=7, loc="upper center",
-                  bbox_to_anchor=(0.5, -0.18), ncols=2, frameon=False)
+    for r, model in enumerate(models):
+        for k, suite in enumerate(suites):
+            ax = grid[r][k]
+            part = frame[(frame[C.model] == model) & (frame[C.suite] == suite)]
+            if part.empty:
+                ax.set_axis_off()
+                continue
+            conds = _conditions(part)
+            counts = part.groupby([C.condition, "ended"]).size().unstack(fill_value=0).reindex(conds, fill_value=0)
+            left = np.zeros(len(conds))
+            for code in codes:
+                if code in counts and counts[code].any():
+                    ax.barh(range(len(conds)), counts[code], left=left, color=colors[code], label=code)
+                    left += counts[code].to_numpy()
+            ax.set_yticks(range(len(conds)), conds)
+            ax.invert_yaxis()
+            ax.set_xlabel("episodes")
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+            ax.set_title(f"model {model}, {suite}\n({len(part)} episodes, "
+                         f"{int((part[C.success] == True).sum())} solved)", fontsize=9)  # noqa: E712
+    _legend(fig)
     _title(fig, "How episodes ended: solved, or the final failure code", df)
     return fig
 
