@@ -53,9 +53,21 @@ def preset_names() -> list[str]:
 
 
 def known_models() -> list[str]:
+    return [name for names in model_kinds().values() for name in names]
+
+
+def model_kinds() -> dict[str, list[str]]:
+    """The names `--model` takes, under the heading of their kind."""
     from harness.agents import AGENTS
 
-    return [LOCAL, "gguf:PATH", *preset_names(), *AGENTS]
+    return {"embedded": [LOCAL], "GGUF files": ["gguf:PATH"], "vLLM presets": preset_names(),
+            "reference agents": list(AGENTS)}
+
+
+def describe_models() -> str:
+    """The kinds on one line: `embedded: local; GGUF files: gguf:PATH; vLLM presets: ...`."""
+    return "; ".join(f"{kind}: {', '.join(names)}" for kind, names in model_kinds().items()) \
+        + "; or a model id served by --endpoint"
 
 
 def resolve(name: str) -> ModelRef:
@@ -93,7 +105,15 @@ def validate_model(name: str, spec: RunSpec) -> None:
         return
     if spec.endpoints or ref.kind != "id":
         return
-    raise UnknownName("model (no --endpoint given, so a preset is needed)", name, known_models())
+    raise UnknownModel(name)
+
+
+class UnknownModel(UnknownName):
+    """A model name that no kind takes without --endpoint; the message lists the names by kind."""
+
+    def __init__(self, name: str):
+        super().__init__("model", name, known_models())
+        self.args = (f"unknown model {name!r} (no --endpoint given, so it must be one of these) — {describe_models()}",)
 
 
 class ModelPool:

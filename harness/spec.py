@@ -18,8 +18,7 @@ from conditions import resolve as resolve_condition
 from envs import get_suite, suite_entry, suite_names
 from envs.contract import Suite
 from envs.errors import UserError
-from harness.backends.local import LOCAL_MODEL
-from harness.models import known_models, validate_model
+from harness.models import describe_models, validate_model
 from harness.types import RunSpec
 
 
@@ -34,8 +33,7 @@ def _allowed(field: str) -> str:
     if field == "conditions":
         return "comma-separated, from " + ", ".join(CONDITIONS)
     if field == "models":
-        presets = [m for m in known_models() if m != LOCAL_MODEL]
-        return f"{LOCAL_MODEL} (the embedded CPU model), a vLLM preset ({', '.join(presets)}) or a model served by --endpoint"
+        return describe_models()
     return ""
 
 

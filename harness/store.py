@@ -5,9 +5,9 @@ resumed run has exactly one record per key. Harness-error records can be moved a
 (harness_errors.jsonl keeps them) so that their episodes run again.
 
 One process at a time: `open` takes an exclusive lock (`.lock`, released by the kernel even when
-the holder is killed) for the length of the run. Nothing is written before `start_session`, so a
-run that fails to start (no server, a wrong model name) leaves nothing that blocks the corrected
-command. Every text written passes through the run's `Redactor`, and a string no UTF-8 encoder
+the holder is killed) for the length of the run. Nothing is written before `start_session`, and a
+run that fails to start (no server, a wrong model name) removes the folders and lock file its
+`open` made: it leaves nothing that looks like a run or blocks the corrected command. Every text written passes through the run's `Redactor`, and a string no UTF-8 encoder
 takes (a lone surrogate from a model) is written as a JSON escape instead of aborting the run.
 
 A record's cost does not grow with the run: records.jsonl stays open for appends, each line is
@@ -112,6 +112,8 @@ class RunDir:
         self._syncer: threading.Thread | None = None
         self._sync_error: OSError | None = None
         self._writer: concurrent.futures.ThreadPoolExecutor | None = None
+        self._created: list[Path] = []  # what `open` made (folders, the lock file), deepest last
+        self._started = False
 
     def open(self, spec: RunSpec) -> set[str]:
         """Lock the directory, check the spec's identity, repair a cut last line; return the keys
@@ -147,6 +149,7 @@ class RunDir:
         meta = self._read_meta() or {
             "run_id": self.run_id, "identity_hash": spec.identity_hash(), "spec": spec.identity(), "sessions": [],
         }
+        self._started = True
         meta["execution"] = spec.model_dump(exclude=set(spec.identity()))
         meta["sessions"].append({"started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"), **provenance})
         self._write_json(self.meta, meta)
@@ -169,22 +172,40 @@ class RunDir:
             self._writer = None
         self._close_records()
         if self._lock_fd is not None:
+            if not self._started:
+                self._remove_created()
             fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
             os.close(self._lock_fd)
             self._lock_fd = None
 
+    def _remove_created(self) -> None:
+        """A run that never started (no server, a wrong model name) takes back what `open` made,
+        while it still holds the lock: no `.lock` or empty transcripts/ is left that looks like a
+        run. A folder that now holds anything else is kept."""
+        for path in reversed(self._created):
+            try:
+                path.unlink() if path.name == ".lock" else path.rmdir()
+            except OSError:
+                pass  # not empty (someone else's file), or already gone
+
     def _make_dirs(self) -> None:
         if self.path.exists() and not self.path.is_dir():
             raise RunDirError(f"--out {self.path} is a file, not a directory; name a directory")
+        absent = [p for p in (*reversed(self.path.absolute().parents), self.path.absolute(), self.transcripts.absolute())
+                  if not p.exists()]
         try:
             self.transcripts.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise RunDirError(f"cannot create the run directory {self.path}: {exc.strerror or exc}") from None
+        self._created = absent
         if not os.access(self.path, os.W_OK) or not os.access(self.transcripts, os.W_OK):
             raise RunDirError(f"the run directory {self.path} is not writable")
 
     def _take_lock(self) -> None:
-        fd = os.open(self.path / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+        lock = self.path / ".lock"
+        if not lock.exists():
+            self._created.append(lock.absolute())
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

@@ -11,6 +11,7 @@ from typing import Any, Optional
 
 import typer
 
+from envs import study
 from envs.errors import UserError
 from harness.cli.common import group
 
@@ -124,7 +125,12 @@ def show(
     from harness.cli.common import out
 
     s, options = _suite_and_options(suite, rooms, objects, quest_length, None, cache_dir, protocol)
-    entry = s.entry(game_seed(game), options)
+    seed = game_seed(game)
+    if s.name == "paper-textworld" and seed not in study.GAME_SEEDS:
+        first, last = study.GAME_SEEDS.start, study.GAME_SEEDS.stop - 1
+        raise UserError(f"{game!r} is not a game of paper-textworld; its games are tw-{first} .. tw-{last} "
+                        f"(or the seeds {first}..{last}); --suite textworld generates a game from any seed")
+    entry = s.entry(seed, options)
     # the task as the suite's own task list would hold it
     task = Task(suite=s.name, task_id=entry.task_id, params={"seed": entry.seed, **entry.options})
     env = s.make(task, options, EpisodeContext(budget=suite_entry(s.name).budget))

@@ -25,6 +25,10 @@ if TYPE_CHECKING:
 
 app = group()
 
+# record field -> the option of `show` that picks it
+FLAGS = {"task_id": "--task", "condition": "--condition", "model": "--model", "budget": "--budget",
+         "sample_seed": "--seed"}
+
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
@@ -43,7 +47,12 @@ def show(
                                        show_default=False),
     condition: Optional[str] = typer.Option(None, "--condition", help="condition  [default: the first recorded]",
                                             show_default=False),
-    model: Optional[str] = typer.Option(None, "--model", help="model, when the run has several", show_default=False),
+    model: Optional[str] = typer.Option(None, "--model", help="model; required when the run has several",
+                                        show_default=False),
+    budget: Optional[int] = typer.Option(None, "--budget", help="budget  [default: the first recorded]",
+                                         show_default=False),
+    seed: Optional[int] = typer.Option(None, "--seed", help="sample seed  [default: the first recorded]",
+                                       show_default=False),
 ) -> None:
     """Print one episode's conversation: what was sent, what came back, what the condition told the agent."""
     from rich.text import Text
@@ -52,16 +61,21 @@ def show(
     from results.columns import C
 
     records = _records(run_dir)
-    picked = [r for r in records if (task is None or r[C.task_id] == task)
-              and (condition is None or r[C.condition] == condition) and (model is None or r[C.model] == model)]
+    asked = {C.task_id: task, C.condition: condition, C.model: model, C.budget: budget, C.sample_seed: seed}
+    picked = [r for r in records if all(v is None or r[k] == v for k, v in asked.items())]
     if not picked:
-        for name, value in (("task", task), ("condition", condition), ("model", model)):
-            key = C.task_id if name == "task" else name
+        for key, value in asked.items():
             known = list(dict.fromkeys(r[key] for r in records))
             if value is not None and value not in known:
-                raise UserError(f"no episode with {name} {value!r} in {run_dir}; recorded: {', '.join(known[:20])}"
-                                + (", ..." if len(known) > 20 else ""))
-        raise UserError(f"no episode in {run_dir} matches --task {task} --condition {condition}")
+                raise UserError(f"no episode with {FLAGS[key]} {value!r} in {run_dir}; recorded: "
+                                f"{', '.join(map(str, known[:20]))}" + (", ..." if len(known) > 20 else ""))
+        raise UserError(f"no episode in {run_dir} matches " + " ".join(f"{FLAGS[k]} {v}" for k, v in asked.items()
+                                                                         if v is not None))
+    models = list(dict.fromkeys(r[C.model] for r in picked))
+    if model is None and len(models) > 1:
+        # the reference agents share a run's folder with the model: which one is meant must be said
+        raise UserError(f"{run_dir} holds the episodes of {len(models)} models: {', '.join(models)}; "
+                        f"pick one with --model (e.g. --model {models[0]})")
     record = picked[0]
     _header(record, len(picked))
     if not record.get(C.transcript):
@@ -103,7 +117,8 @@ def _header(r: dict[str, Any], matches: int) -> None:
     mode = (r.get(C.condition_params) or {}).get("tool_mode")
     out.print(Text(f"(tool mode {mode}: the tool schemas sent with every call are not repeated here)", style="dim"))
     if matches > 1:
-        out.print(Text(f"({matches} episodes match; this is the first: narrow with --task / --condition)", style="dim"))
+        out.print(Text(f"({matches} episodes match; this is the first: narrow with {' / '.join(FLAGS.values())})",
+                       style="dim"))
 
 
 def _new_part(sent: list[dict[str, Any]], before: list[dict[str, Any]], opening: list[dict[str, Any]],
