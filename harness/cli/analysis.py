@@ -71,11 +71,30 @@ def plot(
 @app.command()
 def export(
     dirs: Dirs,
-    parquet: Annotated[Path, typer.Option("--parquet", help="output .parquet file")],
+    parquet: Annotated[Path | None, typer.Option("--parquet", help="write the episode frame (one row per "
+                                                                    "episode) as this .parquet file")] = None,
+    inspect_dir: Annotated[Path | None, typer.Option("--inspect", help="write inspect_ai logs (one .eval per suite, "
+                                                                        "model, condition and budget) into this "
+                                                                        "folder, for `inspect view` (extra [inspect])")] = None,
 ) -> None:
-    """Write the episode frame (one row per episode) as Parquet."""
-    from results import load, to_parquet
+    """Write the runs as Parquet (one row per episode) and/or as inspect_ai logs for `inspect view`."""
+    if parquet is None and inspect_dir is None:
+        raise UserError("export needs a format: --parquet FILE and/or --inspect FOLDER")
+    runs = expand(dirs)
+    if parquet is not None:
+        from results import load, to_parquet
 
-    df = load(expand(dirs))
-    path = to_parquet(df, parquet)
-    echo(f"{len(df)} episodes -> {path}")
+        df = load(runs)
+        path = to_parquet(df, parquet)
+        echo(f"{len(df)} episodes -> {path}")
+    if inspect_dir is not None:
+        from harness.cli.common import err
+        from harness.inspect_log import export as to_inspect
+
+        done = to_inspect(runs, inspect_dir)
+        for run in done.runs:
+            if run.partial:
+                err.print(f"[yellow]warning:[/yellow] {run.path} is still being written (or was cut short); "
+                          "exported as it stands", highlight=False)
+        echo(f"{len(done.files)} inspect logs, {done.samples} samples from {done.records} records -> {inspect_dir}"
+             f"  (inspect view --log-dir {inspect_dir})")

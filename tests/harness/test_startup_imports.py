@@ -19,11 +19,11 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 # third-party packages none of these paths may import
 HEAVY = ("openai", "httpx", "textworld", "numpy", "pandas", "scipy", "statsmodels", "matplotlib", "llama_cpp",
-         "vllm", "torch")
+         "vllm", "torch", "inspect_ai")
 # our own modules that bring pydantic models, the spec machinery, model backends, games or analysis
 OURS = ("envs.contract", "envs.tools", "envs.textworld.suite", "harness.types", "harness.spec", "harness.runner",
         "harness.models", "harness.agents", "harness.backends.local", "harness.backends.server_proc",
-        "harness.backends.vllm_presets", "harness.backends.openai_compat", "results")
+        "harness.backends.vllm_presets", "harness.backends.openai_compat", "harness.inspect_log", "results")
 # `conditions` lists the condition registry, whose entries are pydantic-backed: only that command imports it
 PATHS = {
     "--help": {"forbidden": HEAVY + ("pydantic", "rich"), "ours": OURS + ("conditions",)},

@@ -1,0 +1,348 @@
+"""Run directories as inspect_ai logs: one `.eval` per (suite, model, condition, budget) cell,
+written through inspect_ai's public API (`inspect_ai.log.write_eval_log`), read by `inspect view`.
+
+One sample per record: id = task id, epoch = 1 + the position of its sample seed among the
+run's sorted seeds; messages = the conversation as the model saw it, each call's outcome as a tool
+message (a rejected call's carries a ToolCallError and the condition's feedback text); a score
+`success` (1/0), or the sample's `error` for a harness-error episode (never a 0); token usage per
+call in the assistant message's metadata and per sample in `model_usage`. In prompt tool mode the
+feedback went out as a user message: its text is exported as the tool message of the call it
+answers, and the sample's metadata says so.
+
+The same records give the same files: every id and time comes from the records and run.json,
+and the zip entries' timestamps are set to the log's creation time. inspect_ai (2-3 s to import)
+is imported only here, only when exporting.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import zipfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from envs.errors import UserError
+
+INSTALL = 'pip install -e ".[inspect]"'
+PROMPT_MODE_NOTE = ("prompt tool mode: the feedback went out as a user message; here it is the tool message "
+                    "of the call it answers, built from that call's outcome")
+PARSING_CODES = frozenset({"unparseable_call", "no_action", "unparseable_plan"})
+
+
+def _inspect() -> Any:
+    try:
+        import inspect_ai.log as log
+    except ImportError:
+        raise UserError(f"export --inspect needs inspect_ai, which this install lacks: {INSTALL}") from None
+    return log
+
+
+@dataclass
+class RunFiles:
+    """What one run directory holds for the export."""
+
+    path: Path
+    meta: dict[str, Any]
+    records: list[dict[str, Any]]
+    partial: bool  # a trailing line still being written, or the run's lock is held
+
+    @property
+    def seeds(self) -> list[int]:
+        return sorted(self.meta.get("spec", {}).get("sample_seeds") or {r["sample_seed"] for r in self.records})
+
+
+@dataclass
+class Cell:
+    suite: str
+    model: str
+    condition: str
+    budget: int
+    samples: list[tuple[RunFiles, dict[str, Any]]] = field(default_factory=list)
+
+    def name(self) -> str:
+        slug = "".join(ch if ch.isalnum() or ch in "-." else "-" for ch in self.model)
+        return f"{self.suite}_{slug}_{self.condition}_b{self.budget}.eval"
+
+
+def read_run(path: Path) -> RunFiles:
+    from results.load import iter_records, records_path
+
+    records = list(iter_records(path))
+    meta_file = path / "run.json"
+    meta = json.loads(meta_file.read_text(encoding="utf-8")) if meta_file.exists() else {}
+    data = records_path(path).read_bytes()
+    return RunFiles(path, meta, records, partial=bool(data) and not data.endswith(b"\n") or _locked(path))
+
+
+def _locked(path: Path) -> bool:
+    """A run still being written holds its directory's lock (harness.store)."""
+    import fcntl
+    import os
+
+    lock = path / ".lock"
+    if not lock.exists():
+        return False
+    fd = os.open(lock, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
+def cells(runs: Iterable[RunFiles]) -> list[Cell]:
+    out: dict[tuple, Cell] = {}
+    for run in runs:
+        for rec in _latest(run.records):
+            key = (rec["suite"], rec["model"], rec["condition"], int(rec["budget"]))
+            out.setdefault(key, Cell(*key)).samples.append((run, rec))
+    return [out[k] for k in sorted(out)]
+
+
+def _latest(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One record per episode key: a harness error that a resume replayed counts as its replay."""
+    keep: dict[tuple, dict[str, Any]] = {}
+    for rec in records:
+        key = (rec["suite"], rec["task_id"], rec["model"], rec["condition"], rec["budget"], rec["sample_seed"])
+        if key not in keep or keep[key].get("success") is None:
+            keep[key] = rec
+    return list(keep.values())
+
+
+def _created(run: RunFiles) -> str:
+    sessions = run.meta.get("sessions") or [{}]
+    return sessions[0].get("started_at") or "1970-01-01T00:00:00+00:00"
+
+
+def _id(*parts: Any) -> str:
+    return hashlib.sha256("|".join(map(str, parts)).encode()).hexdigest()[:22]
+
+
+def _transcript(run: RunFiles, rec: dict[str, Any]) -> dict[str, Any]:
+    name = rec.get("transcript") or ""
+    path = (run.path / name).resolve()
+    # a record names a file of its own run directory, never one elsewhere
+    if not name or run.path.resolve() not in path.parents or not path.is_file():
+        return {"turns": []}
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {"turns": []}
+
+
+def _message(m: dict[str, Any], mid: str) -> Any:
+    content = str(m.get("content") or "")
+    role = m.get("role")
+    if role == "system":
+        return _model().ChatMessageSystem(id=mid, content=content)
+    if role == "assistant":
+        return _model().ChatMessageAssistant(id=mid, content=content)
+    return _model().ChatMessageUser(id=mid, content=content)
+
+
+def _model() -> Any:
+    import inspect_ai.model as model
+
+    return model
+
+
+def messages(transcript: dict[str, Any], model_id: str) -> list[Any]:
+    """The episode's conversation: the opening, then per call the model's answer (its tool calls)
+    and per call a tool message with the environment's answer (an error for a rejected call)."""
+    from inspect_ai.tool import ToolCall, ToolCallError
+
+    m = _model()
+    turns = transcript.get("turns") or []
+    out: list[Any] = []
+    n = 0
+
+    def nid() -> str:
+        nonlocal n
+        n += 1
+        return f"m{n:04d}"
+
+    if turns:
+        out += [_message(msg, nid()) for msg in turns[0].get("messages", [])]
+    for i, turn in enumerate(turns):
+        answer = turn.get("answer") or {}
+        usage = answer.get("usage") or {}
+        if turn.get("kind") == "review":
+            out += [m.ChatMessageUser(id=nid(), content=str(x.get("content") or "")) for x in turn.get("messages", [])]
+            out.append(m.ChatMessageAssistant(id=nid(), content=answer.get("text") or "", model=model_id,
+                                              metadata={"kind": "review", "usage": usage}))
+            continue
+        outcome = turn.get("outcome") or {}
+        rejected = "code" in outcome
+        calls = [ToolCall(id=str(c.get("id") or f"call_{i}_{j}"), function=str(c.get("name")),
+                          arguments=c.get("arguments") if isinstance(c.get("arguments"), dict) else {})
+                 for j, c in enumerate(answer.get("tool_calls") or [])]
+        if not calls and rejected:  # no call could be read from the answer: the rejection still answers it
+            calls = [ToolCall(id=f"call_{i}_0", function="(no call)", arguments={},
+                              parse_error=str(outcome.get("message") or outcome.get("code")))]
+        out.append(m.ChatMessageAssistant(id=nid(), content=answer.get("text") or "", tool_calls=calls or None,
+                                          model=model_id, metadata={"usage": usage,
+                                                                    "finish_reason": answer.get("finish_reason")}))
+        replies = _replies(turns, i)
+        for j, call in enumerate(calls):
+            text = replies[j] if j < len(replies) else _outcome_text(outcome)
+            # the viewer shows a tool error's message in place of the content: it is what the
+            # condition told the agent, the violation's own words stay in the metadata
+            error = ToolCallError("parsing" if outcome.get("code") in PARSING_CODES else "unknown", text) \
+                if rejected else None
+            out.append(m.ChatMessageTool(id=nid(), content=text, tool_call_id=call.id, function=call.function,
+                                         error=error, metadata={"outcome": outcome.get("code") or "accepted",
+                                                                "violation": outcome.get("message")}))
+        if not calls and "observation" in outcome:  # a text answer (the task's final reply)
+            out.append(m.ChatMessageUser(id=nid(), content=_outcome_text(outcome)))
+    return out
+
+
+def _replies(turns: list[dict[str, Any]], i: int) -> list[str]:
+    """What the harness sent back for turn i's calls: the next call's new messages after the
+    answer (a full history), or what a rebuilt prompt (history `last`) added to the opening's
+    last message: the quoted answer and the condition's feedback."""
+    j = i + 1
+    while j < len(turns) and turns[j].get("kind") == "review":
+        j += 1
+    if j >= len(turns):
+        return []
+    nxt = turns[j]
+    if nxt.get("messages_from"):
+        return [str(x.get("content") or "") for x in nxt.get("messages", [])[1:]]
+    opening = [str(x.get("content") or "") for x in turns[0].get("messages", [])]
+    sent = [str(x.get("content") or "") for x in nxt.get("messages", [])]
+    if opening and sent and sent[-1].startswith(opening[-1]) and sent[-1] != opening[-1]:
+        return [sent[-1][len(opening[-1]):].lstrip("\n")]
+    return []
+
+
+def _outcome_text(outcome: dict[str, Any]) -> str:
+    if "code" in outcome:
+        return f"{outcome.get('code')}: {outcome.get('message') or ''}".strip()
+    return str(outcome.get("observation") or "")
+
+
+def sample(run: RunFiles, rec: dict[str, Any]) -> Any:
+    log, m = _inspect(), _model()
+    from inspect_ai.scorer import Score
+
+    model_id = rec.get("model_id") or rec["model"]
+    prompt_mode = (rec.get("condition_params") or {}).get("tool_mode") == "prompt"
+    transcript = _transcript(run, rec)
+    msgs = messages(transcript, model_id)
+    error = rec.get("harness_error")
+    prompt, completion = rec.get("prompt_tokens"), rec.get("completion_tokens")
+    usage = {} if prompt is None and completion is None else {model_id: m.ModelUsage(
+        input_tokens=prompt or 0, output_tokens=completion or 0, total_tokens=(prompt or 0) + (completion or 0))}
+    metadata = {
+        "condition": rec["condition"], "budget": rec["budget"], "sample_seed": rec["sample_seed"],
+        "model": rec["model"], "failure_codes": rec.get("failure_codes") or [],
+        "final_failure": rec.get("final_failure"), "first_call_valid": rec.get("first_call_valid"),
+        "repaired": rec.get("repaired"), "model_calls": rec.get("model_calls"), "prompt_tokens": prompt,
+        "completion_tokens": completion, "prompt_words": rec.get("prompt_words"), "end_reason": rec.get("end_reason"),
+        "run_dir": str(run.path), "transcript": rec.get("transcript"),
+    }
+    if prompt_mode:
+        metadata["feedback_as"] = PROMPT_MODE_NOTE
+    first_user = next((x.text for x in msgs if x.role == "user"), "")
+    last = next((x for x in reversed(msgs) if x.role == "assistant"), None)
+    output = m.ModelOutput(model=model_id, choices=[m.ChatCompletionChoice(message=last)] if last else [])
+    return log.EvalSample(
+        id=rec["task_id"], epoch=1 + run.seeds.index(rec["sample_seed"]) if rec["sample_seed"] in run.seeds else 1,
+        input=first_user, target="", messages=msgs, output=output,
+        scores=None if error else {"success": Score(value=1 if rec.get("success") else 0)},
+        metadata=metadata, model_usage=usage, uuid=_id(run.path.name, rec["run_id"], rec["task_id"],
+                                                       rec["model"], rec["condition"], rec["budget"], rec["sample_seed"]),
+        error=log.EvalError(message=error, traceback=error, traceback_ansi=error) if error else None,
+    )
+
+
+def eval_log(cell: Cell, versions: dict[str, str]) -> Any:
+    log = _inspect()
+    runs = {id(r): r for r, _ in cell.samples}
+    first = next(iter(runs.values()))
+    created = min(_created(r) for r in runs.values())
+    samples = [sample(run, rec) for run, rec in sorted(cell.samples, key=lambda x: (x[1]["task_id"], x[1]["sample_seed"]))]
+    scored = [s for s in samples if s.scores]
+    solved = sum(s.scores["success"].value for s in scored)
+    spec = first.meta.get("spec") or {}
+    sessions = first.meta.get("sessions") or [{}]
+    results = log.EvalResults(total_samples=len(samples), completed_samples=len(scored), scores=[log.EvalScore(
+        name="success", scorer="success", metrics={"accuracy": log.EvalMetric(
+            name="accuracy", value=solved / len(scored) if scored else 0.0)})])
+    return log.EvalLog(
+        status="success" if len(scored) == len(samples) else "error",
+        eval=log.EvalSpec(
+            eval_id=_id("eval", cell.name()), run_id=str(first.meta.get("run_id") or ""), created=created,
+            # one task id per cell: the viewer folds logs of one task id and model into "retries"
+            task=cell.suite, task_id=_id("task", cell.name()), task_args={"condition": cell.condition,
+                                                                            "budget": cell.budget},
+            dataset=log.EvalDataset(name=cell.suite, samples=len({s.id for s in samples})),
+            model=cell.model, config=log.EvalConfig(), packages=versions,
+            metadata={"condition": cell.condition, "budget": cell.budget, "spec": spec,
+                      "versions": sessions[-1].get("versions"), "git": sessions[-1].get("git"),
+                      "run_dirs": sorted(str(r.path) for r in runs.values())},
+        ),
+        results=results, stats=log.EvalStats(started_at=created, completed_at=created, model_usage=_usage(samples)),
+        samples=samples,
+    )
+
+
+@dataclass
+class Exported:
+    files: list[Path]
+    runs: list[RunFiles]
+    samples: int
+    records: int
+
+
+def _usage(samples: list[Any]) -> dict[str, Any]:
+    from inspect_ai.model import ModelUsage
+
+    total: dict[str, Any] = {}
+    for s in samples:
+        for model, u in s.model_usage.items():
+            t = total.setdefault(model, ModelUsage())
+            t.input_tokens += u.input_tokens
+            t.output_tokens += u.output_tokens
+            t.total_tokens += u.total_tokens
+    return total
+
+
+def export(run_dirs: Sequence[Path], out_dir: Path) -> Exported:
+    """Write one log per cell into `out_dir`."""
+    log = _inspect()
+    from importlib.metadata import version
+
+    runs = [read_run(Path(d)) for d in run_dirs]
+    versions = {"inspect_ai": version("inspect_ai")}
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written, samples = [], 0
+    for cell in cells(runs):
+        samples += len(cell.samples)
+        path = out_dir / cell.name()
+        built = eval_log(cell, versions)
+        log.write_eval_log(built, str(path), format="eval")
+        _fix_zip_times(path, built.eval.created)
+        written.append(path)
+    return Exported(written, runs, samples, sum(len(r.records) for r in runs))
+
+
+def _fix_zip_times(path: Path, created: str) -> None:
+    """The zip entries' times set to the log's creation time (zipfile stamps them with the clock),
+    so that exporting twice gives the same bytes. Entries are copied as they are, compressed alike."""
+    stamp = datetime.fromisoformat(created).timetuple()[:6]
+    stamp = max(stamp, (1980, 1, 1, 0, 0, 0))
+    tmp = path.with_suffix(".tmp")
+    with zipfile.ZipFile(path) as src, zipfile.ZipFile(tmp, "w") as dst:
+        for info in src.infolist():
+            copy = zipfile.ZipInfo(info.filename, date_time=stamp)
+            copy.compress_type, copy.external_attr = info.compress_type, info.external_attr
+            dst.writestr(copy, src.read(info.filename))
+    tmp.replace(path)
