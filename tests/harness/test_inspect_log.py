@@ -13,6 +13,7 @@ import os
 import sys
 from pathlib import Path
 
+import inspect_ai.log as inspect_log  # the [inspect] extra is part of [dev]: a missing one fails here
 import pytest
 from typer.testing import CliRunner
 
@@ -23,7 +24,6 @@ from harness.runner import run
 from harness.spec import build_spec
 from scripted_server import Reply, ScriptedServer
 
-inspect_log = pytest.importorskip("inspect_ai.log", reason="the [inspect] extra is part of [dev]")
 ACCEPTED = {"accepted", "won", "lost", "review"}
 
 
