@@ -55,9 +55,10 @@ def _setting(df: pd.DataFrame) -> str:
     return f"model {models} · {suites} · budget {budgets} · {size}"
 
 
-def _title(fig: Figure, what: str, df: pd.DataFrame) -> None:
-    """The figure's title: what it shows, its setting, then what it leaves out (`_caption`), each on
-    as many lines as the figure's width needs."""
+def _title(fig: Figure, what: str, df: pd.DataFrame, left_out: Sequence[str] = ()) -> None:
+    """The figure's title: what it shows, its setting, then what it leaves out, each on as many
+    lines as the figure's width needs. What it leaves out goes here, not under the panels: that
+    space is the legend's (matplotlib lays out one of the two there)."""
     room = int(fig.get_figwidth() * 11)  # characters per line at fontsize 10
     lines, line = [], ""
     for part in _setting(df).split(" · "):
@@ -66,13 +67,8 @@ def _title(fig: Figure, what: str, df: pd.DataFrame) -> None:
             line = part
         else:
             line = f"{line} · {part}" if line else part
-    notes = [w for text in getattr(fig, "_repair_caption", []) for w in textwrap.wrap(text, room)]
+    notes = [w for text in left_out for w in textwrap.wrap(text, room, break_on_hyphens=False)]
     fig.suptitle("\n".join([what, *lines, line, *notes]), fontsize=10)
-
-
-def caption(fig: Figure) -> str:
-    """What a figure says it leaves out ("" when nothing)."""
-    return "; ".join(getattr(fig, "_repair_caption", []))
 
 
 def _panel_title(ax, model: str, df: pd.DataFrame) -> None:
@@ -90,12 +86,6 @@ def _centre(ax, text: str) -> None:
     """A message in the middle of a panel that has no data to cover."""
     ax.text(0.5, 0.5, text, transform=ax.transAxes, ha="center", va="center", fontsize=9, wrap=True,
             bbox={"boxstyle": "round", "facecolor": "lightyellow", "edgecolor": "0.6"})
-
-
-def _caption(fig: Figure, text: str) -> None:
-    """What the figure leaves out: the last lines of its title (`_title` reads it), since the
-    space under the panels is the legend's (matplotlib lays out one of the two there)."""
-    fig._repair_caption = [*getattr(fig, "_repair_caption", []), text]
 
 
 def _legend(fig: Figure) -> None:
@@ -125,12 +115,12 @@ def _no_data(ax, model: str, df: pd.DataFrame) -> bool:
     return True
 
 
-def _left_out(fig: Figure, cells: pd.DataFrame, df: pd.DataFrame) -> None:
-    """Caption the cells a figure of `cells` draws no bar for: only harness errors in them."""
+def _left_out(cells: pd.DataFrame, df: pd.DataFrame) -> list[str]:
+    """The cells a figure of `cells` draws no bar for: only harness errors in them."""
     empty = cells[(cells["n"] == 0) & cells[C.model].isin(df.loc[df[C.success].notna(), C.model].unique())]
-    if not empty.empty:
-        names = sorted({f"{r[C.model]} {r[C.condition]}" for _, r in empty.iterrows()})
-        _caption(fig, f"no bar (harness errors only): {', '.join(names)}")
+    if empty.empty:
+        return []
+    return [f"no bar (harness errors only): {', '.join(sorted({f'{r[C.model]} {r[C.condition]}' for _, r in empty.iterrows()}))}"]
 
 
 def _none_solved(df: pd.DataFrame, model: str) -> bool:
@@ -171,8 +161,7 @@ def success_by_condition(df: pd.DataFrame) -> Figure:
         if _none_solved(df, model):
             _note(ax, "no successes: every bar is 0\n(the whiskers: Wilson 95% CIs)")
     _legend(fig)
-    _left_out(fig, cells, df)
-    _title(fig, "Solved rate by condition", df)
+    _title(fig, "Solved rate by condition", df, _left_out(cells, df))
     return fig
 
 
@@ -185,10 +174,15 @@ def success_vs_budget(df: pd.DataFrame) -> Figure:
         if _no_data(ax, model, df):
             continue
         part = cells[(cells[C.model] == model) & (cells["n"] > 0)]
-        for cond in _conditions(part):
+        conds = _conditions(part)
+        budgets = np.sort(part[C.budget].unique())
+        # the conditions side by side around each budget: at one budget they would hide each other
+        step = 0.6 * (np.diff(budgets).min() if len(budgets) > 1 else 1) / max(1, len(conds))
+        for k, cond in enumerate(conds):
             sel = part[part[C.condition] == cond].sort_values(C.budget)
             err = np.vstack([sel["rate"] - sel["ci_low"], sel["ci_high"] - sel["rate"]])
-            ax.errorbar(sel[C.budget], sel["rate"], yerr=err, marker="o", capsize=3, label=cond)
+            ax.errorbar(sel[C.budget] + (k - (len(conds) - 1) / 2) * step, sel["rate"], yerr=err, marker="o",
+                        capsize=3, label=cond)
         ax.set_xticks(sorted(part[C.budget].unique()))
         ax.set_xlabel("budget (model calls)")
         ax.set_ylabel("solved rate (95% Wilson CI)")
@@ -196,11 +190,10 @@ def success_vs_budget(df: pd.DataFrame) -> Figure:
         _panel_title(ax, model, df)
         if _none_solved(df, model):
             _note(ax, "no successes: every point is 0")
-    if df[C.budget].nunique() == 1:
-        _caption(fig, f"one budget only ({df[C.budget].iloc[0]}): run --budget 2,4,6,8 for a curve")
+    one = [f"one budget only ({df[C.budget].iloc[0]}): run --budget 2,4,6,8 for a curve"] \
+        if df[C.budget].nunique() == 1 else []
     _legend(fig)
-    _left_out(fig, cells, df)
-    _title(fig, "Solved rate against the call budget", df)
+    _title(fig, "Solved rate against the call budget", df, one + _left_out(cells, df))
     return fig
 
 
@@ -234,9 +227,7 @@ def tokens_vs_success(df: pd.DataFrame) -> Figure:
         if not cells.empty else []
     caption = ([f"left out: {', '.join(agents)} (reference agents use no tokens)"] if agents else []) \
         + ([f"no point: {', '.join(unsolved)} (no success with known token usage)"] if unsolved else []) + left
-    if caption:
-        _caption(fig, "; ".join(caption))
-    _title(fig, "Tokens per success against solved rate (lower right: cheap and good)", df)
+    _title(fig, "Tokens per success against solved rate (lower right: cheap and good)", df, caption)
     return fig
 
 
@@ -263,9 +254,8 @@ def repair_funnel(df: pd.DataFrame) -> Figure:
             _note(ax, "no valid first call, no repair,\nno success: every bar is 0")
     _legend(fig)
     errors = int(df[C.success].isna().sum())
-    if errors:
-        _caption(fig, f"shares of the scored episodes: {errors} harness-error episode{'s' * (errors != 1)} left out")
-    _title(fig, "Repair funnel: first call valid, repaired, solved", df)
+    _title(fig, "Repair funnel: first call valid, repaired, solved", df,
+           [f"shares of the scored episodes: {errors} harness-error episode{'s' * (errors != 1)} left out"] if errors else [])
     return fig
 
 
