@@ -21,6 +21,7 @@ import json
 import zipfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -50,7 +51,7 @@ class RunFiles:
     records: list[dict[str, Any]]
     partial: bool  # a trailing line still being written, or the run's lock is held
 
-    @property
+    @cached_property
     def seeds(self) -> list[int]:
         return sorted(self.meta.get("spec", {}).get("sample_seeds") or {r["sample_seed"] for r in self.records})
 
@@ -69,31 +70,13 @@ class Cell:
 
 
 def read_run(path: Path) -> RunFiles:
-    from results.load import iter_records, records_path
+    from harness.store import in_use
+    from results.load import read_records
 
-    records = list(iter_records(path))
+    records, cut = read_records(path)
     meta_file = path / "run.json"
     meta = json.loads(meta_file.read_text(encoding="utf-8")) if meta_file.exists() else {}
-    data = records_path(path).read_bytes()
-    return RunFiles(path, meta, records, partial=bool(data) and not data.endswith(b"\n") or _locked(path))
-
-
-def _locked(path: Path) -> bool:
-    """A run still being written holds its directory's lock (harness.store)."""
-    import fcntl
-    import os
-
-    lock = path / ".lock"
-    if not lock.exists():
-        return False
-    fd = os.open(lock, os.O_RDONLY)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return True
-    finally:
-        os.close(fd)
-    return False
+    return RunFiles(path, meta, records, partial=bool(cut) or in_use(path))
 
 
 def cells(runs: Iterable[RunFiles]) -> list[Cell]:
@@ -253,8 +236,9 @@ def sample(run: RunFiles, rec: dict[str, Any]) -> Any:
     first_user = next((x.text for x in msgs if x.role == "user"), "")
     last = next((x for x in reversed(msgs) if x.role == "assistant"), None)
     output = m.ModelOutput(model=model_id, choices=[m.ChatCompletionChoice(message=last)] if last else [])
+    seed = rec["sample_seed"]
     return log.EvalSample(
-        id=rec["task_id"], epoch=1 + run.seeds.index(rec["sample_seed"]) if rec["sample_seed"] in run.seeds else 1,
+        id=rec["task_id"], epoch=1 + run.seeds.index(seed) if seed in run.seeds else 1,
         input=first_user, target="", messages=msgs, output=output,
         scores=None if error else {"success": Score(value=1 if rec.get("success") else 0)},
         metadata=metadata, model_usage=usage, uuid=_id(run.path.name, rec["run_id"], rec["task_id"],

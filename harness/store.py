@@ -88,6 +88,24 @@ def _replace(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
+LOCK = ".lock"
+
+
+def in_use(path: str | Path) -> bool:
+    """Another process holds the run directory's lock (`RunDir.open`): a run is playing into it."""
+    lock = Path(path) / LOCK
+    if not lock.exists():
+        return False
+    fd = os.open(lock, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
 def _key_id(row: dict[str, Any]) -> str:
     return EpisodeKey(**{k: row[k] for k in EpisodeKey.model_fields}).id()
 
@@ -184,7 +202,7 @@ class RunDir:
         run. A folder that now holds anything else is kept."""
         for path in reversed(self._created):
             try:
-                path.unlink() if path.name == ".lock" else path.rmdir()
+                path.unlink() if path.name == LOCK else path.rmdir()
             except OSError:
                 pass  # not empty (someone else's file), or already gone
 
@@ -202,7 +220,7 @@ class RunDir:
             raise RunDirError(f"the run directory {self.path} is not writable")
 
     def _take_lock(self) -> None:
-        lock = self.path / ".lock"
+        lock = self.path / LOCK
         if not lock.exists():
             self._created.append(lock.absolute())
         fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)

@@ -20,6 +20,7 @@ import pandas as pd
 
 from envs import SUITES
 from results.columns import C
+from results.load import is_folder_of_runs, run_dirs
 
 PLAN_FILE = "plan.json"
 CELL = (C.model, C.suite, C.condition, C.budget, C.sample_seed)
@@ -56,20 +57,15 @@ def plans(dirs: Iterable[Path]) -> list[PlannedRun]:
     """The planned runs of the paths the user named: each run directory's spec, and for a folder
     of runs with a plan.json, every run it planned (those never started included)."""
     out: dict[str, PlannedRun] = {}
-    for d in dirs:
-        d = Path(d)
-        if d.name == "records.jsonl":
-            d = d.parent
-        plan = _json(d / PLAN_FILE) if d.is_dir() and not (d / "records.jsonl").exists() else None
+    for d in map(Path, dirs):
+        plan = _json(d / PLAN_FILE) if is_folder_of_runs(d) else None
+        for entry in (plan or {}).get("runs", []):
+            run_dir = d / str(entry.get("dir"))
+            spec = (_json(run_dir / "run.json") or {}).get("spec") or entry.get("spec") or {}
+            out.setdefault(str(run_dir), PlannedRun(str(run_dir), spec, (run_dir / "records.jsonl").exists()))
         if plan is not None:
-            for entry in plan.get("runs", []):
-                run_dir = d / str(entry.get("dir"))
-                meta = _json(run_dir / "run.json") or {}
-                spec = meta.get("spec") or entry.get("spec") or {}
-                out.setdefault(str(run_dir), PlannedRun(str(run_dir), spec, (run_dir / "records.jsonl").exists()))
             continue
-        runs = [p.parent for p in d.glob("*/records.jsonl")] if d.is_dir() and not (d / "records.jsonl").exists() else [d]
-        for run_dir in runs:
+        for run_dir in run_dirs([d.parent if d.name == "records.jsonl" else d]):
             meta = _json(run_dir / "run.json")
             if meta and isinstance(meta.get("spec"), dict):
                 out.setdefault(str(run_dir), PlannedRun(str(run_dir), meta["spec"], True))

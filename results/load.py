@@ -115,6 +115,28 @@ def iter_records(path: PathLike) -> Iterator[dict[str, Any]]:
         yield _parse(file, no, line)
 
 
+def read_records(path: PathLike) -> tuple[list[dict[str, Any]], int]:
+    """`iter_records` as a list, and the number of cut trailing lines it left out (0 or 1)."""
+    file = _records_file(path)
+    lines, partial = _lines(file)
+    return [_parse(file, no, line) for no, line in lines], sum(partial)
+
+
+def run_dirs(paths: Iterable[PathLike]) -> list[Path]:
+    """The run directories the paths name: a folder that holds run directories (runs/demo: bank/
+    and textworld/) stands for them; any other path for itself."""
+    out: list[Path] = []
+    for p in map(Path, paths):
+        runs = sorted(d.parent for d in p.glob("*/records.jsonl")) if is_folder_of_runs(p) else []
+        out.extend(runs or [p])
+    return out
+
+
+def is_folder_of_runs(path: Path) -> bool:
+    """A folder that is not itself a run directory (it may hold some, and a plan.json)."""
+    return path.is_dir() and not (path / "records.jsonl").exists()
+
+
 def _records_file(path: PathLike) -> Path:
     file = records_path(path)
     if not file.exists():

@@ -20,15 +20,6 @@ Dirs = Annotated[list[Path], typer.Argument(help="run directories (or records.js
                                                   "directories such as runs/demo)", show_default=False)]
 
 
-def expand(dirs: list[Path]) -> list[Path]:
-    """A folder that holds run directories (runs/demo: bank/ and textworld/) stands for them."""
-    out: list[Path] = []
-    for d in dirs:
-        runs = sorted(p.parent for p in d.glob("*/records.jsonl")) if d.is_dir() and not (d / "records.jsonl").exists() else []
-        out.extend(runs or [d])
-    return out
-
-
 @app.command()
 def report(
     dirs: Dirs,
@@ -43,13 +34,14 @@ def report(
     """Solved/N with Wilson CIs and paired contrasts; the paper's numbers beside ours where they apply."""
     # results (scipy, statsmodels) is imported here, not at start-up: `run` does not need it
     from results import FORMATS, grid, load, render_report
+    from results.load import run_dirs
     from results.report import report_columns
 
     if fmt not in FORMATS:  # before reading records: a typo should not wait for a big load
         raise UserError(f"unknown format {fmt!r}; allowed: {', '.join(FORMATS)}")
     groups = split_list(by)
     # only the columns the report reads are kept (not the call logs of every episode)
-    df = load(expand(dirs), columns=report_columns(groups))
+    df = load(run_dirs(dirs), columns=report_columns(groups))
     echo(render_report(df, contrasts=contrasts, by=groups, fmt=fmt, width=width or terminal_width(),
                        headline=headline, planned=grid.plans(dirs)).rstrip("\n"))
 
@@ -63,8 +55,9 @@ def plot(
     from results.plots import save_figures  # matplotlib only when plotting
 
     from results import load
+    from results.load import run_dirs
 
-    for p in save_figures(load(expand(dirs)), out):
+    for p in save_figures(load(run_dirs(dirs)), out):
         echo(str(p))
 
 
@@ -80,7 +73,9 @@ def export(
     """Write the runs as Parquet (one row per episode) and/or as inspect_ai logs for `inspect view`."""
     if parquet is None and inspect_dir is None:
         raise UserError("export needs a format: --parquet FILE and/or --inspect FOLDER")
-    runs = expand(dirs)
+    from results.load import run_dirs
+
+    runs = run_dirs(dirs)
     if parquet is not None:
         from results import load, to_parquet
 
