@@ -201,11 +201,13 @@ def tokens_vs_success(df: pd.DataFrame) -> Figure:
     """Tokens per success against solved rate: lower right is cheap and good. The reference
     agents use no tokens: they are left out (the caption says so)."""
     agents = sorted(m for m in df[C.model].unique() if is_reference_agent(m))
-    cells = summary(df[~df[C.model].isin(agents)]) if len(agents) < df[C.model].nunique() else summary(df.iloc[:0])
+    players = df[~df[C.model].isin(agents)]
+    # every player's model has a row (an all-error one too, with no tokens per success)
+    points = summary(players).dropna(subset=["tokens_per_success"]) if not players.empty else players
     fig, (ax,) = _figure(1, width=5.5, height=4.2)
     markers = "osD^vP*X"
-    for m, model in enumerate(sorted(cells[C.model].unique()) if not cells.empty else []):
-        part = cells[(cells[C.model] == model) & cells["tokens_per_success"].notna()]
+    for m, model in enumerate(sorted(points[C.model].unique())):
+        part = points[points[C.model] == model]
         ax.scatter(part["rate"], part["tokens_per_success"], marker=markers[m % len(markers)], label=model)
         # conditions that land on the same point share one label, one name per line
         for (rate, tps), same in part.groupby(["rate", "tokens_per_success"], sort=False):
@@ -214,19 +216,16 @@ def tokens_vs_success(df: pd.DataFrame) -> Figure:
     ax.set_xlabel("solved rate")
     ax.set_ylabel("tokens per success (prompt + completion)")
     ax.set_xlim(-0.02, 1.1)
-    if cells.empty or cells["tokens_per_success"].isna().all():
+    if points.empty:
         _centre(ax, "no successes: tokens per success is undefined\n(see failure_codes for what went wrong)"
-                if not cells.empty else "no model here spent tokens\n(only reference agents)")
+                if not players.empty else "no model here spent tokens\n(only reference agents)")
         ax.set_yticks([])
     else:
         ax.set_ylim(bottom=0)
-        if ax.get_legend_handles_labels()[0]:
-            ax.legend(fontsize=7)
-    left = [m for m in _models(df) if m not in set(cells[C.model]) | set(agents)] if not cells.empty else []
-    unsolved = sorted(set(cells[C.model]) - set(cells.loc[cells["tokens_per_success"].notna(), C.model])) \
-        if not cells.empty else []
+        ax.legend(fontsize=7)
+    unsolved = sorted(set(players[C.model]) - set(points[C.model]))
     caption = ([f"left out: {', '.join(agents)} (reference agents use no tokens)"] if agents else []) \
-        + ([f"no point: {', '.join(unsolved)} (no success with known token usage)"] if unsolved else []) + left
+        + ([f"no point: {', '.join(unsolved)} (no success with known token usage)"] if unsolved else [])
     _title(fig, "Tokens per success against solved rate (lower right: cheap and good)", df, caption)
     return fig
 
