@@ -16,6 +16,8 @@ class UserError(ValueError):
 class UnknownName(UserError):
     """An unknown registry name; the message names the bad value and the allowed ones."""
 
-    def __init__(self, kind: str, value: str, allowed: list[str]):
+    def __init__(self, kind: str, value: str, allowed: list[str], listing: str | None = None):
+        """`listing`: the allowed names as the message shows them, where a plain sorted list
+        would hide their structure (the model kinds under their headings)."""
         self.kind, self.value, self.allowed = kind, value, sorted(allowed)
-        super().__init__(f"unknown {kind} {value!r}; allowed: {', '.join(self.allowed) or '(none)'}")
+        super().__init__(f"unknown {kind} {value!r}; allowed: {listing or ', '.join(self.allowed) or '(none)'}")

@@ -105,15 +105,8 @@ def validate_model(name: str, spec: RunSpec) -> None:
         return
     if spec.endpoints or ref.kind != "id":
         return
-    raise UnknownModel(name)
-
-
-class UnknownModel(UnknownName):
-    """A model name that no kind takes without --endpoint; the message lists the names by kind."""
-
-    def __init__(self, name: str):
-        super().__init__("model", name, known_models())
-        self.args = (f"unknown model {name!r} (no --endpoint given, so it must be one of these) — {describe_models()}",)
+    raise UnknownName("model (no --endpoint given, so it must be one of these)", name, known_models(),
+                      listing=describe_models())
 
 
 class ModelPool:
