@@ -21,6 +21,11 @@ OUT = "runs/latest"
 # connection, a timeout) is tried again before the call is a harness error
 REQUEST_TIMEOUT_S = 120.0
 MAX_RETRIES = 4
+# an answer larger than this is a harness error, read no further (--max-response-mib): a chat
+# completion is kilobytes; the cap keeps a broken or hostile server from filling memory
+MAX_RESPONSE_MIB = 32.0
+# the longest wait a server's Retry-After is granted; one asking for more stops the run, naming it
+MAX_RETRY_AFTER_S = 300.0
 
 # the embedded model (harness.backends.local, `serve local`): SmolLM2's trained context and the
 # paper's --max-model-len; the bank demo's calls reached 2539 prompt tokens, and a request past

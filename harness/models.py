@@ -126,6 +126,7 @@ class ModelPool:
         return OpenAIBackend(
             url, model, api_key_env=self.spec.api_key_env, timeout_s=self.spec.request_timeout_s,
             max_retries=self.spec.max_retries, text_calls=self.spec.text_calls,
+            max_response_mib=self.spec.max_response_mib,
             # llama.cpp's chatml formats render no tool turns (see harness.backends.local)
             flatten_tool_turns=flatten, server_died=server.died if server is not None else None,
         )

@@ -11,6 +11,7 @@ import json
 import os
 import re
 from typing import Any
+from urllib.parse import urlsplit
 
 MASK = "[REDACTED]"
 # a key shorter than this is not a secret worth the risk of masking ordinary words ("EMPTY", "x")
@@ -65,3 +66,19 @@ class Redactor:
         if "bearer" in low or "authorization" in low:
             return False
         return not any(c in text for c in _FOLDS_TO_ASCII) or _HINT.search(text) is None
+
+
+def credentials_in(url: str) -> bool:
+    """The URL carries a user name or password (`http://user:secret@host/v1`)."""
+    try:
+        return "@" in (urlsplit(url).netloc or "")
+    except ValueError:
+        return False
+
+
+def without_credentials(text: str) -> str:
+    """Every URL's user-info part in `text` masked: what may be printed of a URL that holds one."""
+    return _USERINFO.sub(r"\1***@", text)
+
+
+_USERINFO = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*://)[^/@\s'\"]+@")

@@ -19,6 +19,7 @@ from envs import get_suite, suite_entry, suite_names
 from envs.contract import Suite
 from envs.errors import UserError
 from harness.models import describe_models, validate_model
+from harness.redact import without_credentials
 from harness.types import RunSpec
 
 
@@ -54,7 +55,8 @@ def _explain(exc: ValidationError, source: str, model: type) -> SpecError:
             allowed = _allowed(path)
             lines.append(f"{source}: {name} is required" + (f" ({allowed})" if allowed else ""))
         else:
-            lines.append(f"{source}: {path}: {err['msg']} (got {err.get('input')!r})")
+            # an input may be a URL with a password in it: what is echoed has its credentials masked
+            lines.append(f"{source}: {path}: {err['msg']} (got {without_credentials(repr(err.get('input')))})")
     if unknown:
         lines[-1] += f"; allowed keys: {', '.join(sorted(f.alias or n for n, f in model.model_fields.items()))}"
     return SpecError("\n".join(lines))

@@ -12,10 +12,12 @@ from typing import Annotated, Any, Literal
 
 from urllib.parse import urlparse
 
+from pydantic_core import PydanticCustomError
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr, field_validator
 
 from envs.contract import BudgetUnit, Decoding, ToolCall, valid_unicode
 from harness import defaults
+from harness.redact import credentials_in
 
 SCHEMA_VERSION = 1
 
@@ -53,6 +55,7 @@ class RunSpec(Strict):
     concurrency: int = Field(defaults.CONCURRENCY, ge=1, le=1024)
     request_timeout_s: float = Field(defaults.REQUEST_TIMEOUT_S, gt=0)
     max_retries: int = Field(defaults.MAX_RETRIES, ge=0, le=100)
+    max_response_mib: float = Field(defaults.MAX_RESPONSE_MIB, gt=0)
     out: str = defaults.OUT
     # what the names mean (harness.spec.resolved): looked up once, never part of a dump
     _resolved: Any = PrivateAttr(default=None)
@@ -61,6 +64,12 @@ class RunSpec(Strict):
     @classmethod
     def _urls(cls, urls: list[str]) -> list[str]:
         for url in urls:
+            if credentials_in(url):
+                # the message never repeats the URL: it holds the password
+                raise PydanticCustomError(
+                    "endpoint_credentials",
+                    "an endpoint URL holds credentials (user:password@): give the URL without them and put "
+                    "the API key in the environment variable --api-key-env names (default OPENAI_API_KEY)")
             parsed = urlparse(url)
             if parsed.scheme not in ("http", "https") or not parsed.netloc:
                 raise ValueError(f"{url!r} is not an http(s) URL such as http://127.0.0.1:8000/v1")
@@ -69,7 +78,8 @@ class RunSpec(Strict):
     def identity(self) -> dict[str, Any]:
         """The fields that decide what the records mean. A run directory keeps one identity."""
         return self.model_dump(
-            exclude={"backend", "endpoints", "api_key_env", "concurrency", "request_timeout_s", "max_retries", "out"}
+            exclude={"backend", "endpoints", "api_key_env", "concurrency", "request_timeout_s", "max_retries",
+                     "max_response_mib", "out"}
         )
 
     def identity_hash(self) -> str:

@@ -1,17 +1,17 @@
 """Any OpenAI-compatible endpoint (vLLM, llama.cpp server, hosted APIs), with the `openai` SDK's types.
 
-Chat calls are posted by `http1.Http1Client` (h11 over asyncio's sockets): the body is built once
-as JSON and written by the call itself, the answer is read into the SDK's `ChatCompletion` and
-every failure is raised as the SDK's exception, so the retries below treat them as they treat the
-SDK's own. The SDK's `create()` walks each body against its TypedDicts and runs it through httpx's
-middleware: on 2 cores that is 3-10 ms a call, more than the rest of an episode and most of what a
-fast server leaves (benchmarks/throughput.py). Why not aiohttp: see `http1`. The SDK itself still
-lists the models and streams (a `stream: true` request).
+Every request goes through one `transport.Transport` (httpx2): the model list, the chat calls, and
+the SDK's own streaming requests (the SDK is given the transport's client). Chat bodies are built
+once as JSON and posted by the transport; the answer is read into the SDK's `ChatCompletion`. The
+SDK's `create()` walks each body against its TypedDicts and runs it through its middleware: on 2
+cores that is 3-10 ms a call, more than the rest of an episode (benchmarks/throughput.py).
 
 Native mode sends the tools through the API (`tool_choice="auto"`: llama.cpp's server reads an
 omitted tool_choice as "none"). Prompt mode describes the tools in the system message and reads
-calls out of the text with our own parser. Transient failures (429, 5xx, timeouts, connection
-errors) are retried with exponential backoff; after that the call raises HarnessError.
+calls out of the text with our own parser. Transient failures (429, 5xx, timeouts, lost
+connections, malformed answers) are retried with exponential backoff, or after the wait a
+`Retry-After` asks for, up to `defaults.MAX_RETRY_AFTER_S`; after that the call raises HarnessError
+with the cause.
 """
 
 from __future__ import annotations
@@ -20,9 +20,7 @@ import asyncio
 import json
 import os
 import time
-import urllib.request
 from typing import Any, Callable
-from urllib.parse import urlsplit
 
 import openai
 import orjson
@@ -30,19 +28,13 @@ from openai.types.chat import ChatCompletion
 
 from harness import defaults
 from harness.backends.base import ToolMode
-from harness.errors import HarnessError
-from harness.backends.http1 import Http1Client, HttpError, HttpTimeout
 from harness.backends.prompt_tools import with_tools_prompt
-from harness.backends.turns import RawCall, to_turn
+from harness.backends.transport import MIB, StatusError, Transport, TransportError, describe
+from harness.backends.turns import to_turn, RawCall
+from harness.errors import HarnessError
 from harness.types import ModelTurn, Usage
 from envs.contract import Decoding, ToolSpec
 
-try:  # the HTTP package of the SDK's client: its responses are what the SDK's errors carry
-    import httpx2 as _sdk_http
-except ImportError:  # SDKs before 3.x
-    import httpx as _sdk_http  # type: ignore[no-redef]
-
-_RETRYABLE = (openai.RateLimitError, openai.InternalServerError, openai.APITimeoutError, openai.APIConnectionError)
 
 
 def _sanitize(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -80,14 +72,6 @@ def _encode(body: dict[str, Any]) -> bytes:
         return json.dumps(body, separators=(",", ":")).encode()
 
 
-def _env_proxy(url: str) -> str | None:
-    """The proxy the environment names for `url` (HTTP(S)_PROXY, NO_PROXY), as httpx reads it."""
-    parts = urlsplit(url)
-    if urllib.request.proxy_bypass_environment(parts.hostname or ""):
-        return None
-    return urllib.request.getproxies_environment().get(parts.scheme)
-
-
 class OpenAIBackend:
     name = "openai"
 
@@ -103,6 +87,7 @@ class OpenAIBackend:
         text_calls: str = "parse",
         flatten_tool_turns: bool = False,
         server_died: Callable[[], str | None] | None = None,
+        max_response_mib: float = defaults.MAX_RESPONSE_MIB,
     ):
         self.base_url, self.model = base_url, model
         self.max_retries, self.backoff_s, self.text_calls = max_retries, backoff_s, text_calls
@@ -110,17 +95,16 @@ class OpenAIBackend:
         self.flatten_tool_turns = flatten_tool_turns
         # for a server the harness started: how it died, once it has (ManagedServer.died)
         self.server_died = server_died
-        # the key is read here and handed only to the client: it is never part of a record
-        key = os.environ.get(api_key_env) or "no-key"
-        self.client = openai.AsyncOpenAI(base_url=base_url, api_key=key, timeout=timeout_s, max_retries=0)
-        self._chat_url = f"{base_url.rstrip('/')}/chat/completions"
-        self._headers = [("Authorization", f"Bearer {key}"), ("Content-Type", "application/json"), ("Accept", "application/json")]
-        # the environment's proxy is looked up once, here
+        # the key is read here and handed only to the transport: it is never part of a record
+        self._key = os.environ.get(api_key_env) or "no-key"
+        self.timeout_s = timeout_s
         try:
-            self._http = Http1Client(self._chat_url, timeout_s, proxy=_env_proxy(self._chat_url),
-                                     user_agent=f"repair-harness openai/{openai.__version__}")
-        except ValueError as exc:
-            raise HarnessError(f"{base_url}: {exc}") from None
+            self.transport = Transport(base_url, api_key=self._key, timeout_s=timeout_s,
+                                       max_response_bytes=int(max_response_mib * MIB),
+                                       user_agent=f"repair-harness openai/{openai.__version__}")
+        except ValueError as exc:  # every call would fail alike: the run stops
+            raise HarnessError(f"{self.base_url}: {exc}", fatal=True) from None
+        self._sdk: openai.AsyncOpenAI | None = None  # made for the first streaming call
 
     def for_episode(self, env: Any) -> "OpenAIBackend":
         """A model plays every episode as it is: the env is never shown to it."""
@@ -131,44 +115,53 @@ class OpenAIBackend:
         return self.model if self.model in ids else (ids[0] if ids else None)
 
     async def served_models(self) -> list[str]:
-        page = await self._with_retries(lambda: self.client.models.list())
-        return [m.id for m in page.data]
+        raw = await self._with_retries(lambda: self.transport.get("models"))
+        try:
+            return [m["id"] for m in json.loads(raw)["data"]]
+        except (ValueError, KeyError, TypeError):
+            raise HarnessError(f"{self.base_url}/models: the answer is not a model list: {raw[:300]!r}") from None
 
     async def aclose(self) -> None:
-        await self._http.aclose()
-        await self.client.close()
+        await self.transport.aclose()
 
     async def _with_retries(self, make_call: Any) -> Any:
-        last: Exception | None = None
+        last: TransportError | None = None
         for attempt in range(self.max_retries + 1):
             try:
                 return await make_call()
-            except _RETRYABLE as exc:
-                last = exc
-                death = self.server_died() if self.server_died is not None else None
-                if death is not None:  # no retry reaches a dead server: the run stops, saying why
-                    raise HarnessError(death, fatal=True) from None
-                if attempt < self.max_retries:
-                    await asyncio.sleep(self._delay(exc, attempt))
-            except openai.AuthenticationError as exc:
+            except (TransportError, openai.APIError) as exc:
+                error = exc if isinstance(exc, TransportError) else _from_sdk(exc, self.base_url)
+            death = self.server_died() if self.server_died is not None else None
+            if death is not None:  # no retry reaches a dead server: the run stops, saying why
+                raise HarnessError(death, fatal=True) from None
+            if isinstance(error, StatusError) and error.status == 401:
                 raise HarnessError(
-                    f"{self.base_url}: HTTP 401: {exc.message}; the server wants an API key: put it in "
+                    f"{self.base_url}: HTTP 401: {_said(error)}; the server wants an API key: put it in "
                     f"${self.api_key_env} (or name another variable with --api-key-env)"
-                ) from exc
-            except openai.APIStatusError as exc:
-                raise HarnessError(f"{self.base_url}: HTTP {exc.status_code}: {exc.message}") from exc
-        fatal = isinstance(last, openai.APIConnectionError) and not isinstance(last, openai.APITimeoutError)
-        raise HarnessError(f"{self.base_url}: gave up after {self.max_retries + 1} attempts: {type(last).__name__}: {last}", fatal=fatal)
+                ) from None
+            if not error.retryable:
+                said = f"HTTP {error.status}: {_said(error)}" if isinstance(error, StatusError) else str(error)
+                raise HarnessError(f"{self.base_url}: {said}", fatal=error.gone) from None
+            last = error
+            if attempt < self.max_retries:
+                await asyncio.sleep(self._delay(error, attempt))
+        assert last is not None
+        raise HarnessError(f"{self.base_url}: gave up after {self.max_retries + 1} attempts: {last}",
+                           fatal=last.gone) from None
 
-    def _delay(self, exc: Exception, attempt: int) -> float:
-        delay = self.backoff_s * (2**attempt)
-        response = getattr(exc, "response", None)
-        if response is not None:
-            try:
-                delay = max(delay, float(response.headers.get("retry-after", 0)))
-            except ValueError:
-                pass
-        return min(delay, 30.0)
+    def _delay(self, error: TransportError, attempt: int) -> float:
+        """The backoff, or the wait the server asked for; a wait past the maximum stops the run
+        with the wait named (never cut short: a server that asked for an hour is not called sooner)."""
+        delay = min(self.backoff_s * (2**attempt), 30.0)
+        asked = error.retry_after_s() if isinstance(error, StatusError) else None
+        if asked is not None:
+            if asked > defaults.MAX_RETRY_AFTER_S:
+                raise HarnessError(
+                    f"{self.base_url}: HTTP {error.status} with Retry-After {asked:.0f} s, longer than the "
+                    f"{defaults.MAX_RETRY_AFTER_S:.0f} s the harness waits; the run stops: resume it later",
+                    fatal=True)
+            delay = max(delay, asked)
+        return delay
 
     async def generate(self, messages: list[dict[str, Any]], tools: list[ToolSpec], decoding: Decoding, tool_mode: ToolMode) -> ModelTurn:
         if tools and tool_mode == "prompt":
@@ -200,20 +193,8 @@ class OpenAIBackend:
     async def _post_chat(self, body: dict[str, Any]) -> Any:
         """`chat.completions.create(**body)` as the server sees it, for a fraction of its CPU."""
         if body.get("stream"):
-            return await self.client.chat.completions.create(**body)
-        try:
-            status, headers, raw = await self._http.post(_encode(body), self._headers)
-        except HttpTimeout as exc:
-            raise openai.APITimeoutError(request=self._request()) from exc
-        except ValueError as exc:  # every call would fail alike: the run stops
-            raise HarnessError(f"{self.base_url}: {exc}", fatal=True) from None
-        except HttpError as exc:
-            error = openai.APIConnectionError(request=self._request())
-            error.message = f"{error.message} ({exc})"
-            raise error from exc
-        if status >= 400:
-            reply = _sdk_http.Response(status, headers=headers, content=raw, request=self._request())
-            raise self.client._make_status_error_from_response(reply)
+            return await self._stream(body)
+        raw = await self.transport.post("chat/completions", _encode(body))
         try:  # a well-formed answer: pydantic-core parses and checks it in one pass
             return ChatCompletion.model_validate_json(raw)
         except ValueError:
@@ -223,13 +204,17 @@ class OpenAIBackend:
         except ValueError:
             data = None
         if not isinstance(data, dict):
-            raise HarnessError(f"{self.base_url}: the server answered {status} with a body that is not a JSON object: "
+            raise HarnessError(f"{self.base_url}: the server answered 200 with a body that is not a JSON object: "
                                f"{raw[:300]!r}")
         # a server's odd answer: read as the SDK reads every answer, unvalidated
         return ChatCompletion.construct(**data)
 
-    def _request(self) -> Any:
-        return _sdk_http.Request("POST", self._chat_url)
+    async def _stream(self, body: dict[str, Any]) -> Any:
+        """A `stream: true` request: the SDK reads the events, over the transport's client."""
+        if self._sdk is None:
+            self._sdk = openai.AsyncOpenAI(base_url=self.base_url, api_key=self._key, timeout=self.timeout_s,
+                                           max_retries=0, http_client=self.transport.client)
+        return await self._sdk.chat.completions.create(**body)
 
     def _turn(self, resp: Any, latency: float, tools: list[ToolSpec], tool_mode: ToolMode) -> ModelTurn:
         choice = resp.choices[0]
@@ -244,3 +229,24 @@ class OpenAIBackend:
         return to_turn(choice.message.content, native_calls=native, usage=usage, finish_reason=choice.finish_reason,
                        latency_s=latency, model_id=resp.model, tools=tools, tool_mode=tool_mode,
                        text_calls=self.text_calls)
+
+
+def _said(error: StatusError) -> str:
+    """What the server said with an error status: the `message` of an OpenAI-style error body."""
+    try:
+        said = json.loads(error.body)
+        said = said.get("error", said) if isinstance(said, dict) else said
+        said = said.get("message", said) if isinstance(said, dict) else said
+        return str(said)[:300]
+    except ValueError:
+        return error.body[:300].decode("utf-8", errors="replace")
+
+
+def _from_sdk(exc: openai.APIError, base_url: str) -> TransportError:
+    """A failure of the SDK's streaming request, as the transport reports its own."""
+    if isinstance(exc, openai.APIStatusError):
+        return StatusError(exc.status_code, exc.response.headers, exc.response.content[:4096])
+    cause = exc.__cause__
+    if cause is not None:
+        return describe(cause, f"{base_url}/chat/completions")
+    return TransportError(f"{type(exc).__name__}: {exc}", retryable=isinstance(exc, openai.APIConnectionError))

@@ -155,11 +155,11 @@ class ManagedServer:
         self.startup_s = time.monotonic() - self._t0
 
     def _wait_ready(self, t0: float) -> None:
-        import httpx  # here, not at import: listing and help load this module but start no server
+        import httpx2  # here, not at import: listing and help load this module but start no server
 
         deadline = t0 + self.startup_timeout_s
         headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
-        with httpx.Client(timeout=5.0, headers=headers) as client:
+        with httpx2.Client(timeout=5.0, headers=headers) as client:  # the transport's library and proxy policy
             for path in self.ready_paths:
                 while True:
                     if self._stopping.is_set():
@@ -174,7 +174,7 @@ class ManagedServer:
                         )
                     try:
                         resp = client.get(self.root_url + path)
-                    except httpx.TransportError:
+                    except httpx2.TransportError:
                         resp = None
                     if resp is not None and resp.status_code == 200:
                         if path.endswith("/models"):

@@ -46,6 +46,8 @@ def run(
     api_key_env: Optional[str] = typer.Option(
         None, help="environment variable holding the endpoints' API key; its value is never recorded" + _default(defaults.API_KEY_ENV)),
     backend: Optional[str] = typer.Option(None, help="openai (any endpoint) | vllm (in-process: GPU, or the CPU build)" + _default(defaults.BACKEND)),
+    max_response_mib: Optional[float] = typer.Option(
+        None, help="an answer larger than this many MiB is a harness error, read no further" + _default(defaults.MAX_RESPONSE_MIB)),
     out_dir: Optional[Path] = typer.Option(None, "--out", help="run directory" + _default(defaults.OUT)),
     retry_errors: bool = typer.Option(False, help="rerun episodes recorded as harness errors"),
 ) -> None:
@@ -58,6 +60,7 @@ def run(
         "conditions": split_list(conditions), "budgets": parse_ints(budget), "tasks": tasks,
         "task_ids": split_list(task_ids), "sample_seeds": parse_ints(seeds), "tool_mode": tool_mode,
         "text_calls": text_calls, "feedback_cut": feedback_cut, "concurrency": concurrency, "api_key_env": api_key_env, "backend": backend,
+        "max_response_mib": max_response_mib,
         "out": str(out_dir) if out_dir else None,
     }
     values.update({k: v for k, v in flags.items() if v is not None})

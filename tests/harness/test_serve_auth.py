@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import httpx
+import httpx2
 import pytest
 from typer.testing import CliRunner
 
@@ -49,7 +49,7 @@ def test_a_keyed_server_on_all_interfaces_refuses_requests_without_the_key():
         assert server.base_url.startswith("http://127.0.0.1:")
         assert KEY not in " ".join(server.command)
         body = {"model": "smollm2-135m", "messages": [{"role": "user", "content": "Hi"}], "max_tokens": 2}
-        with httpx.Client(timeout=60) as client:
+        with httpx2.Client(timeout=60) as client:
             assert client.get(f"{server.base_url}/models").status_code == 401
             assert client.post(f"{server.base_url}/chat/completions", json=body).status_code == 401
             wrong = client.get(f"{server.base_url}/models", headers={"Authorization": "Bearer not-the-key"})

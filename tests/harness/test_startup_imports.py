@@ -18,7 +18,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 # third-party packages none of these paths may import
-HEAVY = ("openai", "httpx", "textworld", "numpy", "pandas", "scipy", "statsmodels", "matplotlib", "llama_cpp",
+HEAVY = ("openai", "httpx", "httpx2", "textworld", "numpy", "pandas", "scipy", "statsmodels", "matplotlib", "llama_cpp",
          "vllm", "torch", "inspect_ai")
 # our own modules that bring pydantic models, the spec machinery, model backends, games or analysis
 OURS = ("envs.contract", "envs.tools", "envs.textworld.suite", "harness.types", "harness.spec", "harness.runner",

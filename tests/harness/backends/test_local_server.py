@@ -6,7 +6,7 @@ llama-cpp-python changes one, the test fails and the docstring (and the workarou
 
 import json
 
-import httpx
+import httpx2
 import openai
 import pytest
 
@@ -89,8 +89,8 @@ def test_server_starts_answers_with_a_tool_call_and_leaves_no_process():
         assert isinstance(text, str) and text.strip() and not prompt.choices[0].message.tool_calls
         parse_tool_calls(text, ["move"])  # whatever it wrote, reading it must not raise
     assert not pid_alive(pid)
-    with pytest.raises(httpx.ConnectError):
-        httpx.get(f"http://127.0.0.1:{port}/v1/models", timeout=2)
+    with pytest.raises(httpx2.ConnectError):
+        httpx2.get(f"http://127.0.0.1:{port}/v1/models", timeout=2)
 
 
 @pytest.mark.slow
@@ -105,7 +105,7 @@ def test_keyboard_interrupt_stops_the_server():
 @pytest.fixture(scope="module")
 def http():
     with LocalServer() as server:
-        with httpx.Client(base_url=server.base_url, timeout=300) as client:
+        with httpx2.Client(base_url=server.base_url, timeout=300) as client:
             yield client
 
 

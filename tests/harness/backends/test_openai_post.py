@@ -9,7 +9,7 @@ import pytest
 
 from envs.contract import Decoding, ToolSpec
 from harness.errors import HarnessError
-from harness.backends.openai_compat import OpenAIBackend, _env_proxy
+from harness.backends.openai_compat import OpenAIBackend
 from tests.scripted_server import Reply, ScriptedServer, call
 
 TOOL = ToolSpec(name="open_dispute", description="Open a dispute.",
@@ -55,7 +55,7 @@ def test_server_errors_are_retried_then_become_a_harness_error_with_the_servers_
         assert _generate(server.url, max_retries=2).text == "ok"
     assert len(server.requests) == 3
     with ScriptedServer(lambda body: Reply(status=400)) as server:
-        with pytest.raises(HarnessError, match=r"HTTP 400: Error code: 400 - scripted 400") as info:
+        with pytest.raises(HarnessError, match=r"HTTP 400: scripted 400") as info:
             _generate(server.url, max_retries=3)
     assert len(server.requests) == 1 and not info.value.fatal  # a 400 is not retried
 
@@ -67,7 +67,7 @@ def test_a_401_names_the_key_variable_and_a_dead_server_is_fatal(monkeypatch):
             _generate(server.url, api_key_env="MY_KEY")
         assert server.headers_seen[0]["Authorization"] == "Bearer sk-this-is-a-test-key"
         url = server.url
-    with pytest.raises(HarnessError, match="gave up after 2 attempts: APIConnectionError") as info:
+    with pytest.raises(HarnessError, match=r"gave up after 2 attempts: cannot connect to 127.0.0.1:\d+: Connection refused") as info:
         _generate(url, max_retries=1)
     assert info.value.fatal
 
@@ -75,14 +75,14 @@ def test_a_401_names_the_key_variable_and_a_dead_server_is_fatal(monkeypatch):
 def test_a_key_that_cannot_be_a_header_stops_the_run_without_being_quoted(monkeypatch):
     monkeypatch.setenv("MY_KEY", "sk-secret-value\nX-Injected: 1")
     with ScriptedServer(lambda body: Reply(text="ok")) as server:
-        with pytest.raises(HarnessError, match="not valid HTTP/1.1") as info:
+        with pytest.raises(HarnessError, match="control character") as info:
             _generate(server.url, api_key_env="MY_KEY")
     assert info.value.fatal and "sk-secret" not in str(info.value) and not server.requests
 
 
 def test_a_slow_server_is_a_timeout_that_is_retried_and_not_fatal():
     with ScriptedServer(lambda body: Reply(text="late", delay_s=1.0)) as server:
-        with pytest.raises(HarnessError, match="APITimeoutError") as info:
+        with pytest.raises(HarnessError, match="read timeout") as info:
             _generate(server.url, timeout_s=0.2, max_retries=1)
     assert len(server.requests) == 2 and not info.value.fatal
 
@@ -91,14 +91,6 @@ def test_a_200_that_is_not_json_is_a_harness_error():
     with ScriptedServer(lambda body: Reply(body=["not", "an", "object"])) as server:
         with pytest.raises(HarnessError, match="not a JSON object"):
             _generate(server.url)
-
-
-def test_the_environments_proxy_is_read_once_and_no_proxy_is_honoured(monkeypatch):
-    monkeypatch.setenv("HTTP_PROXY", "http://proxy.example:3128")
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
-    assert _env_proxy("http://127.0.0.1:8000/v1/chat/completions") is None
-    assert _env_proxy("http://models.example/v1/chat/completions") == "http://proxy.example:3128"
-
 
 
 def test_the_timeout_and_retries_default_to_the_run_specs_one_home():

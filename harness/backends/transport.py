@@ -1,0 +1,222 @@
+"""The one HTTP transport to a model server: httpx2, the package the openai SDK itself is built on.
+
+The model list, the chat calls and the SDK's streaming all go through one `httpx2.AsyncClient`
+(the SDK gets it as its `http_client`): one proxy policy (`HTTP(S)_PROXY`, `NO_PROXY` with hosts,
+domains and CIDRs, read by httpx2 from the environment), one TLS configuration (`SSL_CERT_FILE` /
+`SSL_CERT_DIR`, else the system's store), one `Authorization: Bearer` header. Chat bodies are
+posted pre-encoded, past the SDK's per-call validation (3-10 ms a call on 2 cores,
+benchmarks/throughput.py).
+
+An answer is read chunk by chunk, decoded (gzip, deflate) and counted: past `max_response_bytes`
+the read stops and the call fails, so a hostile server cannot make the run hold its body. Every
+failure is a `TransportError` whose message names its cause (TLS verification, a proxy, DNS, a
+refused connection, a connection closed mid-answer, malformed HTTP, which timeout) and says
+whether another attempt may help (`retryable`) and whether the server looks gone (`gone`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import ipaddress
+import os
+import re
+import socket
+import ssl
+import time
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx2
+
+from harness.redact import credentials_in, without_credentials
+
+MIB = 1024 * 1024
+CONNECT_TIMEOUT_S = 10.0
+
+
+class TransportError(Exception):
+    """No usable answer. `retryable`: another attempt may get one (a lost connection, a timeout,
+    429, 5xx). `gone`: nothing answers at that address (refused, DNS, TLS, proxy): once the
+    retries are spent the run stops."""
+
+    def __init__(self, message: str, *, retryable: bool, gone: bool = False):
+        super().__init__(message)
+        self.retryable, self.gone = retryable, gone
+
+
+class StatusError(TransportError):
+    """The server answered with an HTTP error status; `body` is the start of what it said."""
+
+    def __init__(self, status: int, headers: httpx2.Headers, body: bytes):
+        self.status, self.headers, self.body = status, headers, body
+        super().__init__(f"HTTP {status}: {_said(body)}", retryable=status == 429 or status >= 500)
+
+    def retry_after_s(self) -> float | None:
+        """The wait the server asks for (`Retry-After`: seconds or an HTTP-date), if any."""
+        return retry_after_s(self.headers.get("retry-after"))
+
+
+def retry_after_s(value: str | None, now: float | None = None) -> float | None:
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when is None:
+        return None
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+
+
+class Transport:
+    """GETs and POSTs of JSON to one server over keep-alive connections."""
+
+    def __init__(self, base_url: str, *, api_key: str, timeout_s: float, max_response_bytes: int,
+                 user_agent: str = "repair-harness"):
+        parts = urlsplit(base_url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(f"{without_credentials(base_url)!r} is not an http(s) URL")
+        if credentials_in(base_url):  # spec validation refuses them; this is the last line
+            raise ValueError("the endpoint URL holds credentials: put the key in the --api-key-env variable instead")
+        self.base_url = base_url.rstrip("/")
+        self.timeout_s, self.max_response_bytes = timeout_s, max_response_bytes
+        if any(c in api_key for c in "\r\n\0"):
+            # httpx2's own message would quote the header, and the header holds the key
+            raise ValueError("the API key holds a line break or another control character")
+        self.client = httpx2.AsyncClient(
+            # connecting gets a share of the call's time, so that a server that never accepts is
+            # told apart from one that accepts and never answers (the whole call is bounded below)
+            timeout=httpx2.Timeout(timeout_s, connect=min(CONNECT_TIMEOUT_S, timeout_s / 2)),
+            # one connection per call in flight, each kept for the next call
+            limits=httpx2.Limits(max_connections=None, max_keepalive_connections=None),
+            headers={"Authorization": f"Bearer {api_key}", "User-Agent": user_agent, "Accept": "application/json",
+                     "Accept-Encoding": "gzip, deflate"},
+            trust_env=True, follow_redirects=False,
+        )
+
+    async def aclose(self) -> None:
+        await self.client.aclose()
+
+    async def get(self, path: str) -> bytes:
+        return await self._send("GET", path, None)
+
+    async def post(self, path: str, body: bytes) -> bytes:
+        return await self._send("POST", path, body)
+
+    async def _send(self, method: str, path: str, body: bytes | None) -> bytes:
+        """The body of a 2xx answer; StatusError for an error status, TransportError otherwise.
+        The timeout bounds the whole exchange (connect, send, the last byte of the answer)."""
+        url = f"{self.base_url}/{path.lstrip('/')}"
+        headers = {"Content-Type": "application/json"} if body is not None else None
+        try:
+            async with asyncio.timeout(self.timeout_s):
+                async with self.client.stream(method, url, content=body, headers=headers) as resp:
+                    data = await self._read(resp)
+        except TimeoutError:
+            raise TransportError(f"read timeout: no whole answer within {self.timeout_s:g} s", retryable=True) from None
+        except httpx2.HTTPError as exc:
+            raise describe(exc, url) from exc
+        if resp.status_code >= 400:
+            raise StatusError(resp.status_code, resp.headers, data)
+        return data
+
+    async def _read(self, resp: httpx2.Response) -> bytes:
+        cap = self.max_response_bytes
+        declared = resp.headers.get("content-length")
+        if declared is not None and declared.isdigit() and int(declared) > cap:
+            raise TransportError(_too_large(int(declared), cap, "declared"), retryable=False)
+        chunks, size = [], 0
+        async for chunk in resp.aiter_bytes():  # decoded: the cap bounds what a gzip bomb expands to
+            size += len(chunk)
+            if size > cap:
+                raise TransportError(_too_large(size, cap, "read so far"), retryable=False)
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+
+def _too_large(size: int, cap: int, how: str) -> str:
+    return (f"response too large ({size / MIB:.1f} MiB {how} > cap {cap / MIB:g} MiB); read no further "
+            "(--max-response-mib raises the cap)")
+
+
+def _said(body: bytes) -> str:
+    text = body[:300].decode("utf-8", errors="replace").strip()
+    return text or "(empty body)"
+
+
+def _root(exc: BaseException) -> BaseException:
+    """The deepest cause of an exception chain: the OSError or SSL error behind httpx2's wrapper."""
+    seen = set()
+    while (nxt := exc.__cause__ or exc.__context__) is not None and id(nxt) not in seen:
+        seen.add(id(exc))
+        exc = nxt
+    return exc
+
+
+def describe(exc: BaseException, url: str) -> TransportError:
+    """An httpx2 failure as a TransportError whose message says what happened, where."""
+    parts = urlsplit(url)
+    where = f"{parts.hostname}:{parts.port or (443 if parts.scheme == 'https' else 80)}"
+    root = _root(exc)
+    detail = str(exc) or type(exc).__name__
+    if isinstance(root, ssl.SSLCertVerificationError):
+        return TransportError(f"TLS verification of {parts.hostname} failed: {root.verify_message or root.reason} "
+                              "(SSL_CERT_FILE names another CA bundle)", retryable=False, gone=True)
+    if isinstance(root, ssl.SSLError):
+        return TransportError(f"TLS with {where} failed: {root.reason or root}", retryable=False, gone=True)
+    if isinstance(exc, httpx2.ProxyError):
+        return TransportError(f"the proxy refused: {detail}", retryable=True, gone=True)
+    if isinstance(root, socket.gaierror):
+        return TransportError(f"DNS: cannot resolve {parts.hostname}: {root.strerror or root}", retryable=True, gone=True)
+    if isinstance(exc, httpx2.ConnectTimeout):
+        return TransportError(f"connect timeout: {where} accepted no connection in time", retryable=True, gone=True)
+    if isinstance(exc, (httpx2.ReadTimeout, httpx2.WriteTimeout, httpx2.PoolTimeout)):
+        return TransportError(f"read timeout: {where} sent no answer in time", retryable=True)
+    if isinstance(exc, httpx2.ConnectError):
+        reason = os.strerror(root.errno) if isinstance(getattr(root, "errno", None), int) and root.errno > 0 else str(root)
+        hop = _address(root)
+        if hop is not None and _proxy_set() and not _is_target(hop, parts):
+            return TransportError(f"cannot connect to the proxy at {hop[0]}:{hop[1]} (the environment's "
+                                  f"HTTP(S)_PROXY; NO_PROXY names what is reached directly): {reason}",
+                                  retryable=True, gone=True)
+        return TransportError(f"cannot connect to {where}: {reason}", retryable=True, gone=True)
+    if isinstance(exc, httpx2.RemoteProtocolError):
+        if "peer closed" in detail.lower() or "incomplete" in detail.lower() or "without sending" in detail.lower():
+            return TransportError(f"{where} closed the connection mid-answer: {detail}", retryable=True)
+        return TransportError(f"{where} answered with malformed HTTP (a server fault): {detail}", retryable=True)
+    if isinstance(exc, httpx2.DecodingError):
+        return TransportError(f"{where} sent a body that does not decode as its Content-Encoding says: {detail}",
+                              retryable=True)
+    if isinstance(exc, (httpx2.ReadError, httpx2.WriteError, httpx2.CloseError)):
+        return TransportError(f"the connection to {where} broke: {getattr(root, 'strerror', None) or detail}",
+                              retryable=True)
+    return TransportError(f"{type(exc).__name__}: {detail}", retryable=False)
+
+
+_ADDRESS = re.compile(r"\('([^']+)', (\d+)")
+
+
+def _address(root: BaseException) -> tuple[str, int] | None:
+    """The address a failed connect went to, as asyncio's message names it."""
+    m = _ADDRESS.search(str(root))
+    return (m.group(1), int(m.group(2))) if m else None
+
+
+def _is_target(hop: tuple[str, int], parts: Any) -> bool:
+    """The failed address is the URL's own (a host name resolves to an address we cannot compare)."""
+    if hop[1] != (parts.port or (443 if parts.scheme == "https" else 80)):
+        return False
+    try:
+        return ipaddress.ip_address(parts.hostname) == ipaddress.ip_address(hop[0])
+    except ValueError:
+        return True
+
+
+def _proxy_set() -> bool:
+    return any(k.lower() in ("http_proxy", "https_proxy", "all_proxy") and v for k, v in os.environ.items())
