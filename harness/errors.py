@@ -30,3 +30,8 @@ class ServerDied(ServerStartError):
     """A model server the harness started died (a signal or a non-zero exit), while starting or
     during the run. The message says how (the signal in words), where its log is, its last
     lines and the command that fixes it (`harness.backends.server_death`)."""
+
+
+class StorageError(RuntimeError):
+    """The run directory cannot be written (disk full, quota, I/O error): the run stops, every
+    record written before is whole, and the same command resumes it (`harness.store`)."""

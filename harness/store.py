@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
+import errno
 import fcntl
 import json
 import os
@@ -37,6 +39,7 @@ from typing import Any, Callable
 import orjson
 
 from envs.errors import UserError
+from harness.errors import StorageError
 from harness.redact import Redactor
 from harness.types import EpisodeKey, EpisodeRecord, RunSpec
 
@@ -81,11 +84,29 @@ def _compact(obj: Any) -> str | None:
 SYNC_EVERY_S = 0.05
 
 
+# a write that fails with one of these will fail again for every episode: the run stops
+_STORAGE_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EROFS}
+
+
+def _storage_error(exc: OSError, path: Path) -> StorageError:
+    name = errno.errorcode.get(exc.errno or 0, "")
+    return StorageError(
+        f"cannot write {path}: {exc.strerror or exc}{f' ({name})' if name else ''}. Every record written before "
+        "is kept and no line is left half-written: free space, then run the same command again to resume")
+
+
 def _replace(path: Path, data: bytes) -> None:
-    """Write beside, then rename: a reader never sees half a file."""
+    """Write beside, then rename: a reader never sees half a file. A full disk is a StorageError."""
     tmp = path.with_suffix(".tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
+    try:
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        if exc.errno in _STORAGE_ERRNOS:
+            raise _storage_error(exc, path) from None
+        raise
 
 
 LOCK = ".lock"
@@ -106,6 +127,22 @@ def in_use(path: str | Path) -> bool:
     return False
 
 
+# the identity fields a resume may grow: a larger grid only adds episodes
+_GRID_LISTS = ("models", "conditions", "budgets", "sample_seeds")
+
+
+def _extends(field: str, old: Any, new: Any, theirs: dict[str, Any], ours: dict[str, Any]) -> bool:
+    """The new value of `field` keeps every episode the old one planned, and adds some."""
+    if field in _GRID_LISTS:
+        return isinstance(old, list) and isinstance(new, list) and set(old) <= set(new)
+    if field == "tasks":  # the first N of the same task list (task ids, when given, unchanged)
+        return theirs.get("task_ids") == ours.get("task_ids") and old is not None and (new is None or new >= old)
+    if field == "task_ids":  # more task ids, the first N not cutting any old one off
+        return (isinstance(old, list) and isinstance(new, list) and set(old) <= set(new)
+                and theirs.get("tasks") is None and ours.get("tasks") is None)
+    return False
+
+
 def _key_id(row: dict[str, Any]) -> str:
     return EpisodeKey(**{k: row[k] for k in EpisodeKey.model_fields}).id()
 
@@ -123,7 +160,9 @@ class RunDir:
         self._spec: RunSpec | None = None
         self._rows: list[dict[str, Any]] = []
         self.run_id = ""
-        self._fh: Any = None  # records.jsonl, open for appends from the first append to close()
+        self._fh: int | None = None  # records.jsonl's descriptor, open for appends from the first append to close()
+        self._size = 0  # records.jsonl's length after the last whole line appended
+        self._broken: Exception | None = None  # an append failed: no later one is tried
         self._sync = threading.Condition()
         self._unsynced = False  # appended since the syncer's last fsync
         self._sync_idle = False  # the syncer waits for an append
@@ -131,6 +170,7 @@ class RunDir:
         self._sync_error: OSError | None = None
         self._writer: concurrent.futures.ThreadPoolExecutor | None = None
         self._created: list[Path] = []  # what `open` made (folders, the lock file), deepest last
+        self._grown: dict[str, Any] = {}  # the grid fields this session adds to, old and new
         self._started = False
 
     def open(self, spec: RunSpec) -> set[str]:
@@ -139,14 +179,19 @@ class RunDir:
         self._make_dirs()
         self._take_lock()
         meta = self._read_meta()
+        self._grown = {}
         if meta is not None and meta["identity_hash"] != spec.identity_hash():
             theirs, ours = meta["spec"], spec.identity()
-            diff = sorted(k for k in ours if theirs.get(k) != ours[k])
-            self.close()
-            raise RunDirError(
-                f"{self.path} holds the records of another run spec (different: {', '.join(diff)}); "
-                "refusing to append to it. Use another --out directory."
-            )
+            diff = sorted(k for k in {*ours, *theirs} if theirs.get(k) != ours.get(k))
+            other = [k for k in diff if not _extends(k, theirs.get(k), ours.get(k), theirs, ours)]
+            if other:
+                self.close()
+                raise RunDirError(
+                    f"{self.path} holds the records of another run spec (different: {', '.join(other)}); "
+                    "refusing to append to it. A resume may only add to the grid (more --tasks, models, "
+                    "conditions, budgets or seeds); for anything else use another --out directory."
+                )
+            self._grown = {k: {"from": theirs.get(k), "to": ours.get(k)} for k in diff}
         self._spec = spec
         self.run_id = meta["run_id"] if meta else uuid.uuid4().hex[:12]
         self._rows = self._read_repairing()
@@ -168,16 +213,39 @@ class RunDir:
             "run_id": self.run_id, "identity_hash": spec.identity_hash(), "spec": spec.identity(), "sessions": [],
         }
         self._started = True
+        if self._grown:  # the grid grew: the run directory now stands for the larger one
+            meta.update(identity_hash=spec.identity_hash(), spec=spec.identity())
+            provenance = {**provenance, "grid_extended": self._grown}
         meta["execution"] = spec.model_dump(exclude=set(spec.identity()))
         meta["sessions"].append({"started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"), **provenance})
         self._write_json(self.meta, meta)
         if retry_errors:
-            failed = [r for r in self._rows if r.get("harness_error")]
-            if failed:
-                with self.errors.open("a", encoding="utf-8") as fh:
-                    fh.writelines(to_json(r) + "\n" for r in failed)
-                self._rows = [r for r in self._rows if not r.get("harness_error")]
-                self._rewrite(self._rows)
+            self._move_errors_aside(meta)
+
+    def _move_errors_aside(self, meta: dict[str, Any]) -> None:
+        """Harness-error records move from records.jsonl to harness_errors.jsonl, so that their
+        episodes play again: three atomic replaces. run.json names the move first (`moving_errors`,
+        an id each moved line carries as `moved_by`); the errors file then gains each line that it
+        does not yet hold under that id; records.jsonl loses them; run.json forgets the move. A run
+        killed anywhere in between finds the move named and redoes it under the same id, which
+        adds no second copy: 0 records lost, 0 duplicated."""
+        failed = [r for r in self._rows if r.get("harness_error")]
+        if not failed:
+            if meta.pop("moving_errors", None) is not None:  # killed after its last step but one
+                self._write_json(self.meta, meta)
+            return
+        move = meta.setdefault("moving_errors", uuid.uuid4().hex[:12])
+        self._write_json(self.meta, meta)
+        kept = self.errors.read_text(encoding="utf-8").splitlines(keepends=True) if self.errors.exists() else []
+        if kept and not kept[-1].endswith("\n"):
+            kept[-1] = ""  # the cut last line of a writer killed in the old, non-atomic way
+        have = set(kept)
+        moved = [line for r in failed if (line := to_json({**r, "moved_by": move}) + "\n") not in have]
+        _replace(self.errors, "".join([*kept, *moved]).encode())
+        self._rows = [r for r in self._rows if not r.get("harness_error")]
+        self._rewrite(self._rows)
+        del meta["moving_errors"]
+        self._write_json(self.meta, meta)
 
     def update_session(self, **fields: Any) -> None:
         meta = json.loads(self.meta.read_text())
@@ -276,7 +344,7 @@ class RunDir:
         _replace(self.records, data)
 
     def _write_json(self, path: Path, obj: Any) -> None:
-        _replace(path, to_json(obj, indent=2).encode())
+        _replace(path, to_json(self.redactor.obj(obj), indent=2).encode())
 
     def _redacted_json(self, obj: Any) -> str:
         """`to_json(redactor.obj(obj))` compact, walking the strings only when the text shows
@@ -306,6 +374,8 @@ class RunDir:
               failed: Callable[[Exception], EpisodeRecord]) -> EpisodeRecord:
         try:
             _replace(self.path / self.transcript_name(key), transcript)
+        except StorageError:  # a full disk fails every episode alike: the run stops
+            raise
         except Exception as exc:  # the episode's harness error, never the end of the run
             record = failed(exc)
             line = self.line(record)
@@ -334,13 +404,26 @@ class RunDir:
 
     def append_line(self, line: str) -> None:
         """Write and flush a record's line; the syncer thread fsyncs it (see the module's doc)."""
+        data = line.encode("utf-8")
         with self._lock:
+            if self._broken is not None:
+                raise self._broken
             if self._sync_error is not None:
                 raise self._sync_error
             if self._fh is None:
-                self._fh = self.records.open("a", encoding="utf-8")
-            self._fh.write(line)
-            self._fh.flush()
+                self._fh = os.open(self.records, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+                self._size = os.fstat(self._fh).st_size
+            try:
+                written = 0
+                while written < len(data):  # a short write (a disk filling up) is continued, or fails
+                    written += os.write(self._fh, data[written:])
+            except OSError as exc:
+                # what reached the file of this line is cut off again: the file ends with a whole record
+                with contextlib.suppress(OSError):
+                    os.ftruncate(self._fh, self._size)
+                self._broken = _storage_error(exc, self.records) if exc.errno in _STORAGE_ERRNOS else exc
+                raise self._broken from None
+            self._size += len(data)
         with self._sync:
             self._unsynced = True
             if self._syncer is None:
@@ -360,7 +443,7 @@ class RunDir:
                 if not self._unsynced:
                     return  # closed, nothing left
                 self._unsynced = False
-                fd = self._fh.fileno()
+                fd = self._fh
             try:
                 os.fsync(fd)
             except OSError as exc:  # the next append raises it: the run stops instead of losing records quietly
@@ -378,7 +461,8 @@ class RunDir:
             syncer.join()
         with self._lock:
             if self._fh is not None:
-                self._fh.flush()
-                os.fsync(self._fh.fileno())
-                self._fh.close()
-                self._fh = None
+                try:
+                    os.fsync(self._fh)
+                finally:
+                    os.close(self._fh)
+                    self._fh = None

@@ -20,7 +20,7 @@ from typer.core import TyperGroup
 
 from envs.errors import UserError
 from envs.textworld.errors import GameGenerationError
-from harness.errors import ServerDied, ServerStartError, StartFailed
+from harness.errors import ServerDied, ServerStartError, StartFailed, StorageError
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -55,6 +55,7 @@ FAILURES: tuple[tuple[type[Exception], str, int], ...] = (
     (ServerDied, "error", EXIT_SERVER),  # a server we started died (a signal, an exit): what, why, the fix
     (ServerStartError, "error", 1),  # a model server that did not answer in time
     (StartFailed, "cannot start", EXIT_SERVER),  # no model server answered: nothing ran, rerun when it is up
+    (StorageError, "stopped", 1),  # the disk filled up: the records written are whole, rerun to resume
 )
 
 
