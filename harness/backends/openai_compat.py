@@ -1,8 +1,8 @@
 """Any OpenAI-compatible endpoint (vLLM, llama.cpp server, hosted APIs), with the `openai` SDK's types.
 
-Every request goes through one `transport.Transport` (httpx2): the model list, the chat calls, and
-the SDK's own streaming requests (the SDK is given the transport's client). Chat bodies are built
-once as JSON and posted by the transport; the answer is read into the SDK's `ChatCompletion`. The
+Every request goes through one `transport.Transport` (httpx2): the model list and the chat calls
+(`Decoding.stream` can only be false: nothing streams). Chat bodies are built once as JSON and
+posted by the transport; the answer is read into the SDK's `ChatCompletion`. The
 SDK's `create()` walks each body against its TypedDicts and runs it through its middleware: on 2
 cores that is 3-10 ms a call, more than the rest of an episode (benchmarks/throughput.py).
 
@@ -29,7 +29,7 @@ from openai.types.chat import ChatCompletion
 from harness import defaults
 from harness.backends.base import ToolMode
 from harness.backends.prompt_tools import with_tools_prompt
-from harness.backends.transport import MIB, StatusError, Transport, TransportError, describe
+from harness.backends.transport import MIB, StatusError, Transport, TransportError
 from harness.backends.turns import to_turn, RawCall
 from harness.errors import HarnessError
 from harness.types import ModelTurn, Usage
@@ -96,15 +96,13 @@ class OpenAIBackend:
         # for a server the harness started: how it died, once it has (ManagedServer.died)
         self.server_died = server_died
         # the key is read here and handed only to the transport: it is never part of a record
-        self._key = os.environ.get(api_key_env) or "no-key"
-        self.timeout_s = timeout_s
+        key = os.environ.get(api_key_env) or "no-key"
         try:
-            self.transport = Transport(base_url, api_key=self._key, timeout_s=timeout_s,
+            self.transport = Transport(base_url, api_key=key, timeout_s=timeout_s,
                                        max_response_bytes=int(max_response_mib * MIB),
                                        user_agent=f"repair-harness openai/{openai.__version__}")
         except ValueError as exc:  # every call would fail alike: the run stops
             raise HarnessError(f"{self.base_url}: {exc}", fatal=True) from None
-        self._sdk: openai.AsyncOpenAI | None = None  # made for the first streaming call
 
     def for_episode(self, env: Any) -> "OpenAIBackend":
         """A model plays every episode as it is: the env is never shown to it."""
@@ -129,8 +127,8 @@ class OpenAIBackend:
         for attempt in range(self.max_retries + 1):
             try:
                 return await make_call()
-            except (TransportError, openai.APIError) as exc:
-                error = exc if isinstance(exc, TransportError) else _from_sdk(exc, self.base_url)
+            except TransportError as exc:
+                error = exc
             death = self.server_died() if self.server_died is not None else None
             if death is not None:  # no retry reaches a dead server: the run stops, saying why
                 raise HarnessError(death, fatal=True) from None
@@ -192,8 +190,6 @@ class OpenAIBackend:
 
     async def _post_chat(self, body: dict[str, Any]) -> Any:
         """`chat.completions.create(**body)` as the server sees it, for a fraction of its CPU."""
-        if body.get("stream"):
-            return await self._stream(body)
         raw = await self.transport.post("chat/completions", _encode(body))
         try:  # a well-formed answer: pydantic-core parses and checks it in one pass
             return ChatCompletion.model_validate_json(raw)
@@ -208,13 +204,6 @@ class OpenAIBackend:
                                f"{raw[:300]!r}")
         # a server's odd answer: read as the SDK reads every answer, unvalidated
         return ChatCompletion.construct(**data)
-
-    async def _stream(self, body: dict[str, Any]) -> Any:
-        """A `stream: true` request: the SDK reads the events, over the transport's client."""
-        if self._sdk is None:
-            self._sdk = openai.AsyncOpenAI(base_url=self.base_url, api_key=self._key, timeout=self.timeout_s,
-                                           max_retries=0, http_client=self.transport.client)
-        return await self._sdk.chat.completions.create(**body)
 
     def _turn(self, resp: Any, latency: float, tools: list[ToolSpec], tool_mode: ToolMode) -> ModelTurn:
         choice = resp.choices[0]
@@ -241,12 +230,3 @@ def _said(error: StatusError) -> str:
     except ValueError:
         return error.body[:300].decode("utf-8", errors="replace")
 
-
-def _from_sdk(exc: openai.APIError, base_url: str) -> TransportError:
-    """A failure of the SDK's streaming request, as the transport reports its own."""
-    if isinstance(exc, openai.APIStatusError):
-        return StatusError(exc.status_code, exc.response.headers, exc.response.content[:4096])
-    cause = exc.__cause__
-    if cause is not None:
-        return describe(cause, f"{base_url}/chat/completions")
-    return TransportError(f"{type(exc).__name__}: {exc}", retryable=isinstance(exc, openai.APIConnectionError))

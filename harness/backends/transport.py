@@ -1,11 +1,11 @@
 """The one HTTP transport to a model server: httpx2, the package the openai SDK itself is built on.
 
-The model list, the chat calls and the SDK's streaming all go through one `httpx2.AsyncClient`
-(the SDK gets it as its `http_client`): one proxy policy (`HTTP(S)_PROXY`, `NO_PROXY` with hosts,
+The model list and the chat calls go through one `httpx2.AsyncClient` (the server health checks
+of `server_proc` use httpx2 too): one proxy policy (`HTTP(S)_PROXY`, `NO_PROXY` with hosts,
 domains and CIDRs, read by httpx2 from the environment), one TLS configuration (`SSL_CERT_FILE` /
 `SSL_CERT_DIR`, else the system's store), one `Authorization: Bearer` header. Chat bodies are
 posted pre-encoded, past the SDK's per-call validation (3-10 ms a call on 2 cores,
-benchmarks/throughput.py).
+benchmarks/throughput.py); the SDK gives the answer's types only.
 
 An answer is read chunk by chunk, decoded (gzip, deflate) and counted: past `max_response_bytes`
 the read stops and the call fails, so a hostile server cannot make the run hold its body. Every
@@ -58,6 +58,7 @@ class StatusError(TransportError):
 
 
 def retry_after_s(value: str | None, now: float | None = None) -> float | None:
+    """Seconds to wait from a `Retry-After` value (RFC 9110: delay-seconds or an HTTP-date)."""
     if not value:
         return None
     value = value.strip()
