@@ -143,6 +143,9 @@ class Decoding(BaseModel):
     # Set by a protocol through Opening.decoding, never by a run spec; excluded from dumps so
     # that run identities stay as they were
     stream: Literal[False] | None = Field(None, exclude=True)
+    # decoding constrained by the server (`--constrain`): none, any JSON, or the tools' JSON
+    # Schema. Set per episode from its key (the run's identity holds it), so excluded from dumps
+    constrain: Literal["none", "json", "schema"] = Field("none", exclude=True)
 
 
 @dataclass(frozen=True)
@@ -226,6 +229,26 @@ class Violation(BaseModel):
     def unknown_tool(cls, name: str, allowed: list[str]) -> "Violation":
         return cls(code="unknown_tool", location="name", observed=name[:NAME_CHARS], allowed=list(allowed),
                    message=f"there is no tool named {name[:100]!r}", tool=name[:NAME_CHARS])
+
+
+# What a decoder constrained to the tools' JSON Schema makes impossible, by Violation code: an
+# answer that is no call or no JSON, an unknown tool, a missing or an extra field, a wrong type, a
+# value outside an enum. Every other code is a domain rule, a state or an invented value that a
+# schema cannot state (a pattern, a cross-field rule, an id that must exist). The two side effects
+# of constraining are outcomes of their own. results.dynamics reads this table.
+SCHEMA_PREVENTABLE = frozenset({
+    "no_action", "unparseable_call", "unknown_tool", "missing", "extra_forbidden", "unexpected_keyword_argument",
+    "literal_error", "enum", "string_type", "int_type", "int_parsing", "int_from_float", "float_type",
+    "float_parsing", "bool_type", "bool_parsing", "dict_type", "list_type", "model_type", "model_attributes_type",
+    "none_required", "json_invalid", "json_type",
+})
+CONSTRAINED_SIDE_EFFECTS = frozenset({"refusal", "cut_at_max_tokens"})
+
+
+def violation_class(code: str) -> str:
+    """`schema` (a constrained decoder prevents it), `constrained` (a side effect of
+    constraining) or `domain` (the rest)."""
+    return "schema" if code in SCHEMA_PREVENTABLE else "constrained" if code in CONSTRAINED_SIDE_EFFECTS else "domain"
 
 
 class Accepted(BaseModel):

@@ -7,13 +7,14 @@ asks the condition to render every Violation, and stops at a win, a loss or the 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from conditions import Condition
-from envs.contract import (Accepted, Action, BudgetUnit, Env, EpisodeContext, Opening, Outcome, TextAnswer, ToolCall, Violation,
+from envs.contract import (OBSERVED_CHARS, Accepted, Action, BudgetUnit, Env, EpisodeContext, Opening, Outcome, TextAnswer, ToolCall, Violation,
                            retry_writer)
 from harness.backends.base import Backend
 from harness.errors import HarnessError
@@ -72,9 +73,15 @@ class WordCounts:
         return total
 
 
-def _actions(turn: ModelTurn, opening: Opening) -> list[Action] | Violation:
+def _actions(turn: ModelTurn, opening: Opening, constrained: bool = False) -> list[Action] | Violation:
+    if turn.refusal:  # a server that constrains output may answer with a refusal instead
+        return Violation(code="refusal", message="the model refused", observed=turn.refusal[:OBSERVED_CHARS])
     if turn.tool_calls:
         return list(turn.tool_calls)
+    if constrained and turn.finish_reason == "length":
+        # constrained output cut by max_tokens: unfinished JSON, neither a call nor an answer
+        return Violation(code="cut_at_max_tokens", message="the answer was cut at max_tokens before its JSON ended",
+                         observed=turn.text[:OBSERVED_CHARS])
     if "text" in opening.accepts:
         return [TextAnswer(text=turn.text, fenced=turn.fenced)]
     if turn.parse_error:
@@ -180,8 +187,10 @@ async def _play(env: Env, backend: Backend, condition: Condition, s: EpisodeCont
     messages = list(opening.messages)
     review = condition.review_prompt()
     per_tool = opening.budget_unit == "tool_calls"
-    decoding = opening.decoding or s.decoding
+    # a protocol's own decoding (veriharness) keeps the episode's constrained-decoding arm
+    decoding = opening.decoding.model_copy(update={"constrain": s.decoding.constrain}) if opening.decoding else s.decoding
     words = WordCounts()
+    rejected: set[str] = set()  # the signatures of the calls rejected so far
     before: list[dict[str, Any]] = []  # the previous action call's messages
     while result.spent < s.budget:
         turn = await backend.generate(messages, opening.tools, decoding, s.tool_mode)
@@ -203,14 +212,18 @@ async def _play(env: Env, backend: Backend, condition: Condition, s: EpisodeCont
                 turn = revised
         else:
             kind, log_messages, logged = "action", sent, turn
-        actions = _actions(turn, opening)
+        actions = _actions(turn, opening, decoding.constrain != "none")
         room = s.budget - result.spent if per_tool else None
         # the call that produced the executed action (the review's usage when there was a review),
         # logged before the environment runs so that a crash there keeps the call's cost
         log = _log(logged, log_messages, kind, "harness_error", words)
+        log.signature = signature(actions, turn)
+        log.repeats_rejected = log.signature in rejected
         result.calls.append(log)
         outcome, replies, submitted = await _submit_all(env, actions, render, native, room)
         log.outcome = _label(outcome)
+        if isinstance(outcome, Violation):
+            rejected.add(log.signature)
         conversational = isinstance(actions, list) and isinstance(actions[0], TextAnswer) and "tool" in opening.accepts
         result.submitted += 0 if conversational else submitted
         result.spent += max(1, submitted) if per_tool else 1
@@ -260,6 +273,19 @@ async def _submit_all(
                 stopped = True
     assert outcome is not None
     return outcome, replies, submitted
+
+
+def signature(actions: list[Action] | Violation, turn: ModelTurn) -> str:
+    """A short hash of what a call submitted: each action's canonical JSON (a tool call's name and
+    arguments, keys sorted; an answer's text), or the answer's text when no action could be read
+    from it. Two calls with equal signatures submitted the same thing (ids and parse modes aside)."""
+    if isinstance(actions, Violation):
+        canonical: Any = {"text": turn.text}
+    else:
+        canonical = [{"name": a.name, "arguments": a.arguments} if isinstance(a, ToolCall) else {"text": a.text}
+                     for a in actions]
+    blob = json.dumps(canonical, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+    return hashlib.sha256(blob.encode("utf-8", errors="surrogatepass")).hexdigest()[:16]
 
 
 def _label(outcome: Outcome) -> str:

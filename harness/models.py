@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from envs.errors import UnknownName
+from envs.errors import UnknownName, UserError
 from harness.backends.base import Backend
 from harness.backends.gguf import GgufError, gguf_file, is_gguf_name
 from harness.backends.local import LOCAL_MODEL as LOCAL
@@ -87,9 +87,30 @@ def resolve(name: str) -> ModelRef:
     return ModelRef(name, "preset", preset=row) if row else ModelRef(name, "id")
 
 
+class CannotConstrain(UserError):
+    """`--constrain json|schema` for a player whose decoding the harness cannot constrain."""
+
+
+def check_constrain(ref: ModelRef, spec: RunSpec) -> None:
+    """Refuse at start what cannot constrain its decoding, naming what is unsupported."""
+    arms = [a for a in spec.constrain if a != "none"]
+    if not arms:
+        return
+    if ref.kind == "agent":
+        raise CannotConstrain(f"--constrain {','.join(arms)}: {ref.name} is a reference agent, which decodes nothing; "
+                              "play the reference agents in a grid with --constrain none")
+    if spec.backend == "vllm":
+        raise CannotConstrain(f"--constrain {','.join(arms)}: --backend vllm (in-process) does not constrain decoding; "
+                              "serve the model (`repair-harness serve vllm --model ...`) and pass its --endpoint")
+    if spec.tool_mode == "native" and ref.kind in ("local", "gguf") and not spec.endpoints:
+        raise CannotConstrain(f"--constrain {','.join(arms)}: llama.cpp's server does not constrain native tool calls "
+                              f"({ref.name}); use --tool-mode prompt, where the answer is constrained to the tools' schema")
+
+
 def validate_model(name: str, spec: RunSpec) -> None:
     """Refuse, before anything runs, a model this spec cannot reach."""
     ref = resolve(name)
+    check_constrain(ref, spec)
     if ref.kind == "agent":
         return  # played in-process, whatever the endpoints and backend say
     if ref.kind == "gguf" and (spec.endpoints or spec.backend == "vllm"):
@@ -118,7 +139,7 @@ class ModelPool:
         self.served: dict[str, dict[str, Any]] = {}
         self.servers: dict[str, Any] = {}  # base URL -> the ManagedServer started for the run
 
-    def _client(self, url: str, model: str, flatten: bool = False) -> OpenAIBackend:
+    def _client(self, url: str, model: str, flatten: bool = False, style: str = "openai") -> OpenAIBackend:
         from harness.backends.openai_compat import OpenAIBackend
 
         server = self.servers.get(url)
@@ -126,7 +147,7 @@ class ModelPool:
         return OpenAIBackend(
             url, model, api_key_env=self.spec.api_key_env, timeout_s=self.spec.request_timeout_s,
             max_retries=self.spec.max_retries, text_calls=self.spec.text_calls,
-            max_response_mib=self.spec.max_response_mib,
+            max_response_mib=self.spec.max_response_mib, constrain_style=style,
             # llama.cpp's chatml formats render no tool turns (see harness.backends.local)
             flatten_tool_turns=flatten, server_died=server.died if server is not None else None,
         )
@@ -149,10 +170,13 @@ class ModelPool:
             self.stack.push_async_callback(probe.aclose)
             ids[url] = await probe.served_models()
             served_name = self._served_name(ref, ids[url], url)
-            client = self._client(url, served_name, flatten=served_name in (PROMPT_ALIAS, NATIVE_ALIAS))
+            llama = served_name in (PROMPT_ALIAS, NATIVE_ALIAS) or ref.kind == "gguf"  # llama.cpp's server
+            client = self._client(url, served_name, flatten=served_name in (PROMPT_ALIAS, NATIVE_ALIAS),
+                                  style="llama.cpp" if llama else "openai")
             self.stack.push_async_callback(client.aclose)
             backends.append(client)
-        self.served[name] = {"backend": "openai", "served_name": served_name, "endpoints": urls, "model_ids": ids}
+        self.served[name] = {"backend": "openai", "served_name": served_name, "endpoints": urls, "model_ids": ids,
+                             "constrain_style": backends[0].constrain_style}
         return backends
 
     def _served_name(self, ref: ModelRef, ids: list[str], url: str) -> str:

@@ -44,8 +44,9 @@ def expand(spec: RunSpec, tasks: list[Task]) -> list[EpisodeKey]:
     """Task-major order, so an interrupted run has whole tasks across conditions."""
     budgets = resolved(spec).budgets
     return [
-        EpisodeKey(suite=spec.suite, task_id=t.task_id, model=m, condition=c, budget=b, sample_seed=s)
-        for t in tasks for m in spec.models for b in budgets for s in spec.sample_seeds for c in spec.conditions
+        EpisodeKey(suite=spec.suite, task_id=t.task_id, model=m, condition=c, budget=b, sample_seed=s, constrain=k)
+        for t in tasks for m in spec.models for k in spec.constrain for b in budgets for s in spec.sample_seeds
+        for c in spec.conditions
     ]
 
 
@@ -104,8 +105,10 @@ async def _play_all(
             backends = {m: await pool.open(m) for m in spec.models}
         except HarnessError as exc:
             raise StartFailed(str(exc)) from None
+        unenforced = await _unenforced(spec, plan, by_id[pending[0].task_id], backends, console)
         # only now does the run start: a failed start leaves no run.json behind
-        store.start_session({"versions": versions(), "git": git_commit(), "served": pool.served}, retry_errors)
+        store.start_session({"versions": versions(), "git": git_commit(), "served": pool.served,
+                             **({"constrain_unenforced": unenforced} if unenforced else {})}, retry_errors)
         summary.served = pool.served
         queues = {m: asyncio.Queue() for m in spec.models}
         for k in pending:
@@ -162,6 +165,29 @@ async def _play_all(
             await asyncio.gather(*workers)
 
 
+async def _unenforced(spec: RunSpec, plan: Resolved, task: Task, backends: dict[str, list[Backend]],
+                      console: Console) -> dict[str, list[str]]:
+    """Under `--constrain schema`, the keywords of the tools' schemas that a server cannot
+    constrain (harness.backends.constrain.unenforced), said once per run: those values are
+    checked by the tools only. The tools are those of the first task's opening."""
+    styles = {b.constrain_style for bs in backends.values() for b in bs if getattr(b, "constrain_style", None)}
+    if "schema" not in spec.constrain or not styles:
+        return {}
+    from harness.backends.constrain import unenforced
+
+    ctx = EpisodeContext(budget=1, decoding=spec.decoding, tool_mode=spec.tool_mode, condition=next(iter(plan.conditions.values())))
+    env = await call_env(plan.suite, plan.suite.make, task, plan.options, ctx)
+    try:
+        tools = (await call_env(env, env.reset)).tools
+    finally:
+        await call_env(env, env.close)
+    out = {style: found for style in sorted(styles) if (found := unenforced(tools, style))}
+    for style, found in out.items():
+        console.print(f"constrained decoding ({style}): the server cannot enforce {', '.join(found)}; "
+                      "those values are checked by the tools only", highlight=False)
+    return out
+
+
 async def _one(
     spec: RunSpec, plan: Resolved, task: Task, key: EpisodeKey, backend: Backend, store: RunDir,
 ) -> tuple[asyncio.Future[EpisodeRecord], str | None]:
@@ -171,7 +197,8 @@ async def _one(
     record that cannot be built are this episode's harness error, never an exception that would
     close the clients of the others."""
     condition = plan.conditions[key.condition]
-    decoding = spec.decoding.model_copy(update={"seed": key.sample_seed if spec.decoding.temperature > 0 else spec.decoding.seed})
+    decoding = spec.decoding.model_copy(update={"seed": key.sample_seed if spec.decoding.temperature > 0 else spec.decoding.seed,
+                                                "constrain": key.constrain})
     ctx = EpisodeContext(budget=key.budget, decoding=decoding, tool_mode=spec.tool_mode, feedback_cut=spec.feedback_cut,
                          condition=condition)
     env = None

@@ -128,11 +128,13 @@ def in_use(path: str | Path) -> bool:
 
 
 # the identity fields a resume may grow: a larger grid only adds episodes
-_GRID_LISTS = ("models", "conditions", "budgets", "sample_seeds")
+_GRID_LISTS = ("models", "conditions", "budgets", "sample_seeds", "constrain")
 
 
 def _extends(field: str, old: Any, new: Any, theirs: dict[str, Any], ours: dict[str, Any]) -> bool:
     """The new value of `field` keeps every episode the old one planned, and adds some."""
+    if field == "constrain":  # left out of an identity while it is the default
+        old, new = old or ["none"], new or ["none"]
     if field in _GRID_LISTS:
         return isinstance(old, list) and isinstance(new, list) and set(old) <= set(new)
     if field == "tasks":  # the first N of the same task list (task ids, when given, unchanged)
@@ -144,7 +146,8 @@ def _extends(field: str, old: Any, new: Any, theirs: dict[str, Any], ours: dict[
 
 
 def _key_id(row: dict[str, Any]) -> str:
-    return EpisodeKey(**{k: row[k] for k in EpisodeKey.model_fields}).id()
+    # a record from before the constrain axis has no `constrain`: it was unconstrained
+    return EpisodeKey(**{k: row[k] for k in EpisodeKey.model_fields if k in row}).id()
 
 
 class RunDir:

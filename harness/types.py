@@ -48,6 +48,8 @@ class RunSpec(Strict):
     # every rendered feedback value is cut to this many characters; the paper used 240
     feedback_cut: int | None = Field(None, ge=1)
     env_options: dict[str, Any] = Field(default_factory=dict)
+    # decoding arms (--constrain): what the server constrains each answer to; a grid axis
+    constrain: list[Literal["none", "json", "schema"]] = Field(default_factory=lambda: ["none"], min_length=1)
     # execution settings: not part of the run's identity
     backend: Literal["openai", "vllm"] = defaults.BACKEND
     endpoints: list[str] = Field(default_factory=list)
@@ -76,11 +78,11 @@ class RunSpec(Strict):
         return urls
 
     def identity(self) -> dict[str, Any]:
-        """The fields that decide what the records mean. A run directory keeps one identity."""
-        return self.model_dump(
-            exclude={"backend", "endpoints", "api_key_env", "concurrency", "request_timeout_s", "max_retries",
-                     "max_response_mib", "out"}
-        )
+        """The fields that decide what the records mean. A run directory keeps one identity.
+        The default decoding arm is left out: a run from before `--constrain` keeps its identity."""
+        exclude = {"backend", "endpoints", "api_key_env", "concurrency", "request_timeout_s", "max_retries",
+                   "max_response_mib", "out"}
+        return self.model_dump(exclude=exclude | ({"constrain"} if self.constrain == ["none"] else set()))
 
     def identity_hash(self) -> str:
         blob = json.dumps(self.identity(), sort_keys=True, default=str)
@@ -96,13 +98,19 @@ class KeyFields(BaseModel):
     condition: str
     budget: int
     sample_seed: int
+    # decoding constrained by the server (--constrain); "none" for records from before the axis
+    constrain: Literal["none", "json", "schema"] = "none"
 
 
 class EpisodeKey(KeyFields):
     model_config = ConfigDict(frozen=True)
 
     def id(self) -> str:
-        return "|".join(str(v) for v in self.model_dump().values())
+        # an unconstrained key keeps the id it had before the axis existed: old runs resume
+        values = self.model_dump()
+        if values["constrain"] == "none":
+            del values["constrain"]
+        return "|".join(str(v) for v in values.values())
 
     def slug(self) -> str:
         return hashlib.sha256(self.id().encode()).hexdigest()[:20]
@@ -133,6 +141,8 @@ class ModelTurn(BaseModel):
     fenced: bool = False
     truncated: bool = False
     model_id: str | None = None
+    # what a server said instead of an answer when it refuses (OpenAI's `message.refusal`)
+    refusal: str | None = None
 
 
 class CallLog(BaseModel):
@@ -148,7 +158,12 @@ class CallLog(BaseModel):
     parse_modes: list[str] = Field(default_factory=list)
     fenced: bool = False
     truncated: bool = False
-    outcome: str  # accepted | won | lost | <violation code> | review
+    outcome: str  # accepted | won | lost | done | <violation code> | review | harness_error
+    # what the call submitted, as a short hash of its canonical JSON (tool name + arguments, or
+    # the text of an answer without a call: `harness.loop.signature`); equal signatures are
+    # identical calls. repeats_rejected: the same as a call rejected earlier in the episode
+    signature: str | None = None
+    repeats_rejected: bool = False
 
 
 EndReason = Literal["won", "lost", "done", "budget", "harness_error"]

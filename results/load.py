@@ -22,7 +22,7 @@ from results.columns import KEY_FIELDS, C
 from results.errors import RecordsError
 
 # pairing an episode of one arm with the same episode of another arm
-PAIR_FIELDS = (C.suite, C.task_id, C.model, C.budget, C.sample_seed)
+PAIR_FIELDS = (C.suite, C.task_id, C.model, C.budget, C.sample_seed, C.constrain)
 REQUIRED = (*KEY_FIELDS, C.success)
 FLATTENED = (C.extra, C.condition_params)
 # run.json spec field -> record field it bounds
@@ -102,6 +102,9 @@ def _parse(file: Path, no: int, line: str) -> dict[str, Any]:
         raise RecordsError(f"{file}:{no}: not a JSON record ({e.msg})") from None
     if not isinstance(rec, dict):
         raise RecordsError(f"{file}:{no}: a record must be a JSON object")
+    # a key field added later, with the value every older record had: decoding unconstrained
+    if C.constrain not in rec:
+        rec[C.constrain] = "none"
     _check_types(rec, f"{file}:{no}")
     return rec
 

@@ -65,7 +65,7 @@ def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
     return [_clean(r) for r in frame.to_dict(orient="records")]
 
 
-SETTING_COLUMNS = (C.model, C.suite, C.budget, C.condition, C.sample_seed)
+SETTING_COLUMNS = (C.model, C.suite, C.budget, C.condition, C.sample_seed, C.constrain)
 
 
 def _settings(df: pd.DataFrame) -> pd.DataFrame:

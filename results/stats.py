@@ -23,7 +23,7 @@ CONDITION_ORDER = (
     "self_check", "self_check_wait", "fault_raw", "fault_problem",
 )
 # key columns that split cells automatically when a frame holds several of their values
-AUTO_SPLIT = (C.suite, C.budget)
+AUTO_SPLIT = (C.suite, C.budget, C.constrain)
 
 
 def wilson(solved: int, n: int, alpha: float = ALPHA) -> tuple[float, float]:
@@ -53,7 +53,7 @@ def group_columns(df: pd.DataFrame, by: Sequence[str] | None = None) -> list[str
         if col not in cols and col != C.condition:
             cols.append(col)
     for col in AUTO_SPLIT:
-        if col not in cols and df[col].nunique() > 1:
+        if col not in cols and col in df.columns and df[col].nunique() > 1:
             cols.append(col)
     return cols
 

@@ -11,11 +11,13 @@ from envs.errors import UnknownName
 from harness.agents.base import PREFIX, GoldAgent, NoReference, ReferenceAgent, reference_of
 from harness.agents.random_agent import RandomAgent
 from harness.agents.reader import ReaderAgent
+from harness.agents.stubborn import StubbornAgent
 
 AGENTS: dict[str, type[ReferenceAgent]] = {
     "agent:gold": GoldAgent,
     "agent:reader": ReaderAgent,
     "agent:random": RandomAgent,
+    "agent:stubborn": StubbornAgent,
 }
 
 

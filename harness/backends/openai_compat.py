@@ -28,12 +28,13 @@ from openai.types.chat import ChatCompletion
 
 from harness import defaults
 from harness.backends.base import ToolMode
+from harness.backends.constrain import Style, read_answer, request_fields, strict_tools
 from harness.backends.prompt_tools import with_tools_prompt
 from harness.backends.transport import MIB, StatusError, Transport, TransportError
 from harness.backends.turns import to_turn, RawCall
 from harness.errors import HarnessError
 from harness.types import ModelTurn, Usage
-from envs.contract import Decoding, ToolSpec
+from envs.contract import Decoding, ToolCall, ToolSpec
 
 
 
@@ -88,10 +89,13 @@ class OpenAIBackend:
         flatten_tool_turns: bool = False,
         server_died: Callable[[], str | None] | None = None,
         max_response_mib: float = defaults.MAX_RESPONSE_MIB,
+        constrain_style: Style = "openai",
     ):
         self.base_url, self.model = base_url, model
         self.max_retries, self.backoff_s, self.text_calls = max_retries, backoff_s, text_calls
         self.api_key_env = api_key_env
+        # how this server is asked for constrained output (harness.backends.constrain)
+        self.constrain_style = constrain_style
         self.flatten_tool_turns = flatten_tool_turns
         # for a server the harness started: how it died, once it has (ManagedServer.died)
         self.server_died = server_died
@@ -177,7 +181,10 @@ class OpenAIBackend:
                 kwargs[key] = getattr(decoding, key)
         if tools and tool_mode == "native":
             kwargs["tools"] = [t.openai() for t in tools]
+            if decoding.constrain == "schema":
+                kwargs["tools"] = strict_tools(kwargs["tools"])
             kwargs["tool_choice"] = "auto"
+        kwargs.update(request_fields(decoding.constrain, self.constrain_style, tools, tool_mode == "native"))
         start = time.perf_counter()
         resp = await self._with_retries(lambda: self._post_chat(kwargs))
         latency = time.perf_counter() - start
@@ -186,7 +193,10 @@ class OpenAIBackend:
             said = (getattr(resp, "model_extra", None) or {}).get("error")
             detail = f": {json.dumps(said, ensure_ascii=False, default=str)[:500]}" if said else ""
             raise HarnessError(f"{self.base_url}: the server answered 200 with no choices{detail}")
-        return self._turn(resp, latency, tools, tool_mode)
+        turn = self._turn(resp, latency, tools, tool_mode)
+        if decoding.constrain != "none" and tool_mode == "prompt" and not turn.tool_calls:
+            turn = _constrained(turn, tools)
+        return turn
 
     async def _post_chat(self, body: dict[str, Any]) -> Any:
         """`chat.completions.create(**body)` as the server sees it, for a fraction of its CPU."""
@@ -215,9 +225,25 @@ class OpenAIBackend:
             completion_tokens=getattr(resp.usage, "completion_tokens", None),
         )
         # the server ran its tool parser: a call left in the text is one it did not accept
-        return to_turn(choice.message.content, native_calls=native, usage=usage, finish_reason=choice.finish_reason,
+        turn = to_turn(choice.message.content, native_calls=native, usage=usage, finish_reason=choice.finish_reason,
                        latency_s=latency, model_id=resp.model, tools=tools, tool_mode=tool_mode,
                        text_calls=self.text_calls)
+        refusal = getattr(choice.message, "refusal", None)
+        return turn.model_copy(update={"refusal": str(refusal)}) if refusal else turn
+
+
+def _constrained(turn: ModelTurn, tools: list[ToolSpec]) -> ModelTurn:
+    """A constrained prompt-mode answer the ordinary parser could not read: the call or the
+    message the schema allows (harness.backends.constrain.read_answer), else as it was."""
+    read = read_answer(turn.text, {t.name for t in tools})
+    if read is None:
+        return turn
+    kind, value = read
+    if kind == "message":
+        return turn.model_copy(update={"text": value, "parse_error": None})
+    name, arguments = value
+    return turn.model_copy(update={"tool_calls": [ToolCall(name=name, arguments=arguments, id="call_0",
+                                                           parse_mode="constrained")], "parse_error": None})
 
 
 def _said(error: StatusError) -> str:

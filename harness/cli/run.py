@@ -40,6 +40,9 @@ def run(
     max_tokens: Optional[int] = typer.Option(None, help="output tokens per call" + _default(study.MAX_TOKENS)),
     tool_mode: Optional[str] = typer.Option(None, help="native | prompt" + _default(defaults.TOOL_MODE)),
     text_calls: Optional[str] = typer.Option(None, help="native mode, a call returned as text: parse | violation" + _default(defaults.TEXT_CALLS)),
+    constrain: Optional[str] = typer.Option(
+        None, help="decoding arms, comma-separated: none | json (any JSON object) | schema (the tools' JSON Schema), "
+        "constrained by the server  [default: none]"),
     feedback_cut: Optional[int] = typer.Option(None, help="cut every rendered feedback value to N chars (paper: 240)  [default: no cut]"),
     env: Optional[list[str]] = typer.Option(None, "--env", help="suite option KEY=VALUE, repeatable (`repair-harness suites NAME` lists them)"),
     concurrency: Optional[int] = typer.Option(None, help="concurrent episodes per endpoint" + _default(defaults.CONCURRENCY)),
@@ -59,7 +62,7 @@ def run(
         "suite": suite, "models": split_list(model), "endpoints": split_list(endpoint),
         "conditions": split_list(conditions), "budgets": parse_ints(budget), "tasks": tasks,
         "task_ids": split_list(task_ids), "sample_seeds": parse_ints(seeds), "tool_mode": tool_mode,
-        "text_calls": text_calls, "feedback_cut": feedback_cut, "concurrency": concurrency, "api_key_env": api_key_env, "backend": backend,
+        "text_calls": text_calls, "feedback_cut": feedback_cut, "constrain": split_list(constrain), "concurrency": concurrency, "api_key_env": api_key_env, "backend": backend,
         "max_response_mib": max_response_mib,
         "out": str(out_dir) if out_dir else None,
     }

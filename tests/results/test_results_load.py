@@ -163,7 +163,8 @@ def test_records_of_different_layouts_give_the_frame_of_one_dict_per_row(kit, tm
     recs.append({**recs[0], "task_id": "g8"})  # the first layout again after others
     run = kit.write(tmp_path / "layouts", recs)
     df = load(run)
-    expected = pd.DataFrame([_flattened(r, str(run)) for r in recs])
+    # a record without `constrain` (older than the axis) reads as unconstrained
+    expected = pd.DataFrame([_flattened({**r, "constrain": r.get("constrain", "none")}, str(run)) for r in recs])
     expected["success"] = expected["success"].astype(object)
     pd.testing.assert_frame_equal(df, expected)
     assert df.loc[1, "extra.only_here"] == [1, 2] and df.loc[0, "calls"] == recs[0]["calls"]
@@ -220,7 +221,7 @@ def test_loading_some_columns_gives_those_columns_of_the_full_frame(kit, tmp_pat
                     ["extra.protocol"], ["nowhere"], []):
         some = load(run, columns=columns)
         kept = [c for c in full.columns if c in {*columns, "suite", "task_id", "model", "condition", "budget",
-                                                  "sample_seed", "success", "run_dir"}]
+                                                  "sample_seed", "constrain", "success", "run_dir"}]
         assert list(some.columns) == kept
         pd.testing.assert_frame_equal(some, full[kept])
         assert some.attrs["fields"] == tuple(full.columns)
