@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from results.columns import KEY_FIELDS, C
+from results.dynamics import episode_columns
 from results.errors import RecordsError
 
 # pairing an episode of one arm with the same episode of another arm
@@ -106,6 +107,8 @@ def _parse(file: Path, no: int, line: str) -> dict[str, Any]:
     if C.constrain not in rec:
         rec[C.constrain] = "none"
     _check_types(rec, f"{file}:{no}")
+    # the repair path in a few numbers (results.dynamics), so that a frame without the call logs has it
+    rec.update(episode_columns(rec))
     return rec
 
 

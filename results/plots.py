@@ -304,6 +304,15 @@ FIGURES: dict[str, Callable[[pd.DataFrame], Figure]] = {
 }
 
 
+def _repair_dynamics(df: pd.DataFrame) -> Figure:
+    from results.plots_dynamics import repair_dynamics  # it draws with this module's helpers
+
+    return repair_dynamics(df)
+
+
+FIGURES["repair_dynamics"] = _repair_dynamics
+
+
 def save_figures(df: pd.DataFrame, out_dir: str | Path, formats: Sequence[str] = FORMATS) -> list[Path]:
     """Write every figure as <out_dir>/<name>.<fmt>; returns the paths written."""
     for fmt in formats:

@@ -36,6 +36,7 @@ import pandas as pd
 
 from results import grid, paper
 from results.contrasts import contrasts as run_contrasts, parse_contrasts
+from results.dynamics import COLUMNS as DYNAMICS_COLUMNS, dynamics
 from results.resampling import N_BOOT, SEED
 from results.errors import UnknownChoice
 from results.report_model import SCHEMA, Report
@@ -171,13 +172,13 @@ REPORT_FIELDS = (
 def report_columns(by: Sequence[str] | None = None) -> list[str]:
     """The columns `build_report` reads for `by`: `load(dirs, columns=report_columns(by))` gives a
     frame whose report is the full frame's, without holding every other field of every record."""
-    return list(dict.fromkeys([*REPORT_FIELDS, "extra.protocol", *(by or ())]))
+    return list(dict.fromkeys([*REPORT_FIELDS, *DYNAMICS_COLUMNS, "extra.protocol", *(by or ())]))
 
 
 def _slim(df: pd.DataFrame, gcols: Sequence[str]) -> pd.DataFrame:
     """The columns the report reads: every selection and group below then carries a dozen columns,
     not every recorded field (the call logs, the config...)."""
-    keep = [c for c in df.columns if c in REPORT_FIELDS or c in gcols]
+    keep = [c for c in df.columns if c in REPORT_FIELDS or c in gcols or c in DYNAMICS_COLUMNS]
     slim = df[keep]
     # the attrs (run_dirs, ...) are read from the loaded frame; pandas deep-copies a frame's attrs
     # into every frame derived from it, some thousand times over a report
@@ -237,6 +238,7 @@ def build_report(
         "contrasts": contrast_rows,
         "unpaired": _records(result.unpaired) if result else [],
         "failures": _records(failure_taxonomy(df, by)),
+        "dynamics": _clean(dynamics(df, by)),
         "headline": _headline(df, by, cells, seed, n_boot, result.table if result else None),
         "references": {
             "primary": paper.PRIMARY_SOURCE,

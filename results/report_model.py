@@ -82,6 +82,28 @@ class FailureRow(Row):
     share: float | None
 
 
+class DynamicsRow(Row):
+    """A cell's repair path (results.dynamics); rates with nothing to count are None."""
+
+    condition: str
+    retries: int
+    identical_resubmission: float | None
+    episodes_with_rejection: int
+    recovery_at: dict[str, float | None]
+    recovery_at_1_ci_low: float | None
+    recovery_at_1_ci_high: float | None
+    pass_k: dict[str, float | None]
+    pass_k_flat: bool
+    retry_overhead_tokens_per_episode: float | None
+    retry_overhead_tokens_per_success: float | None
+    rejections: int
+    schema_rejections: int
+    constrained_rejections: int
+    preventable_share: float | None
+    preventable_ci_low: float | None
+    preventable_ci_high: float | None
+
+
 class GapRow(Row):
     """A planned cell without full results (results.grid): not run, harness errors only, or partial."""
 
@@ -147,6 +169,7 @@ class Report(BaseModel):
     headline: list[HeadlineRow]
     references: References
     gaps: list[GapRow] = Field(default_factory=list)
+    dynamics: list[DynamicsRow] = Field(default_factory=list)
 
     model_config = ConfigDict(populate_by_name=True)
 

@@ -31,7 +31,10 @@ def wilson(solved: int, n: int, alpha: float = ALPHA) -> tuple[float, float]:
     if n <= 0:
         return (math.nan, math.nan)
     lo, hi = proportion_confint(solved, n, alpha=alpha, method="wilson")
-    return float(lo), float(hi)
+    # statsmodels' rounding can put the bound a hair past the rate (1.4e-17 above 0 at 0 of 18),
+    # which a figure's whisker of negative length then refuses: the interval holds the rate
+    rate = solved / n
+    return min(float(lo), rate), max(float(hi), rate)
 
 
 def condition_rank(name: str) -> tuple[int, str]:
@@ -131,7 +134,7 @@ def _usage_unknown(rows: pd.DataFrame) -> int:
     return int(missing.sum())
 
 
-def _sorted(frame: pd.DataFrame, cols: list[str], then: Sequence[tuple[str, bool]] = ()) -> pd.DataFrame:
+def sort_cells(frame: pd.DataFrame, cols: list[str], then: Sequence[tuple[str, bool]] = ()) -> pd.DataFrame:
     """Groups in a stable order: by model etc., conditions in DESIGN order, then `then`."""
     if frame.empty:
         return frame
@@ -145,7 +148,7 @@ def summary(df: pd.DataFrame, by: Sequence[str] | None = None) -> pd.DataFrame:
     """One row per condition x model (x `by` columns): see `cell` for the columns."""
     cols = [C.condition, *group_columns(df, by)]
     rows = [{**dict(zip(cols, keys)), **cell(part)} for keys, part in df.groupby(cols, sort=False, dropna=False)]
-    return _sorted(pd.DataFrame(rows), cols)
+    return sort_cells(pd.DataFrame(rows), cols)
 
 
 def failure_taxonomy(df: pd.DataFrame, by: Sequence[str] | None = None) -> pd.DataFrame:
@@ -159,7 +162,7 @@ def failure_taxonomy(df: pd.DataFrame, by: Sequence[str] | None = None) -> pd.Da
     failed = failed.assign(final_failure=codes.fillna("unrecorded").astype(str))
     counts = failed.groupby([*cols, C.final_failure], sort=False).size().rename("count").reset_index()
     counts["share"] = counts["count"] / counts.groupby(cols)["count"].transform("sum")
-    return _sorted(counts, cols, then=[("count", False), (C.final_failure, True)])
+    return sort_cells(counts, cols, then=[("count", False), (C.final_failure, True)])
 
 
 def funnel(df: pd.DataFrame, by: Sequence[str] | None = None) -> pd.DataFrame:
@@ -176,7 +179,7 @@ def funnel(df: pd.DataFrame, by: Sequence[str] | None = None) -> pd.DataFrame:
             "repaired": int(rep.fillna(False).astype(bool).sum()),
             "solved": int(part[C.success].astype(bool).sum()),
         })
-    return _sorted(pd.DataFrame(rows), cols)
+    return sort_cells(pd.DataFrame(rows), cols)
 
 
 def nan_to_none(value: object) -> object:

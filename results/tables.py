@@ -110,6 +110,29 @@ def failures_frame(report: Report) -> pd.DataFrame:
                          for k, v in out.items()])
 
 
+def dynamics_frame(report: Report) -> pd.DataFrame:
+    """How each cell repaired (results.dynamics); every k of recovery@k and pass^k is in the JSON."""
+    g = report.meta.group_by
+    rows = []
+    for r in report.dynamics:
+        shown = [k for k in ("1", "2", "3") if k in r.recovery_at]
+        pass_k = ", ".join(f"{_num(v, 2)}" for v in r.pass_k.values()) + (" (flat: greedy)" if r.pass_k_flat else "")
+        rows.append({
+            "condition": r.condition, **r.group(g),
+            "retries": r.retries,
+            "identical": _pct(r.identical_resubmission),
+            "rec@1 [95% CI]": f"{_pct(r.recovery_at.get('1'))} [{_pct(r.recovery_at_1_ci_low)}, {_pct(r.recovery_at_1_ci_high)}]",
+            **{f"rec@{k}": _pct(r.recovery_at[k]) for k in shown[1:]},
+            "pass^k": pass_k,
+            "overhead tok/ep": _num(r.retry_overhead_tokens_per_episode, 0),
+            "overhead tok/success": _num(r.retry_overhead_tokens_per_success, 0),
+            "preventable": (f"{r.schema_rejections}/{r.rejections} ({_pct(r.preventable_share)})"
+                            if r.rejections else "—"),
+            "side effects": r.constrained_rejections,
+        })
+    return pd.DataFrame(rows)
+
+
 def _not_run(report: Report) -> set[tuple[str, ...]]:
     return {tuple(g.group(list(GAP_KEY)).values()) for g in report.gaps if g.status == NOT_RUN}
 
@@ -174,6 +197,7 @@ SECTIONS: dict[str, Callable[[Report], pd.DataFrame]] = {
     "cells": cells_frame,
     "contrasts": contrasts_frame,
     "failures": failures_frame,
+    "dynamics": dynamics_frame,
     "headline": headline_frame,
     "unpaired": unpaired_frame,
     "gaps": gaps_frame,
@@ -182,6 +206,8 @@ TITLES = {
     "cells": "Solved per condition (Wilson 95% CI; harness errors excluded from N)",
     "contrasts": "Paired contrasts (A - B; bootstrap CI, exact McNemar or sign-flip, Holm per group)",
     "failures": "Failure taxonomy of the final attempt",
+    "dynamics": "Repair dynamics (identical resubmission of retries; recovery@k after the first rejection; "
+                "pass^k over seeds; tokens after the first rejection; rejections a schema-constrained decoder prevents)",
     "headline": "allowed_json vs raw beside the Self-Reflective APIs figures (a different setting: API side, "
                 "Anthropic models; shown on request)",
     "unpaired": "Unpaired episodes (left out of the contrasts above)",
@@ -194,12 +220,14 @@ KEEP = {
     "cells": (C.condition, C.model, C.suite, C.budget, C.sample_seed, "solved/N", "rate [95% CI]"),
     "contrasts": ("contrast", C.model, C.suite, C.budget, C.sample_seed, "diff pts [95% CI]"),
     "failures": (C.condition, C.model, C.suite, C.budget, C.sample_seed),
+    "dynamics": (C.condition, C.model, C.suite, C.budget, C.constrain, "identical", "rec@1 [95% CI]", "preventable"),
     "headline": (C.model, C.suite, C.budget, "ours: gain [95% CI]", "theirs: gain"),
     "gaps": (C.suite, "status"),
 }
 DROP_ORDER = {
     "cells": ("usage unknown", "paper calls/ep", "words/success", "tokens/success", C.repaired, "1st valid",
               "paper in CI", "calls/ep", "errors", "paper"),
+    "dynamics": ("side effects", "overhead tok/success", "rec@3", "rec@2", "overhead tok/ep", "pass^k", "retries"),
     "contrasts": ("unpaired", "calls p Holm", "calls diff [95% CI]", "paper in CI", "test", "p", "A only/B only",
                   "paper diff", "pairs", "p Holm"),
 }

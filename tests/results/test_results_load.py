@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from results.dynamics import episode_columns
+
 import results
 from results import RecordsError, load
 
@@ -145,6 +147,7 @@ def test_export_round_trip(kit, tmp_path: Path, paper_run: Path) -> None:
 def _flattened(rec: dict, run_dir: str) -> dict:
     """One row as a frame built from one dict per record would hold it (the loader's contract)."""
     row = {k: v for k, v in rec.items() if k not in ("extra", "condition_params")}
+    row.update(episode_columns(rec))  # the repair path's columns, derived as each record is read
     for name in ("extra", "condition_params"):
         for k, v in (rec.get(name) or {}).items():
             row[f"{name}.{k}"] = v

@@ -17,7 +17,7 @@ def test_json_structure_and_paper_cells(two_model_run: Path) -> None:
     out = render_report(load(two_model_run), fmt="json")
     report = json.loads(out)
     assert report["schema"] == SCHEMA
-    assert sorted(report) == ["cells", "contrasts", "failures", "gaps", "headline", "meta", "references", "schema",
+    assert sorted(report) == ["cells", "contrasts", "dynamics", "failures", "gaps", "headline", "meta", "references", "schema",
                               "unpaired"]
     assert report["meta"]["contrast_source"] == "planned"
     assert report["meta"]["contrasts"] == ["allowed_prose-raw", "allowed_json-raw", "allowed_json-allowed_prose",

@@ -1,0 +1,140 @@
+"""How agents repair, from records alone: identical resubmission, recovery@k, pass^k, retry
+overhead tokens and the share of rejections a schema-constrained decoder would have prevented.
+
+Definitions (README "Repair dynamics"):
+- an *attempt* is a call whose answer the environment judged (a self-check's first call, outcome
+  `review`, is not one); a *rejection* is an attempt whose outcome is a Violation code; anything
+  else is *accepted* (a lost game included); a *retry* is the attempt right after a rejection;
+- identical resubmission: of a cell's retries, the share identical (the call log's `signature`:
+  canonical JSON of tool name + arguments) to a call rejected earlier in the same episode;
+- recovery@k, k = 1..budget: of the episodes with a rejection, the share whose first rejection
+  is followed by an accepted attempt within k attempts;
+- pass^k (tau-bench): per task with n >= k sample seeds of which c solved, C(c,k)/C(n,k),
+  averaged over those tasks; at temperature 0 every seed plays the same episode, so it is flat
+  by construction (`pass_k_flat`);
+- retry overhead: tokens of the calls after an episode's first rejected call, per episode of the
+  cell (with known usage) and per success;
+- preventable share: of the rejections, those whose code `envs.contract.SCHEMA_PREVENTABLE`
+  lists; `constrained` counts the side effects of constraining (refusal, cut mid-JSON).
+A rate with nothing to count is None, never 0.
+
+`episode_columns` condenses one record's call logs into a few numbers as the record is read
+(results.load): the report then never holds the call logs of 100,000 episodes.
+"""
+
+from __future__ import annotations
+
+from math import comb
+from typing import Any
+
+import pandas as pd
+
+from envs.contract import violation_class
+from results.columns import CALL, C
+from results.stats import ALPHA, sort_cells, group_columns, valid_rows, wilson
+
+PREFIX = "dyn."
+ACCEPTED = frozenset({"accepted", "won", "lost", "done"})
+NOT_ATTEMPTS = frozenset({"review", "harness_error"})
+# recovery@k columns the text report shows; the JSON has every k up to the budget
+SHOWN_K = (1, 2, 3)
+
+
+def episode_columns(record: dict[str, Any]) -> dict[str, Any]:
+    """One episode's repair path, from its call logs (`dyn.*` columns)."""
+    calls = record.get(C.calls) if isinstance(record.get(C.calls), list) else []
+    decoding = (record.get(C.config) or {}).get("decoding") if isinstance(record.get(C.config), dict) else None
+    temperature = decoding.get("temperature") if isinstance(decoding, dict) else None
+    attempts = [c for c in calls if isinstance(c, dict) and c.get(CALL.outcome) not in NOT_ATTEMPTS]
+    rejected = [c.get(CALL.outcome) not in ACCEPTED for c in attempts]
+    first = rejected.index(True) if True in rejected else None
+    retries = [attempts[i] for i in range(1, len(attempts)) if rejected[i - 1]]
+    known = all(c.get(CALL.signature) is not None for c in retries)
+    recovered = None
+    if first is not None:
+        recovered = next((i - first for i in range(first + 1, len(attempts)) if not rejected[i]), None)
+    codes = [c.get(CALL.outcome) for c, r in zip(attempts, rejected) if r]
+    classes = [violation_class(str(code)) for code in codes]
+    overhead: int | None = None
+    if first is not None:
+        after = calls[calls.index(attempts[first]) + 1:]
+        tokens = [(c.get(CALL.prompt_tokens), c.get(CALL.completion_tokens)) for c in after]
+        overhead = None if any(p is None or q is None for p, q in tokens) else sum(p + q for p, q in tokens)
+    else:
+        overhead = 0
+    return {
+        f"{PREFIX}retries": len(retries),
+        f"{PREFIX}identical_retries": sum(bool(c.get(CALL.repeats_rejected)) for c in retries) if known else None,
+        f"{PREFIX}rejections": len(codes),
+        f"{PREFIX}schema_rejections": classes.count("schema"),
+        f"{PREFIX}constrained_rejections": classes.count("constrained"),
+        f"{PREFIX}first_rejection": first,
+        f"{PREFIX}recovered_after": recovered,
+        f"{PREFIX}overhead_tokens": overhead,
+        f"{PREFIX}greedy": None if temperature is None else temperature == 0,
+    }
+
+
+COLUMNS = tuple(episode_columns({}))
+
+
+def _rate(k: float, n: float) -> float | None:
+    return None if not n else float(k) / float(n)
+
+
+def _pass_k(part: pd.DataFrame, k: int) -> float | None:
+    """tau-bench's pass^k over the sample seeds of each task with at least k of them."""
+    values = []
+    for _, task in part.groupby(C.task_id, sort=False):
+        n, c = len(task), int(task[C.success].astype(bool).sum())
+        if n >= k:
+            values.append(comb(c, k) / comb(n, k))
+    return sum(values) / len(values) if values else None
+
+
+def cell(part: pd.DataFrame, budget: int, greedy: bool | None) -> dict[str, Any]:
+    """The repair-dynamics statistics of one cell's valid episodes."""
+    col = lambda name: pd.to_numeric(part[PREFIX + name], errors="coerce")  # noqa: E731
+    retries, identical = col("retries"), col("identical_retries")
+    known = identical.notna()
+    with_rejection = part[col("rejections") > 0]
+    rec_after = pd.to_numeric(with_rejection[PREFIX + "recovered_after"], errors="coerce")
+    recovery = {str(k): _rate(int((rec_after <= k).sum()), len(with_rejection)) for k in range(1, budget + 1)}
+    low, high = (None, None)
+    if len(with_rejection):
+        low, high = wilson(int((rec_after <= 1).sum()), len(with_rejection), ALPHA)
+    rejections, schema = col("rejections").sum(), col("schema_rejections").sum()
+    p_low, p_high = wilson(int(schema), int(rejections), ALPHA) if rejections else (None, None)
+    overhead = col("overhead_tokens")
+    solved = int(part[C.success].astype(bool).sum())
+    seeds = int(part[C.sample_seed].nunique())
+    return {
+        "retries": int(retries.sum()),
+        "identical_resubmission": _rate(identical[known].sum(), retries[known].sum()),
+        "episodes_with_rejection": len(with_rejection),
+        "recovery_at": recovery,
+        "recovery_at_1_ci_low": low, "recovery_at_1_ci_high": high,
+        "pass_k": {str(k): _pass_k(part, k) for k in range(1, seeds + 1)},
+        "pass_k_flat": bool(greedy) and seeds > 1,
+        "retry_overhead_tokens_per_episode": float(overhead.mean()) if overhead.notna().any() else None,
+        "retry_overhead_tokens_per_success": float(overhead.sum()) / solved if solved and overhead.notna().all() else None,
+        "rejections": int(rejections),
+        "schema_rejections": int(schema),
+        "constrained_rejections": int(col("constrained_rejections").sum()),
+        "preventable_share": _rate(schema, rejections),
+        "preventable_ci_low": p_low, "preventable_ci_high": p_high,
+    }
+
+
+def dynamics(df: pd.DataFrame, by: list[str] | None = None) -> list[dict[str, Any]]:
+    """One row per cell (condition x the report's groups) of the valid episodes."""
+    if PREFIX + "retries" not in df:
+        return []
+    cols = [C.condition, *group_columns(df, by)]
+    rows = []
+    for keys, part in valid_rows(df).groupby(cols, sort=False, dropna=False):
+        budget = int(part[C.budget].max())
+        greedy = bool(part[PREFIX + "greedy"].eq(True).all())
+        rows.append({**dict(zip(cols, keys if isinstance(keys, tuple) else (keys,))), **cell(part, budget, greedy)})
+    # the cells' order (results.stats.summary)
+    return sort_cells(pd.DataFrame(rows), cols).to_dict("records") if rows else []
