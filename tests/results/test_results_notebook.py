@@ -8,6 +8,8 @@ from pathlib import Path
 
 import nbformat
 import pytest
+
+from results.plots import FIGURES
 from nbclient import NotebookClient
 
 NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "reproduce_paper.ipynb"
@@ -75,9 +77,9 @@ def test_notebook_rebuilds_tables_and_figures(two_model_run: Path, tmp_path: Pat
     assert "different model, no published reference" in text
     assert "contrasts (planned): allowed_prose-raw, allowed_json-raw" in text
     images = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if "image/png" in o.get("data", {})]
-    assert len(images) == 5
+    assert len(images) == len(FIGURES)
     assert sorted(p.name for p in figs.iterdir()) == sorted(
-        f"{n}.{e}" for n in ("success_by_condition", "success_vs_budget", "tokens_per_success", "repair_funnel",
+        f"{n}.{e}" for n in ("success_by_condition", "success_vs_budget", "tokens_per_success", "repair_funnel", "repair_dynamics",
                              "failure_codes") for e in ("png", "pdf"))
 
 
@@ -108,4 +110,4 @@ def test_notebook_on_a_run_the_harness_recorded(tmp_path: Path, venv_kernel: str
         for cell in nb.cells if cell.cell_type == "code" for out in cell.outputs
     )
     assert "8 episodes" in text and "| allowed_json | scripted-model | 0/2 |" in text
-    assert len(list((tmp_path / "figs").iterdir())) == 10
+    assert len(list((tmp_path / "figs").iterdir())) == 2 * len(FIGURES)
