@@ -84,7 +84,7 @@ def next_steps(specs: list) -> list[str]:
         "", "Next:",
         "  # one episode's conversation: what was sent, what came back, the feedback",
         f"  repair-harness show {first.out} --model {first.models[0]} --condition allowed_json",
-        "  # five figures (PNG and PDF) of both runs",
+        "  # six figures (PNG and PDF) of both runs",
         f"  repair-harness plot {parent} --out figures/demo",
         "  # more bank tasks: 10 tasks x 2 conditions = 20 episodes",
         "  repair-harness run --suite bank-disputes --model local \\",
