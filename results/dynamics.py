@@ -82,14 +82,23 @@ def _rate(k: float, n: float) -> float | None:
     return None if not n else float(k) / float(n)
 
 
-def _pass_k(part: pd.DataFrame, k: int) -> float | None:
+def _seed_counts(part: pd.DataFrame) -> pd.Series:
+    """How many tasks have (n seeds, c solved), as a Series indexed by (n, c): a cell's tasks are
+    counted once, and pass^k is then a sum over a few distinct pairs (100,000 episodes at once)."""
+    solved = part[C.success].astype(bool).rename("c")
+    per_task = solved.groupby(part[C.task_id], sort=False).agg(["size", "sum"])
+    return per_task.value_counts()
+
+
+def _pass_k(part: pd.DataFrame, k: int, counts: pd.Series | None = None) -> float | None:
     """tau-bench's pass^k over the sample seeds of each task with at least k of them."""
-    values = []
-    for _, task in part.groupby(C.task_id, sort=False):
-        n, c = len(task), int(task[C.success].astype(bool).sum())
+    counts = _seed_counts(part) if counts is None else counts
+    total = weight = 0.0
+    for (n, c), tasks in counts.items():
         if n >= k:
-            values.append(comb(c, k) / comb(n, k))
-    return sum(values) / len(values) if values else None
+            total += tasks * comb(int(c), k) / comb(int(n), k)
+            weight += tasks
+    return total / weight if weight else None
 
 
 def cell(part: pd.DataFrame, budget: int, greedy: bool | None) -> dict[str, Any]:
@@ -108,13 +117,14 @@ def cell(part: pd.DataFrame, budget: int, greedy: bool | None) -> dict[str, Any]
     overhead = col("overhead_tokens")
     solved = int(part[C.success].astype(bool).sum())
     seeds = int(part[C.sample_seed].nunique())
+    counts = _seed_counts(part)
     return {
         "retries": int(retries.sum()),
         "identical_resubmission": _rate(identical[known].sum(), retries[known].sum()),
         "episodes_with_rejection": len(with_rejection),
         "recovery_at": recovery,
         "recovery_at_1_ci_low": low, "recovery_at_1_ci_high": high,
-        "pass_k": {str(k): _pass_k(part, k) for k in range(1, seeds + 1)},
+        "pass_k": {str(k): _pass_k(part, k, counts) for k in range(1, seeds + 1)},
         "pass_k_flat": bool(greedy) and seeds > 1,
         "retry_overhead_tokens_per_episode": float(overhead.mean()) if overhead.notna().any() else None,
         "retry_overhead_tokens_per_success": float(overhead.sum()) / solved if solved and overhead.notna().all() else None,
