@@ -23,7 +23,7 @@ from results.columns import C
 from results.load import is_folder_of_runs, run_dirs
 
 PLAN_FILE = "plan.json"
-CELL = (C.model, C.suite, C.condition, C.budget, C.sample_seed)
+CELL = (C.model, C.suite, C.condition, C.budget, C.sample_seed, C.constrain)
 NOT_RUN, ERRORS_ONLY, PARTIAL = "not run", "harness errors only", "partial"
 
 
@@ -77,8 +77,9 @@ def _cells(spec: dict[str, Any]) -> tuple[list[tuple], int | None]:
     suite = spec.get("suite")
     budgets = spec.get("budgets") or ([SUITES[suite].budget] if suite in SUITES else [])
     tasks = len(spec["task_ids"]) if spec.get("task_ids") else spec.get("tasks")
-    cells = [(m, suite, c, int(b), int(s)) for m in spec.get("models", []) for c in spec.get("conditions", [])
-             for b in budgets for s in spec.get("sample_seeds", [0])]
+    # a spec's identity leaves the default decoding arm out (harness.types.RunSpec.identity)
+    cells = [(m, suite, c, int(b), int(s), k) for m in spec.get("models", []) for c in spec.get("conditions", [])
+             for b in budgets for s in spec.get("sample_seeds", [0]) for k in spec.get("constrain") or ["none"]]
     return cells, tasks
 
 
