@@ -7,14 +7,17 @@ resumed run has exactly one record per key. Harness-error records can be moved a
 One process at a time: `open` takes an exclusive lock (`.lock`, released by the kernel even when
 the holder is killed) for the length of the run. Nothing is written before `start_session`, and a
 run that fails to start (no server, a wrong model name) removes the folders and lock file its
-`open` made: it leaves nothing that looks like a run or blocks the corrected command. Every text written passes through the run's `Redactor`, and a string no UTF-8 encoder
-takes (a lone surrogate from a model) is written as a JSON escape instead of aborting the run.
+`open` made: it leaves nothing that looks like a run or blocks the corrected command. Every text
+written passes through the run's `Redactor`, and a string no UTF-8 encoder takes (a lone
+surrogate from a model) is written as a JSON escape instead of aborting the run
+(`harness.store_files`: the JSON, the atomic replace, a full disk as a StorageError).
 
 A record's cost does not grow with the run: records.jsonl stays open for appends, each line is
 written and flushed as its episode ends (a killed process keeps it: it is in the kernel's hands),
 and one background thread fsyncs what was appended since its last fsync, at most once per
 SYNC_EVERY_S, so that the episodes ending in that time share one fsync (a power cut loses at most
-those records, and a resume plays their keys again). `close` fsyncs the rest. An episode's transcript and then its record are written by the run's one writer thread
+those records, and a resume plays their keys again). `close` fsyncs the rest. An episode's
+transcript and then its record are written by the run's one writer thread
 (`save`) while its worker plays the next episode: a killed run has either both, or a transcript
 whose key it replays. Transcripts are compact JSON (one line; `python -m json.tool FILE` or
 `repair-harness show` reads them); each call keeps the messages it added
@@ -26,7 +29,6 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
-import errno
 import fcntl
 import json
 import os
@@ -36,12 +38,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
 
-import orjson
-
 from envs.errors import UserError
 from harness.errors import StorageError
 from harness.redact import Redactor
-from harness.types import EpisodeKey, EpisodeRecord, RunSpec
+from harness.store_files import STORAGE_ERRNOS, compact_json, replace_file, storage_error, to_json
+from harness.types import EpisodeKey, EpisodeRecord, RunSpec, grows_grid
 
 
 class RunDirError(UserError):
@@ -49,64 +50,10 @@ class RunDirError(UserError):
     holds it, it is not a writable directory, or its records are damaged)."""
 
 
-def to_json(obj: Any, **kwargs: Any) -> str:
-    """JSON text that always encodes as UTF-8: lone surrogates fall back to \\u escapes (lossless)."""
-    text = json.dumps(obj, ensure_ascii=False, default=str, **kwargs)
-    return text if _utf8(text) else json.dumps(obj, ensure_ascii=True, default=str, **kwargs)
-
-
-def _utf8(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:  # a lone surrogate
-        return False
-    return True
-
-
-_LIKE_DEFAULT_STR = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
-
-
-def _compact(obj: Any) -> str | None:
-    """`json.dumps(obj, ensure_ascii=False, default=str, separators=(",", ":"))`, by orjson in a
-    tenth of the time (what json would hand to `str`, datetimes and dataclasses, orjson hands to
-    `str` too); None where orjson refuses: a lone surrogate, an integer beyond 64 bits. orjson
-    writes NaN as null where json writes NaN: records and transcripts are pydantic's JSON-mode
-    dumps, which already write NaN as null (a model's `{"x": NaN}` included)."""
-    try:
-        return orjson.dumps(obj, default=str, option=_LIKE_DEFAULT_STR).decode()
-    except TypeError:
-        return None
-
-
 # at most one fsync of records.jsonl per this many seconds: the syncer fsynced after every episode
 # (2,907 fsyncs for 2,900 episodes at C=8, each waking a thread that then wants the GIL); with
 # this, 344 (strace -c)
 SYNC_EVERY_S = 0.05
-
-
-# a write that fails with one of these will fail again for every episode: the run stops
-_STORAGE_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EROFS}
-
-
-def _storage_error(exc: OSError, path: Path) -> StorageError:
-    name = errno.errorcode.get(exc.errno or 0, "")
-    return StorageError(
-        f"cannot write {path}: {exc.strerror or exc}{f' ({name})' if name else ''}. Every record written before "
-        "is kept and no line is left half-written: free space, then run the same command again to resume")
-
-
-def _replace(path: Path, data: bytes) -> None:
-    """Write beside, then rename: a reader never sees half a file. A full disk is a StorageError."""
-    tmp = path.with_suffix(".tmp")
-    try:
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
-    except OSError as exc:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        if exc.errno in _STORAGE_ERRNOS:
-            raise _storage_error(exc, path) from None
-        raise
 
 
 LOCK = ".lock"
@@ -124,24 +71,6 @@ def in_use(path: str | Path) -> bool:
         return True
     finally:
         os.close(fd)
-    return False
-
-
-# the identity fields a resume may grow: a larger grid only adds episodes
-_GRID_LISTS = ("models", "conditions", "budgets", "sample_seeds", "constrain")
-
-
-def _extends(field: str, old: Any, new: Any, theirs: dict[str, Any], ours: dict[str, Any]) -> bool:
-    """The new value of `field` keeps every episode the old one planned, and adds some."""
-    if field == "constrain":  # left out of an identity while it is the default
-        old, new = old or ["none"], new or ["none"]
-    if field in _GRID_LISTS:
-        return isinstance(old, list) and isinstance(new, list) and set(old) <= set(new)
-    if field == "tasks":  # the first N of the same task list (task ids, when given, unchanged)
-        return theirs.get("task_ids") == ours.get("task_ids") and old is not None and (new is None or new >= old)
-    if field == "task_ids":  # more task ids, the first N not cutting any old one off
-        return (isinstance(old, list) and isinstance(new, list) and set(old) <= set(new)
-                and theirs.get("tasks") is None and ours.get("tasks") is None)
     return False
 
 
@@ -186,7 +115,7 @@ class RunDir:
         if meta is not None and meta["identity_hash"] != spec.identity_hash():
             theirs, ours = meta["spec"], spec.identity()
             diff = sorted(k for k in {*ours, *theirs} if theirs.get(k) != ours.get(k))
-            other = [k for k in diff if not _extends(k, theirs.get(k), ours.get(k), theirs, ours)]
+            other = [k for k in diff if not grows_grid(k, theirs, ours)]
             if other:
                 self.close()
                 raise RunDirError(
@@ -244,7 +173,7 @@ class RunDir:
             kept[-1] = ""  # the cut last line of a writer killed in the old, non-atomic way
         have = set(kept)
         moved = [line for r in failed if (line := to_json({**r, "moved_by": move}) + "\n") not in have]
-        _replace(self.errors, "".join([*kept, *moved]).encode())
+        replace_file(self.errors, "".join([*kept, *moved]).encode())
         self._rows = [r for r in self._rows if not r.get("harness_error")]
         self._rewrite(self._rows)
         del meta["moving_errors"]
@@ -344,15 +273,15 @@ class RunDir:
 
     def _rewrite_bytes(self, data: bytes) -> None:
         self._close_records()  # later appends go to the new file
-        _replace(self.records, data)
+        replace_file(self.records, data)
 
     def _write_json(self, path: Path, obj: Any) -> None:
-        _replace(path, to_json(self.redactor.obj(obj), indent=2).encode())
+        replace_file(path, to_json(self.redactor.obj(obj), indent=2).encode())
 
     def _redacted_json(self, obj: Any) -> str:
         """`to_json(redactor.obj(obj))` compact, walking the strings only when the text shows
         something to redact (`Redactor.clean_json`)."""
-        text = _compact(obj)
+        text = compact_json(obj)
         if text is not None and self.redactor.clean_json(text):
             return text
         return to_json(self.redactor.obj(obj), separators=(",", ":"))
@@ -376,7 +305,7 @@ class RunDir:
     def _save(self, key: EpisodeKey, transcript: bytes, record: EpisodeRecord, line: str,
               failed: Callable[[Exception], EpisodeRecord]) -> EpisodeRecord:
         try:
-            _replace(self.path / self.transcript_name(key), transcript)
+            replace_file(self.path / self.transcript_name(key), transcript)
         except StorageError:  # a full disk fails every episode alike: the run stops
             raise
         except Exception as exc:  # the episode's harness error, never the end of the run
@@ -392,7 +321,7 @@ class RunDir:
     def write_transcript(self, key: EpisodeKey, data: dict[str, Any]) -> str:
         """Blocking file work (a new file per episode)."""
         rel = self.transcript_name(key)
-        _replace(self.path / rel, self._transcript_bytes(key, data))
+        replace_file(self.path / rel, self._transcript_bytes(key, data))
         return rel
 
     def _transcript_bytes(self, key: EpisodeKey, data: dict[str, Any]) -> bytes:
@@ -424,7 +353,7 @@ class RunDir:
                 # what reached the file of this line is cut off again: the file ends with a whole record
                 with contextlib.suppress(OSError):
                     os.ftruncate(self._fh, self._size)
-                self._broken = _storage_error(exc, self.records) if exc.errno in _STORAGE_ERRNOS else exc
+                self._broken = storage_error(exc, self.records) if exc.errno in STORAGE_ERRNOS else exc
                 raise self._broken from None
             self._size += len(data)
         with self._sync:

@@ -89,6 +89,26 @@ class RunSpec(Strict):
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
+# the identity fields a resume may grow: a larger grid only adds episodes
+_GRID_LISTS = ("models", "conditions", "budgets", "sample_seeds", "constrain")
+
+
+def grows_grid(field: str, theirs: dict[str, Any], ours: dict[str, Any]) -> bool:
+    """Between two identities (`RunSpec.identity`), `field`'s new value keeps every episode the
+    old one planned, and adds some: a run directory may be resumed with it."""
+    old, new = theirs.get(field), ours.get(field)
+    if field == "constrain":  # left out of an identity while it is the default
+        old, new = old or ["none"], new or ["none"]
+    if field in _GRID_LISTS:
+        return isinstance(old, list) and isinstance(new, list) and set(old) <= set(new)
+    if field == "tasks":  # the first N of the same task list (task ids, when given, unchanged)
+        return theirs.get("task_ids") == ours.get("task_ids") and old is not None and (new is None or new >= old)
+    if field == "task_ids":  # more task ids, the first N not cutting any old one off
+        return (isinstance(old, list) and isinstance(new, list) and set(old) <= set(new)
+                and theirs.get("tasks") is None and ours.get("tasks") is None)
+    return False
+
+
 class KeyFields(BaseModel):
     """What identifies an episode: declared once, for the key and for the record that flattens it."""
 

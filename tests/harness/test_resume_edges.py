@@ -147,20 +147,20 @@ def test_a_move_killed_between_its_steps_is_redone_without_a_second_copy(tmp_pat
         assert run_cli(*args, "--endpoint", server.url).returncode == 4
     spec = build_spec({"suite": "bank-disputes", "models": ["scripted-model"], "conditions": ["raw", "allowed_json"],
                        "tasks": 10, "tool_mode": "native", "out": str(out), "endpoints": ["http://127.0.0.1:9/v1"]})
-    real = store_module._replace
+    real = store_module.replace_file
 
     def killed_after_the_errors_file(path: Path, data: bytes) -> None:
         real(path, data)
         if path.name == "harness_errors.jsonl":
             raise KeyboardInterrupt  # the process dies here: records.jsonl still holds the errors
 
-    monkeypatch.setattr(store_module, "_replace", killed_after_the_errors_file)
+    monkeypatch.setattr(store_module, "replace_file", killed_after_the_errors_file)
     first = RunDir(out)
     first.open(spec)
     with pytest.raises(KeyboardInterrupt):
         first.start_session({}, retry_errors=True)
     first.close()
-    monkeypatch.setattr(store_module, "_replace", real)
+    monkeypatch.setattr(store_module, "replace_file", real)
     assert len((out / "harness_errors.jsonl").read_text().splitlines()) == 20
     assert sum(1 for r in lines(out / "records.jsonl") if r["harness_error"]) == 20
     again = RunDir(out)

@@ -222,14 +222,14 @@ def test_messages_to_the_customer_are_not_tool_calls(tmp_path):
 def test_a_transcript_that_cannot_be_written_is_the_episodes_harness_error_and_the_run_goes_on(tmp_path, monkeypatch):
     import harness.store as store_module
 
-    replace = store_module._replace
+    replace = store_module.replace_file
 
     def no_transcripts(path, data):
         if path.parent.name == "transcripts":
             raise OSError(28, "No space left on device")
         replace(path, data)
 
-    monkeypatch.setattr(store_module, "_replace", no_transcripts)
+    monkeypatch.setattr(store_module, "replace_file", no_transcripts)
     with ScriptedServer(lambda body: answer(GOLD[customer_message(body)], "native")) as server:
         spec = spec_for(server, tmp_path)
         summary = play(spec)

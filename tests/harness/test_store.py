@@ -118,8 +118,8 @@ def test_save_writes_the_transcript_then_the_record_in_the_runs_one_writer_threa
 
     store = _opened(tmp_path)
     writers: list[tuple[str, str]] = []  # (thread, what) in the order written
-    replace, append_line = store_module._replace, store.append_line
-    monkeypatch.setattr(store_module, "_replace",
+    replace, append_line = store_module.replace_file, store.append_line
+    monkeypatch.setattr(store_module, "replace_file",
                         lambda path, data: (writers.append((threading.current_thread().name, path.name)), replace(path, data)))
     store.append_line = lambda line: (writers.append((threading.current_thread().name, "record")), append_line(line))
     pairs = [_record(i) for i in range(12)]
@@ -151,7 +151,7 @@ def test_a_transcript_that_cannot_be_written_becomes_the_episodes_harness_error_
     def full(path, data):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(store_module, "_replace", full)
+    monkeypatch.setattr(store_module, "replace_file", full)
     key, record = _record(1)
     failed = lambda exc: _record(1, f"recording failed: {exc}")[1]  # noqa: E731
 
