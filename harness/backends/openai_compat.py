@@ -138,12 +138,11 @@ class OpenAIBackend:
                 raise HarnessError(death, fatal=True) from None
             if isinstance(error, StatusError) and error.status == 401:
                 raise HarnessError(
-                    f"{self.base_url}: HTTP 401: {_said(error)}; the server wants an API key: put it in "
+                    f"{self.base_url}: {error}; the server wants an API key: put it in "
                     f"${self.api_key_env} (or name another variable with --api-key-env)"
                 ) from None
             if not error.retryable:
-                said = f"HTTP {error.status}: {_said(error)}" if isinstance(error, StatusError) else str(error)
-                raise HarnessError(f"{self.base_url}: {said}", fatal=error.gone) from None
+                raise HarnessError(f"{self.base_url}: {error}", fatal=error.gone) from None
             last = error
             if attempt < self.max_retries:
                 await asyncio.sleep(self._delay(error, attempt))
@@ -244,15 +243,3 @@ def _constrained(turn: ModelTurn, tools: list[ToolSpec]) -> ModelTurn:
     name, arguments = value
     return turn.model_copy(update={"tool_calls": [ToolCall(name=name, arguments=arguments, id="call_0",
                                                            parse_mode="constrained")], "parse_error": None})
-
-
-def _said(error: StatusError) -> str:
-    """What the server said with an error status: the `message` of an OpenAI-style error body."""
-    try:
-        said = json.loads(error.body)
-        said = said.get("error", said) if isinstance(said, dict) else said
-        said = said.get("message", said) if isinstance(said, dict) else said
-        return str(said)[:300]
-    except ValueError:
-        return error.body[:300].decode("utf-8", errors="replace")
-

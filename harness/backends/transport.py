@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import json
 import ipaddress
 import os
 import re
@@ -147,7 +148,15 @@ def _too_large(size: int, cap: int, how: str) -> str:
 
 
 def _said(body: bytes) -> str:
-    text = body[:300].decode("utf-8", errors="replace").strip()
+    """What a server said with an error status: the `message` of an OpenAI-style error body
+    (`{"error": {"message": ...}}`), else the start of the body as text."""
+    try:
+        said: Any = json.loads(body)
+        said = said.get("error", said) if isinstance(said, dict) else said
+        said = said.get("message", said) if isinstance(said, dict) else said
+    except ValueError:
+        said = body.decode("utf-8", errors="replace")
+    text = str(said)[:300].strip()
     return text or "(empty body)"
 
 
