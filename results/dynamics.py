@@ -45,23 +45,19 @@ def episode_columns(record: dict[str, Any]) -> dict[str, Any]:
     calls = record.get(C.calls) if isinstance(record.get(C.calls), list) else []
     decoding = (record.get(C.config) or {}).get("decoding") if isinstance(record.get(C.config), dict) else None
     temperature = decoding.get("temperature") if isinstance(decoding, dict) else None
-    attempts = [c for c in calls if isinstance(c, dict) and c.get(CALL.outcome) not in NOT_ATTEMPTS]
-    rejected = [c.get(CALL.outcome) not in ACCEPTED for c in attempts]
+    # (index in calls, call) of each attempt
+    attempts = [(i, c) for i, c in enumerate(calls) if isinstance(c, dict) and c.get(CALL.outcome) not in NOT_ATTEMPTS]
+    rejected = [c.get(CALL.outcome) not in ACCEPTED for _, c in attempts]
     first = rejected.index(True) if True in rejected else None
-    retries = [attempts[i] for i in range(1, len(attempts)) if rejected[i - 1]]
+    retries = [c for (_, c), before in zip(attempts[1:], rejected) if before]
     known = all(c.get(CALL.signature) is not None for c in retries)
-    recovered = None
-    if first is not None:
-        recovered = next((i - first for i in range(first + 1, len(attempts)) if not rejected[i]), None)
-    codes = [c.get(CALL.outcome) for c, r in zip(attempts, rejected) if r]
+    recovered = None if first is None else next(
+        (j - first for j in range(first + 1, len(attempts)) if not rejected[j]), None)
+    codes = [c.get(CALL.outcome) for (_, c), r in zip(attempts, rejected) if r]
     classes = [violation_class(str(code)) for code in codes]
-    overhead: int | None = None
-    if first is not None:
-        after = calls[calls.index(attempts[first]) + 1:]
-        tokens = [(c.get(CALL.prompt_tokens), c.get(CALL.completion_tokens)) for c in after]
-        overhead = None if any(p is None or q is None for p, q in tokens) else sum(p + q for p, q in tokens)
-    else:
-        overhead = 0
+    after = [] if first is None else calls[attempts[first][0] + 1:]
+    tokens = [(c.get(CALL.prompt_tokens), c.get(CALL.completion_tokens)) for c in after]
+    overhead = None if any(p is None or q is None for p, q in tokens) else sum(p + q for p, q in tokens)
     return {
         f"{PREFIX}retries": len(retries),
         f"{PREFIX}identical_retries": sum(bool(c.get(CALL.repeats_rejected)) for c in retries) if known else None,

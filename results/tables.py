@@ -10,6 +10,7 @@ from rich.console import Console
 
 from envs.study import BUDGET as STUDY_BUDGET
 from results.paper import SUITE as PAPER_SUITE
+from results.dynamics import SHOWN_K
 from results.grid import ERRORS_ONLY, NOT_RUN, PARTIAL
 from results.report_model import Report
 from results.terminal import fit
@@ -115,7 +116,7 @@ def dynamics_frame(report: Report) -> pd.DataFrame:
     g = report.meta.group_by
     rows = []
     for r in report.dynamics:
-        shown = [k for k in ("1", "2", "3") if k in r.recovery_at]
+        shown = [str(k) for k in SHOWN_K if str(k) in r.recovery_at]
         pass_k = ", ".join(f"{_num(v, 2)}" for v in r.pass_k.values()) + (" (flat: greedy)" if r.pass_k_flat else "")
         rows.append({
             "condition": r.condition, **r.group(g),
