@@ -51,12 +51,15 @@ def output_schema(tools: list[ToolSpec], style: Style = "openai") -> dict[str, A
     return {"anyOf": [*calls, MESSAGE]}
 
 
-def request_fields(constrain: str, style: Style, tools: list[ToolSpec], native: bool) -> dict[str, Any]:
-    """The body fields that ask the server to constrain this answer (none for `none`)."""
+def request_fields(constrain: str, style: Style, tools: list[ToolSpec],
+                   native_tools: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The body fields that ask the server to constrain this answer (none for `none`).
+    `native_tools`: the body's tools in native mode, where only the openai style gets (the
+    llama.cpp style is refused at start): `schema` makes each one `strict`."""
     if constrain == "none":
         return {}
-    if native:  # only the openai style gets here (the llama.cpp style is refused at start)
-        return {}
+    if native_tools is not None:
+        return {"tools": strict_tools(native_tools)} if constrain == "schema" else {}
     if constrain == "json" or not tools:
         return {"response_format": {"type": "json_object"}}
     schema = output_schema(tools, style)
@@ -70,21 +73,33 @@ def strict_tools(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{**t, "function": {**t["function"], "strict": True}} for t in tools]
 
 
-def enforceable(schema: Any, style: Style) -> Any:
-    """The schema without the keywords the style cannot constrain (names under `properties`
-    and `$defs` are kept whatever they are called)."""
+_NAMED = ("properties", "$defs", "definitions")  # their keys are names, whatever they are called
+_NESTED = ("items", "additionalProperties", "anyOf", "oneOf", "allOf", "prefixItems")  # schemas inside
+
+
+def _split(schema: Any, style: Style, where: str, dropped: list[str]) -> Any:
+    """The schema with only the keywords the style enforces; each one left out is added to
+    `dropped` as `where: keyword`. One walk for what is sent and for what is said of it."""
     if isinstance(schema, list):
-        return [enforceable(s, style) for s in schema]
+        return [_split(s, style, where, dropped) for s in schema]
     if not isinstance(schema, dict):
         return schema
     out: dict[str, Any] = {}
     for key, value in schema.items():
-        if key in ("properties", "$defs", "definitions") and isinstance(value, dict):
-            out[key] = {name: enforceable(sub, style) for name, sub in value.items()}
-        elif key in ENFORCED[style] and not (key == "format" and style == "llama.cpp" and value not in LLAMA_FORMATS):
-            out[key] = enforceable(value, style) if key in ("items", "additionalProperties", "anyOf", "oneOf", "allOf",
-                                                            "prefixItems") else value
+        if key in _NAMED and isinstance(value, dict):
+            out[key] = {name: _split(sub, style, f"{where}.{name}", dropped) for name, sub in value.items()}
+        elif key not in ENFORCED[style]:
+            dropped.append(f"{where}: {key}")
+        elif key == "format" and style == "llama.cpp" and value not in LLAMA_FORMATS:
+            dropped.append(f"{where}: format {value}")
+        else:
+            out[key] = _split(value, style, where, dropped) if key in _NESTED else value
     return out
+
+
+def enforceable(schema: Any, style: Style) -> Any:
+    """The schema without the keywords the style cannot constrain."""
+    return _split(schema, style, "", [])
 
 
 def read_answer(text: str, tool_names: set[str]) -> tuple[str, Any] | None:
@@ -107,24 +122,7 @@ def read_answer(text: str, tool_names: set[str]) -> tuple[str, Any] | None:
 
 def unenforced(tools: list[ToolSpec], style: Style) -> list[str]:
     """`tool.path: keyword` for every keyword of the tools' schemas the style cannot constrain."""
-    out: list[str] = []
-
-    def walk(node: Any, where: str) -> None:
-        if isinstance(node, dict):
-            for key, value in node.items():
-                if key in ("properties", "$defs", "definitions") and isinstance(value, dict):
-                    for name, sub in value.items():
-                        walk(sub, f"{where}.{name}")
-                elif key in ("items", "additionalProperties", "anyOf", "oneOf", "allOf", "prefixItems"):
-                    walk(value, where)
-                elif key not in ENFORCED[style]:
-                    out.append(f"{where}: {key}")
-                elif key == "format" and style == "llama.cpp" and value not in LLAMA_FORMATS:
-                    out.append(f"{where}: format {value}")
-        elif isinstance(node, list):
-            for item in node:
-                walk(item, where)
-
+    dropped: list[str] = []
     for tool in tools:
-        walk(tool.parameters, tool.name)
-    return sorted(set(out))
+        _split(tool.parameters, style, tool.name, dropped)
+    return sorted(set(dropped))

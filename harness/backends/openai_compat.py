@@ -28,7 +28,7 @@ from openai.types.chat import ChatCompletion
 
 from harness import defaults
 from harness.backends.base import ToolMode
-from harness.backends.constrain import Style, read_answer, request_fields, strict_tools
+from harness.backends.constrain import Style, read_answer, request_fields
 from harness.backends.prompt_tools import with_tools_prompt
 from harness.backends.transport import MIB, StatusError, Transport, TransportError
 from harness.backends.turns import to_turn, RawCall
@@ -180,10 +180,8 @@ class OpenAIBackend:
                 kwargs[key] = getattr(decoding, key)
         if tools and tool_mode == "native":
             kwargs["tools"] = [t.openai() for t in tools]
-            if decoding.constrain == "schema":
-                kwargs["tools"] = strict_tools(kwargs["tools"])
             kwargs["tool_choice"] = "auto"
-        kwargs.update(request_fields(decoding.constrain, self.constrain_style, tools, tool_mode == "native"))
+        kwargs.update(request_fields(decoding.constrain, self.constrain_style, tools, kwargs.get("tools")))
         start = time.perf_counter()
         resp = await self._with_retries(lambda: self._post_chat(kwargs))
         latency = time.perf_counter() - start

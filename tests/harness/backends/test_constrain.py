@@ -25,12 +25,16 @@ TOOL = ToolSpec(name="book", description="Book.", parameters={
 
 
 def test_each_style_is_asked_in_its_own_words():
-    assert request_fields("none", "openai", [TOOL], native=False) == {}
-    assert request_fields("json", "llama.cpp", [TOOL], native=False) == {"response_format": {"type": "json_object"}}
-    llama = request_fields("schema", "llama.cpp", [TOOL], native=False)["response_format"]
+    assert request_fields("none", "openai", [TOOL]) == {}
+    assert request_fields("json", "llama.cpp", [TOOL]) == {"response_format": {"type": "json_object"}}
+    llama = request_fields("schema", "llama.cpp", [TOOL])["response_format"]
     assert llama["type"] == "json_object" and llama["schema"]["anyOf"][0]["properties"]["name"] == {"const": "book"}
-    openai_style = request_fields("schema", "openai", [TOOL], native=False)["response_format"]
+    openai_style = request_fields("schema", "openai", [TOOL])["response_format"]
     assert openai_style["type"] == "json_schema" and openai_style["json_schema"]["strict"] is True
+    # native mode: each tool strict under schema; nothing more for json (the server's tool parser)
+    native = request_fields("schema", "openai", [TOOL], native_tools=[TOOL.openai()])
+    assert native["tools"][0]["function"]["strict"] is True and "response_format" not in native
+    assert request_fields("json", "openai", [TOOL], native_tools=[TOOL.openai()]) == {}
     # a message to the user is the schema's other branch
     assert {"required": ["message"]}.items() <= llama["schema"]["anyOf"][-1].items()
 
