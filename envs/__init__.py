@@ -45,6 +45,16 @@ SUITES: dict[str, SuiteEntry] = {
     "tools-calendar": SuiteEntry("envs.tools.calendar.domain:CalendarTools", 10,
                                  "Calendar: list_meetings, create/move/cancel_meeting; time zones, rooms, overlap "
                                  "rules, slots, faults"),
+    # BFCL's multi-turn categories (package bfcl-eval, extra [bfcl]); gold needs up to 16 model
+    # calls on base, 17 with missing parameters or functions, 37 on long_context: the rest is room
+    # to repair
+    **{f"bfcl-{c.replace('_', '-')}": SuiteEntry(f"envs.bfcl.suite:{cls}", budget, f"BFCL multi-turn {c} (200 entries; {what}); "
+                                                 "needs bfcl-eval")
+       for c, cls, budget, what in (
+           ("base", "Base", 24, "file system, trading, travel, vehicle, messages, tickets, math, posts"),
+           ("miss_param", "MissParam", 28, "turns that lack a parameter: ask for it"),
+           ("miss_func", "MissFunc", 28, "a function held back until a later turn"),
+           ("long_context", "LongContext", 48, "the same backends with long states"))},
 }
 
 
@@ -54,9 +64,15 @@ def suite_entry(name: str) -> SuiteEntry:
     return SUITES[name]
 
 
-def get_suite(name: str) -> Suite:
+def suite_class(name: str) -> type:
+    """A suite's class, not made: what it declares (its options model) without what making it
+    checks (BFCL's suites need their package)."""
     module, attr = suite_entry(name).factory.split(":")
-    return getattr(importlib.import_module(module), attr)()
+    return getattr(importlib.import_module(module), attr)
+
+
+def get_suite(name: str) -> Suite:
+    return suite_class(name)()
 
 
 def suite_names() -> list[str]:

@@ -258,6 +258,9 @@ class Accepted(BaseModel):
     done: bool = False
     won: bool = False
     lost: bool = False
+    # the tool list from the next call on, where the environment changes it (BFCL's miss_func
+    # adds the functions it held back); None: the same as before. Not part of a record
+    tools: list[ToolSpec] | None = Field(None, exclude=True)
 
 
 Outcome = Accepted | Violation

@@ -192,8 +192,9 @@ async def _play(env: Env, backend: Backend, condition: Condition, s: EpisodeCont
     words = WordCounts()
     rejected: set[str] = set()  # the signatures of the calls rejected so far
     before: list[dict[str, Any]] = []  # the previous action call's messages
+    tools = opening.tools  # an environment may grow it (Accepted.tools)
     while result.spent < s.budget:
-        turn = await backend.generate(messages, opening.tools, decoding, s.tool_mode)
+        turn = await backend.generate(messages, tools, decoding, s.tool_mode)
         result.model_id = result.model_id or turn.model_id
         sent = messages
         # the messages this call added: the transcript grows with the conversation, not its square
@@ -205,7 +206,7 @@ async def _play(env: Env, backend: Backend, condition: Condition, s: EpisodeCont
             result.spent += 1
             result.calls.append(_log(turn, sent, "action", "review", words))
             asked = [*messages, _assistant_message(turn, native), {"role": "user", "content": review}]
-            revised = await backend.generate(asked, opening.tools, decoding, s.tool_mode)
+            revised = await backend.generate(asked, tools, decoding, s.tool_mode)
             result.transcript.append({"kind": "review", "messages": asked[len(messages):], "answer": revised.model_dump(mode="json")})
             kind, log_messages, logged = "review", asked, revised
             if revised.tool_calls or ("text" in opening.accepts and revised.text.strip()):
@@ -233,6 +234,8 @@ async def _play(env: Env, backend: Backend, condition: Condition, s: EpisodeCont
         if isinstance(outcome, Accepted) and outcome.done:
             result.done, result.won, result.lost = True, outcome.won, outcome.lost
             return
+        if isinstance(outcome, Accepted) and outcome.tools is not None:
+            tools = outcome.tools
         if writer is not None:
             assert isinstance(outcome, Violation)  # anything else ended the episode above
             messages = writer.retry_messages(condition.items(outcome, s.feedback_cut))  # a prompt built, no I/O

@@ -2,7 +2,8 @@
 
 Of the reference it takes only the shape of an answer (a plan, a LeafOutput envelope, a tool
 call); what goes in it is drawn at random: game commands from a fixed verb list and the words of
-the opening prompt, tool arguments from the schema's enums or the prompt's words.
+the opening prompt, tool arguments from the schema's enums or the prompt's words. Where the
+reference of a tool task also answers in text, a turn is text with the share of text in it.
 """
 
 from __future__ import annotations
@@ -31,6 +32,10 @@ class RandomAgent(ReferenceAgent):
         words = sorted(set(_WORD.findall(opening.lower()))) or ["thing"]
         shape = reference[0]
         if isinstance(shape, ToolCall) and tools:
+            # where the reference also answers in text (a turn's end, a question to the user), it
+            # answers in text as often as the reference does, so it reaches the later turns
+            if rng.random() < sum(isinstance(a, TextAnswer) for a in reference) / len(reference):
+                return TextAnswer(text=" ".join(rng.choice(words) for _ in range(rng.randint(1, 8))))
             spec = rng.choice(tools)
             return ToolCall(name=spec.name, arguments=_arguments(spec.parameters, words, rng), id="call_0")
         found = _commands(shape) if isinstance(shape, TextAnswer) else None

@@ -1,0 +1,61 @@
+"""Calls as BFCL writes them (`cd(folder='x')`) and as we hold them (a name and keyword arguments).
+
+Ground truth strings are read with `ast` (literals only, never `eval`); positional arguments get
+their names from the backend method's `inspect.signature` (the docs' order differs, e.g.
+`purchase_insurance`). The other way, a call string for BFCL's checker (which `eval`s it) is built
+only from a name and keywords that are Python identifiers of the live backend, and values that are
+JSON data written with `repr`: model text never reaches the checker as code.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import keyword
+from typing import Any, Callable
+
+from envs.contract import ToolCall
+
+
+class NotACall(ValueError):
+    pass
+
+
+def parse(text: str, method: Callable[[str], Callable[..., Any]]) -> ToolCall:
+    """`name(a, k=v)` -> ToolCall(name, {param: value}); `method(name)` is the backend's method
+    (bound, or the class's function: `self` is skipped)."""
+    node = ast.parse(text.strip(), mode="eval").body
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
+        raise NotACall(f"not a call: {text!r}")
+    name = node.func.id
+    params = [p for p in inspect.signature(method(name)).parameters.values()
+              if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.name != "self"]
+    args = {params[i].name: ast.literal_eval(a) for i, a in enumerate(node.args)}
+    args.update({k.arg: ast.literal_eval(k.value) for k in node.keywords if k.arg is not None})
+    return ToolCall(name=name, arguments=args)
+
+
+def identifier(name: str) -> bool:
+    return name.isidentifier() and not keyword.iskeyword(name) and not name.startswith("_")
+
+
+def is_data(value: Any) -> bool:
+    """JSON data: what `repr` writes as a Python literal that reads back as the same value."""
+    if value is None or isinstance(value, (bool, int, str)):
+        return True
+    if isinstance(value, float):
+        return value == value and value not in (float("inf"), float("-inf"))
+    if isinstance(value, list):
+        return all(is_data(v) for v in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and is_data(v) for k, v in value.items())
+    return False
+
+
+def call_string(call: ToolCall) -> str:
+    """The string BFCL's checker evaluates; refuses anything but identifiers and JSON data."""
+    if not identifier(call.name) or not all(identifier(k) for k in call.arguments):
+        raise NotACall(f"not an identifier in {call.name!r}({', '.join(call.arguments)})")
+    if not is_data(call.arguments):
+        raise NotACall(f"arguments of {call.name!r} are not JSON data")
+    return f"{call.name}({', '.join(f'{k}={v!r}' for k, v in call.arguments.items())})"

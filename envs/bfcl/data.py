@@ -1,0 +1,89 @@
+"""BFCL's multi-turn data as the installed package holds it: entries, ground truth, function docs.
+
+Only the package's data files and its backend modules are read; its `utils` (filelock, dotenv) and
+its runners are not imported. The function docs get what BFCL's loader adds (the Python hint on
+every description); a `miss_func` entry's held-back docs come out of the list, keyed by the turn
+that adds them back, as BFCL's `populate_test_cases_with_predefined_functions` does.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import json
+from pathlib import Path
+from typing import Any
+
+from envs.errors import UserError
+
+VERSION = "2026.3.23"
+INSTALL = f'pip install --no-deps "bfcl-eval=={VERSION}" mpmath'
+CATEGORIES = ("base", "miss_param", "miss_func", "long_context")
+_PREFIX = "BFCL_v4"
+_HINT = " Note that the provided function is in Python 3 syntax."
+# BFCL's class -> its doc file (constants.executable_backend_config, the multi-turn classes)
+DOC_FILES = {
+    "GorillaFileSystem": "gorilla_file_system.json", "MathAPI": "math_api.json", "MessageAPI": "message_api.json",
+    "TwitterAPI": "posting_api.json", "TicketAPI": "ticket_api.json", "TradingBot": "trading_bot.json",
+    "TravelAPI": "travel_booking.json", "VehicleControlAPI": "vehicle_control.json",
+}
+
+
+class BfclMissing(UserError):
+    def __init__(self, why: str):
+        super().__init__(f"the BFCL suites need the package bfcl-eval ({why}); install it with: {INSTALL}")
+
+
+@functools.lru_cache(maxsize=1)
+def package_dir() -> Path:
+    """The installed bfcl_eval package; a clear error naming the install command when it is not."""
+    try:
+        import bfcl_eval
+        import mpmath  # noqa: F401  (MathAPI's backend imports it)
+    except ImportError as exc:
+        raise BfclMissing(f"cannot import {exc.name or 'bfcl_eval'}") from None
+    root = Path(bfcl_eval.__file__).parent
+    if not (root / "data" / f"{_PREFIX}_multi_turn_base.json").is_file():
+        raise BfclMissing(f"{root} holds no multi-turn data; bfcl-eval=={VERSION} does")
+    return root
+
+
+def _lines(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+@functools.lru_cache(maxsize=None)
+def docs(cls: str) -> tuple[dict[str, Any], ...]:
+    """A class's function docs, each description with BFCL's Python hint."""
+    out = _lines(package_dir() / "data" / "multi_turn_func_doc" / DOC_FILES[cls])
+    for doc in out:
+        doc["description"] += _HINT
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=None)
+def _entries(category: str) -> dict[str, dict[str, Any]]:
+    data = package_dir() / "data"
+    entries = _lines(data / f"{_PREFIX}_multi_turn_{category}.json")
+    truth = {e["id"]: e["ground_truth"] for e in _lines(data / "possible_answer" / f"{_PREFIX}_multi_turn_{category}.json")}
+    return {e["id"]: {**e, "ground_truth": truth[e["id"]]} for e in entries}
+
+
+def entry_ids(category: str) -> list[str]:
+    return list(_entries(category))
+
+
+def entry(category: str, entry_id: str) -> dict[str, Any]:
+    """The entry as BFCL's data file has it, plus its `ground_truth` (a copy: the caller may keep it)."""
+    return copy.deepcopy(_entries(category)[entry_id])
+
+
+def functions(e: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[int, list[dict[str, Any]]]]:
+    """The docs an entry starts with, and the held-back ones by the turn that adds them."""
+    start = [copy.deepcopy(d) for cls in e["involved_classes"] for d in docs(cls)]
+    held: dict[int, list[dict[str, Any]]] = {}
+    for turn, names in e.get("missed_function", {}).items():
+        for name in names:
+            i = next(i for i, d in enumerate(start) if d["name"] == name)
+            held.setdefault(int(turn), []).append(start.pop(i))
+    return start, held

@@ -1,0 +1,145 @@
+"""One BFCL multi-turn entry as an episode.
+
+Turns as BFCL plays them (its FC handler): each user question is an observation, verbatim; the
+agent calls tools until it answers in text, which ends the turn and brings the next question; at a
+`miss_func` entry's holdout turn the held-back functions join the tool list (`Accepted.tools`) and
+the user says BFCL's "I have updated some more functions you can choose from. What about now?".
+After the last turn's answer BFCL's `multi_turn_checker` judges the executed calls. An episode
+that runs out of budget before the last answer reached fewer turns than the entry has: lost.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from envs.bfcl import data
+from envs.bfcl.backends import Backends
+from envs.bfcl.calls import parse
+from envs.bfcl.checks import check
+from envs.bfcl.failures import error_text, violation
+from envs.bfcl.judge import judge
+from envs.contract import Accepted, Action, Opening, Outcome, Task, TextAnswer, ToolCall, ToolSpec
+
+# BFCL's constants.default_prompts.DEFAULT_USER_PROMPT_FOR_ADDITIONAL_FUNCTION_FC
+MORE_FUNCTIONS = "I have updated some more functions you can choose from. What about now?"
+DONE = "Done."
+_OPENAPI = {"integer": "integer", "float": "number", "string": "string", "boolean": "boolean", "array": "array",
+            "dict": "object", "tuple": "array", "any": "string"}
+
+
+def _openapi(properties: dict[str, Any]) -> dict[str, Any]:
+    """BFCL's docs in the types an OpenAI-style server takes (its `_cast_to_openai_type`)."""
+    out = {}
+    for key, prop in properties.items():
+        prop = dict(prop)
+        kind = prop.get("type", "string")
+        if kind == "float":
+            prop["format"] = "float"
+            prop["description"] = prop.get("description", "") + " This is a float type value."
+        prop["type"] = _OPENAPI.get(kind, "string")
+        if "properties" in prop:
+            prop["properties"] = _openapi(prop["properties"])
+        elif "items" in prop:
+            prop["items"] = _openapi({"_": prop["items"]})["_"]
+        out[key] = prop
+    return out
+
+
+def tool_spec(doc: dict[str, Any]) -> ToolSpec:
+    params = {**doc["parameters"], "type": "object", "properties": _openapi(doc["parameters"].get("properties", {}))}
+    return ToolSpec(name=doc["name"], description=doc["description"], parameters=params)
+
+
+class BfclEnv:
+    # a call on the backends is microseconds of Python; the checker's replay at the end a few ms
+    blocking = False
+
+    def __init__(self, task: Task, category: str):
+        self.task, self.category = task, category
+        self.entry = data.entry(category, task.params["entry_id"])
+        self.backends: Backends | None = None
+        self.turn = 0
+        self.executed: list[list[dict[str, Any]]] = []
+        self.verdict: dict[str, Any] | None = None
+
+    def _backends(self) -> Backends:
+        return Backends(self.entry["involved_classes"], self.entry.get("initial_config", {}),
+                        long_context=self.category == "long_context")
+
+    def reset(self) -> Opening:
+        self.backends = self._backends()
+        self.docs, self.held = data.functions(self.entry)
+        self.turn, self.executed, self.verdict = 0, [[]], None
+        return Opening(messages=[dict(m) for m in self.entry["question"][0]], tools=self._tools(),
+                       accepts=frozenset({"tool", "text"}))
+
+    def _tools(self) -> list[ToolSpec]:
+        return [tool_spec(d) for d in self.docs]
+
+    def submit(self, action: Action) -> Outcome:
+        if self.verdict is not None:
+            return Accepted(observation="The conversation has ended.", done=True, won=self.verdict["valid"],
+                            lost=not self.verdict["valid"])
+        if isinstance(action, TextAnswer):
+            return self._next_turn()
+        return self._call(action)
+
+    def _early(self) -> dict[str, dict[str, Any]]:
+        """Held-back functions BFCL's own ground truth calls before the turn that adds them (one
+        entry, miss_func_49, calls `tail` two turns early; BFCL executes any method of a backend,
+        listed or not): accepted as gold plays them, from the turn the ground truth does."""
+        names: dict[str, int] = {}
+        for t, turn in enumerate(self.entry["ground_truth"]):
+            for text in turn:
+                names.setdefault(parse(text, self.backends.method).name, t)
+        return {d["name"]: d for turn, docs in self.held.items() for d in docs
+                if turn > self.turn >= names.get(d["name"], len(self.entry["question"]))}
+
+    def _call(self, call: ToolCall) -> Outcome:
+        assert self.backends is not None
+        doc = next((d for d in self.docs if d["name"] == call.name), None) or self._early().get(call.name)
+        rejected = check(call, doc, [d["name"] for d in self.docs])
+        if rejected is not None:
+            return rejected
+        # what was sent, kept apart from what the backend holds: a backend keeps the lists it is
+        # given (post_tweet's mentions) and changes them later (mention)
+        self.executed[self.turn].append({"name": call.name, "arguments": copy.deepcopy(call.arguments)})
+        shown, result, exc = self.backends.run(call.model_copy(update={"arguments": copy.deepcopy(call.arguments)}))
+        if error_text(result, exc) is None:
+            return Accepted(observation=shown)
+        cls = self.backends.methods[call.name][0]
+        return violation(call, cls, self.backends.instances[cls], shown, exc)
+
+    def _next_turn(self) -> Outcome:
+        self.turn += 1
+        questions = self.entry["question"]
+        if self.turn == len(questions):
+            self.verdict = judge(self.entry, self.executed)
+            won = bool(self.verdict["valid"])
+            return Accepted(observation="The conversation is over.", done=True, won=won, lost=not won)
+        self.executed.append([])
+        if self.turn in self.held:
+            self.docs = [*self.docs, *self.held[self.turn]]
+            return Accepted(observation=MORE_FUNCTIONS, tools=self._tools())
+        return Accepted(observation="\n\n".join(str(m["content"]) for m in questions[self.turn]))
+
+    def reference(self) -> list[Action]:
+        """BFCL's ground truth, turn by turn, each turn closed by an answer in text."""
+        backends = self._backends()
+        out: list[Action] = []
+        for t, turn in enumerate(self.entry["ground_truth"]):
+            for i, text in enumerate(turn):
+                out.append(parse(text, backends.method).model_copy(update={"id": f"call_{t}_{i}"}))
+            out.append(TextAnswer(text=DONE))
+        return out
+
+    def record_extra(self) -> dict[str, Any]:
+        return {
+            "bfcl": {"entry_id": self.entry["id"], "category": self.category, "turns": len(self.entry["question"]),
+                     "turns_started": len(self.executed), "turns_answered": self.turn,
+                     "executed": self.executed, "verdict": self.verdict},
+        }
+
+    def close(self) -> None:
+        self.backends = None

@@ -1,0 +1,43 @@
+"""BFCL's own `multi_turn_checker` on an episode's executed calls, the entry unmodified.
+
+The checker replays the calls by `eval` on backend instances it caches in its module's globals,
+keyed by model name + entry + class: a second check of the same entry under the same name would
+start from the first one's end state. Each check runs under a fresh name, and the instances it
+made are dropped afterwards. The call strings come from `calls.call_string` (identifiers of the
+live backend and JSON data only).
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import threading
+from typing import Any
+
+from envs.bfcl.calls import call_string
+from envs.contract import ToolCall
+
+_NAMES = itertools.count()
+_LOCK = threading.Lock()  # one check at a time: they share the checker module's globals
+
+
+def judge(entry: dict[str, Any], executed: list[list[dict[str, Any]]]) -> dict[str, Any]:
+    """BFCL's verdict ({"valid": bool, ...}) on the calls executed per turn (`{"name", "arguments"}`
+    each). Fewer turns than the entry has is a failure before the checker runs."""
+    from bfcl_eval.eval_checker.multi_turn_eval import multi_turn_checker as checker
+    from bfcl_eval.eval_checker.multi_turn_eval import multi_turn_utils as utils
+
+    truth = entry["ground_truth"]
+    if len(executed) < len(truth):
+        return {"valid": False, "error_type": "multi_turn:turns_not_reached",
+                "error_message": f"reached {len(executed)} of {len(truth)} turns"}
+    decoded = [[[call_string(ToolCall(**c)) for c in turn]] if turn else [] for turn in executed[: len(truth)]]
+    category = entry["id"].rsplit("_", 1)[0]
+    with _LOCK:
+        name = f"repair_harness_{os.getpid()}_{next(_NAMES)}"
+        try:
+            verdict = checker.multi_turn_checker(decoded, truth, entry, category, name)
+        finally:
+            for key in [k for k in vars(utils) if k.startswith(name)]:
+                del vars(utils)[key]
+    return {k: v for k, v in verdict.items() if k in ("valid", "error_type", "error_message")}

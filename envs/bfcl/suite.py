@@ -1,0 +1,44 @@
+"""The four BFCL multi-turn suites: 200 entries each, read from the installed `bfcl-eval`."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+from envs.bfcl import data
+from envs.contract import EpisodeContext, Task
+
+
+class BfclOptions(BaseModel):
+    """BFCL's entries are played as they are: no options."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class BfclSuite:
+    blocking = False
+    options_model = BfclOptions
+    name: str
+    category: str
+
+    def __init__(self) -> None:
+        data.package_dir()  # a missing package is a clear error here, when the spec loads
+
+    def tasks(self, options: BaseModel) -> list[Task]:
+        return [Task(suite=self.name, task_id=entry_id.removeprefix("multi_turn_"), params={"entry_id": entry_id})
+                for entry_id in data.entry_ids(self.category)]
+
+    def make(self, task: Task, options: BaseModel, ctx: EpisodeContext):
+        from envs.bfcl.env import BfclEnv  # the backends' modules load with the first episode
+
+        return BfclEnv(task, self.category)
+
+    def feedback_family(self, options: BaseModel) -> str:
+        return "message"
+
+
+def _suite(category: str) -> type[BfclSuite]:
+    name = f"bfcl-{category.replace('_', '-')}"
+    return type(f"Bfcl_{category}", (BfclSuite,), {"name": name, "category": category})
+
+
+Base, MissParam, MissFunc, LongContext = (_suite(c) for c in data.CATEGORIES)
