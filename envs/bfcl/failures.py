@@ -30,6 +30,7 @@ def _tickets(api: Any) -> list[str]:
 # (class, argument) -> the live values a correct call could carry
 LIVE: dict[tuple[str, str], Callable[[Any], list[str]]] = {
     ("GorillaFileSystem", "folder"): lambda fs: _entries(fs, dirs_only=True),
+    ("GorillaFileSystem", "path"): lambda fs: _entries(fs, dirs_only=True),
     **{("GorillaFileSystem", a): _entries for a in _FILES},
     ("TradingBot", "symbol"): lambda bot: sorted(getattr(bot, "stocks", {})),
     ("TradingBot", "order_id"): lambda bot: sorted(str(k) for k in getattr(bot, "orders", {})),
@@ -50,16 +51,19 @@ def error_text(result: Any, exc: BaseException | None) -> str | None:
     return None
 
 
-def quoted(call: ToolCall, text: str) -> str | None:
+def quoted(call: ToolCall, text: str, cls: str, instance: Any) -> str | None:
+    """The argument the text quotes; of several (`diff: a or b: No such file`), the one whose value
+    the live state does not hold."""
     values = [(k, str(v)) for k, v in call.arguments.items() if isinstance(v, (str, int, float)) and str(v)]
     hits = [k for k, v in sorted(values, key=lambda kv: -len(kv[1])) if v in text]
+    unknown = [k for k in hits if (cls, k) in LIVE and str(call.arguments[k]) not in LIVE[(cls, k)](instance)]
     if hits:
-        return hits[0]
+        return (unknown or hits)[0]
     return next(iter(call.arguments)) if len(call.arguments) == 1 else None
 
 
 def violation(call: ToolCall, cls: str, instance: Any, shown: str, exc: BaseException | None) -> Violation:
-    at = quoted(call, shown)
+    at = quoted(call, shown, cls, instance)
     live = LIVE.get((cls, at)) if at is not None else None
     allowed = [v for v in live(instance) if v != str(call.arguments.get(at))] if live is not None else []
     return Violation(code="execution_error" if exc is not None else "backend_error",
