@@ -179,3 +179,11 @@ def test_a_missing_package_names_the_install_command_and_exits_2(tmp_path):
         assert p.returncode == 2 and "bfcl-eval==" in text and "--no-deps" in text and "Traceback" not in text, text
     p = subprocess.run([sys.executable, "-c", hide, "suites"], capture_output=True, text=True, env=env, cwd=tmp_path)
     assert p.returncode == 0 and "bfcl-base" in p.stdout and "tools-bank" in p.stdout
+
+
+def test_an_error_quoting_two_arguments_is_located_at_the_one_the_live_state_lacks():
+    env = _env(Base, "multi_turn_base_0")
+    assert isinstance(env.submit(ToolCall(name="cd", arguments={"folder": "document"})), Accepted)
+    out = env.submit(ToolCall(name="diff", arguments={"file_name1": "final_report.pdf", "file_name2": "previuos_report.pdf"}))
+    assert isinstance(out, Violation) and out.location == "arguments.file_name2"
+    assert "previous_report.pdf" in out.allowed and "previuos_report.pdf" not in out.allowed
