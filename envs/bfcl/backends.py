@@ -14,16 +14,25 @@ import inspect
 import json
 from typing import Any
 
+from envs.bfcl.data import CLASSES
 from envs.contract import ToolCall
 
-_MODULES = "bfcl_eval.eval_checker.multi_turn_eval.func_source_code"
-MODULES = {
-    "GorillaFileSystem": "gorilla_file_system", "MathAPI": "math_api", "MessageAPI": "message_api",
-    "TwitterAPI": "posting_api", "TicketAPI": "ticket_api", "TradingBot": "trading_bot",
-    "TravelAPI": "travel_booking", "VehicleControlAPI": "vehicle_control",
-}
 STATELESS = frozenset({"MathAPI"})
 ERROR_PREFIX = "Error during execution: "
+
+
+def backend_class(cls: str) -> type:
+    return getattr(importlib.import_module(f"bfcl_eval.eval_checker.multi_turn_eval.func_source_code.{CLASSES[cls]}"), cls)
+
+
+def functions(classes: list[str]) -> dict[str, Any]:
+    """The public methods of the classes, unbound, by name; the last class wins, as in BFCL. What
+    `calls.parse` reads a signature from, with no backend built."""
+    out: dict[str, Any] = {}
+    for cls in classes:
+        klass = backend_class(cls)
+        out.update({n: getattr(klass, n) for n in dir(klass) if not n.startswith("_") and callable(getattr(klass, n))})
+    return out
 
 
 class Backends:
@@ -31,7 +40,7 @@ class Backends:
         self.instances: dict[str, Any] = {}
         self.methods: dict[str, tuple[str, Any]] = {}  # name -> (class, bound method); the last class wins, as in BFCL
         for cls in classes:
-            instance = getattr(importlib.import_module(f"{_MODULES}.{MODULES[cls]}"), cls)()
+            instance = backend_class(cls)()
             if cls not in STATELESS:
                 instance._load_scenario(copy.deepcopy(config.get(cls, {})), long_context=long_context)
             self.instances[cls] = instance

@@ -10,14 +10,13 @@ accepted too: the table of what the ground truth passes is read from the four ca
 from __future__ import annotations
 
 import functools
-import importlib
 import json
 import re
 from collections import defaultdict
 from typing import Any
 
 from envs.bfcl import data
-from envs.bfcl.backends import MODULES, _MODULES
+from envs.bfcl.backends import functions
 from envs.bfcl.calls import parse
 from envs.contract import ToolCall, Violation
 
@@ -38,6 +37,16 @@ def type_name(value: Any) -> str:
     return "null" if value is None else type(value).__name__
 
 
+def _fits(value: Any, kind: str | None) -> bool:
+    """Whether a value has the doc's type (no type, an unknown one, or null: nothing to check);
+    a bool is no integer here, though Python says it is."""
+    if kind not in _TYPES or value is None:
+        return True
+    if isinstance(value, bool):
+        return kind == "boolean"
+    return isinstance(value, _TYPES[kind])
+
+
 def enum_of(prop: dict[str, Any]) -> list[str] | None:
     if isinstance(prop.get("enum"), list):
         return [str(v) for v in prop["enum"]]
@@ -56,16 +65,13 @@ def enum_of(prop: dict[str, Any]) -> list[str] | None:
 @functools.lru_cache(maxsize=1)
 def ground_truth_passes() -> dict[tuple[str, str], set[Any]]:
     """(function, argument) -> the type names and string values BFCL's ground truth passes."""
-    functions = {}
-    for cls, module in MODULES.items():
-        klass = getattr(importlib.import_module(f"{_MODULES}.{module}"), cls)
-        functions.update({n: getattr(klass, n) for n in dir(klass) if not n.startswith("_")})
+    by_name = functions(list(data.CLASSES))
     seen: dict[tuple[str, str], set[Any]] = defaultdict(set)
     for category in data.CATEGORIES:
         for entry_id in data.entry_ids(category):
             for turn in data.entry(category, entry_id)["ground_truth"]:
                 for text in turn:
-                    call = parse(text, functions.__getitem__)
+                    call = parse(text, by_name.__getitem__)
                     for k, v in call.arguments.items():
                         seen[(call.name, k)].add(type_name(v))
                         for item in v if isinstance(v, list) else [v]:
@@ -93,8 +99,7 @@ def check(call: ToolCall, doc: dict[str, Any] | None, tools: list[str]) -> Viola
     for name, value in call.arguments.items():
         prop, gold = props[name], passes.get((call.name, name), set())
         kind = prop.get("type")
-        if kind in _TYPES and value is not None and type_name(value) not in gold and not (
-                isinstance(value, _TYPES[kind]) and not (isinstance(value, bool) and kind != "boolean")):
+        if not _fits(value, kind) and type_name(value) not in gold:
             return Violation(code=_CODES[kind], location=f"arguments.{name}", observed=value, tool=call.name,
                              allowed=[kind], message=f"{name} must be of type {kind}, got {type_name(value)}")
         allowed = enum_of(prop) or enum_of(prop.get("items", {}))

@@ -21,11 +21,12 @@ INSTALL = f'pip install --no-deps "bfcl-eval=={VERSION}" mpmath'
 CATEGORIES = ("base", "miss_param", "miss_func", "long_context")
 _PREFIX = "BFCL_v4"
 _HINT = " Note that the provided function is in Python 3 syntax."
-# BFCL's class -> its doc file (constants.executable_backend_config, the multi-turn classes)
-DOC_FILES = {
-    "GorillaFileSystem": "gorilla_file_system.json", "MathAPI": "math_api.json", "MessageAPI": "message_api.json",
-    "TwitterAPI": "posting_api.json", "TicketAPI": "ticket_api.json", "TradingBot": "trading_bot.json",
-    "TravelAPI": "travel_booking.json", "VehicleControlAPI": "vehicle_control.json",
+# BFCL's multi-turn classes -> the module in func_source_code and the doc file of each (one name
+# for both: constants.executable_backend_config)
+CLASSES = {
+    "GorillaFileSystem": "gorilla_file_system", "MathAPI": "math_api", "MessageAPI": "message_api",
+    "TwitterAPI": "posting_api", "TicketAPI": "ticket_api", "TradingBot": "trading_bot",
+    "TravelAPI": "travel_booking", "VehicleControlAPI": "vehicle_control",
 }
 
 
@@ -55,7 +56,7 @@ def _lines(path: Path) -> list[dict[str, Any]]:
 @functools.lru_cache(maxsize=None)
 def docs(cls: str) -> tuple[dict[str, Any], ...]:
     """A class's function docs, each description with BFCL's Python hint."""
-    out = _lines(package_dir() / "data" / "multi_turn_func_doc" / DOC_FILES[cls])
+    out = _lines(package_dir() / "data" / "multi_turn_func_doc" / f"{CLASSES[cls]}.json")
     for doc in out:
         doc["description"] += _HINT
     return tuple(out)

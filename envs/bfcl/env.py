@@ -13,23 +13,24 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from bfcl_eval.constants.type_mappings import GORILLA_TO_OPENAPI
+
 from envs.bfcl import data
-from envs.bfcl.backends import Backends
+from envs.bfcl.backends import Backends, functions
 from envs.bfcl.calls import parse
 from envs.bfcl.checks import check
-from envs.bfcl.failures import error_text, violation
+from envs.bfcl.failures import failed, violation
 from envs.bfcl.judge import judge
 from envs.contract import Accepted, Action, Opening, Outcome, Task, TextAnswer, ToolCall, ToolSpec
 
 # BFCL's constants.default_prompts.DEFAULT_USER_PROMPT_FOR_ADDITIONAL_FUNCTION_FC
 MORE_FUNCTIONS = "I have updated some more functions you can choose from. What about now?"
 DONE = "Done."
-_OPENAPI = {"integer": "integer", "float": "number", "string": "string", "boolean": "boolean", "array": "array",
-            "dict": "object", "tuple": "array", "any": "string"}
 
 
 def _openapi(properties: dict[str, Any]) -> dict[str, Any]:
-    """BFCL's docs in the types an OpenAI-style server takes (its `_cast_to_openai_type`)."""
+    """BFCL's docs in the types an OpenAI-style server takes (its `_cast_to_openai_type`, with its
+    own type table)."""
     out = {}
     for key, prop in properties.items():
         prop = dict(prop)
@@ -37,7 +38,7 @@ def _openapi(properties: dict[str, Any]) -> dict[str, Any]:
         if kind == "float":
             prop["format"] = "float"
             prop["description"] = prop.get("description", "") + " This is a float type value."
-        prop["type"] = _OPENAPI.get(kind, "string")
+        prop["type"] = GORILLA_TO_OPENAPI.get(kind, "string")
         if "properties" in prop:
             prop["properties"] = _openapi(prop["properties"])
         elif "items" in prop:
@@ -58,17 +59,15 @@ class BfclEnv:
     def __init__(self, task: Task, category: str):
         self.task, self.category = task, category
         self.entry = data.entry(category, task.params["entry_id"])
+        self.functions = functions(self.entry["involved_classes"])  # for the ground truth's signatures
         self.backends: Backends | None = None
         self.turn = 0
         self.executed: list[list[dict[str, Any]]] = []
         self.verdict: dict[str, Any] | None = None
 
-    def _backends(self) -> Backends:
-        return Backends(self.entry["involved_classes"], self.entry.get("initial_config", {}),
-                        long_context=self.category == "long_context")
-
     def reset(self) -> Opening:
-        self.backends = self._backends()
+        self.backends = Backends(self.entry["involved_classes"], self.entry.get("initial_config", {}),
+                                 long_context=self.category == "long_context")
         self.docs, self.held = data.functions(self.entry)
         self.turn, self.executed, self.verdict = 0, [[]], None
         return Opening(messages=[dict(m) for m in self.entry["question"][0]], tools=self._tools(),
@@ -92,7 +91,7 @@ class BfclEnv:
         names: dict[str, int] = {}
         for t, turn in enumerate(self.entry["ground_truth"]):
             for text in turn:
-                names.setdefault(parse(text, self.backends.method).name, t)
+                names.setdefault(parse(text, self.functions.__getitem__).name, t)
         return {d["name"]: d for turn, docs in self.held.items() for d in docs
                 if turn > self.turn >= names.get(d["name"], len(self.entry["question"]))}
 
@@ -106,7 +105,7 @@ class BfclEnv:
         # given (post_tweet's mentions) and changes them later (mention)
         self.executed[self.turn].append({"name": call.name, "arguments": copy.deepcopy(call.arguments)})
         shown, result, exc = self.backends.run(call.model_copy(update={"arguments": copy.deepcopy(call.arguments)}))
-        if error_text(result, exc) is None:
+        if not failed(result, exc):
             return Accepted(observation=shown)
         cls = self.backends.methods[call.name][0]
         return violation(call, cls, self.backends.instances[cls], shown, exc)
@@ -126,11 +125,10 @@ class BfclEnv:
 
     def reference(self) -> list[Action]:
         """BFCL's ground truth, turn by turn, each turn closed by an answer in text."""
-        backends = self._backends()
         out: list[Action] = []
         for t, turn in enumerate(self.entry["ground_truth"]):
             for i, text in enumerate(turn):
-                out.append(parse(text, backends.method).model_copy(update={"id": f"call_{t}_{i}"}))
+                out.append(parse(text, self.functions.__getitem__).model_copy(update={"id": f"call_{t}_{i}"}))
             out.append(TextAnswer(text=DONE))
         return out
 

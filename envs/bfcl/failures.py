@@ -42,13 +42,9 @@ LIVE: dict[tuple[str, str], Callable[[Any], list[str]]] = {
 }
 
 
-def error_text(result: Any, exc: BaseException | None) -> str | None:
-    """The backend's error, if the call failed: an exception, or a dict with an `error` key."""
-    if exc is not None:
-        return "failed"
-    if isinstance(result, dict) and "error" in result:
-        return "error"
-    return None
+def failed(result: Any, exc: BaseException | None) -> bool:
+    """Whether the call failed: an exception, or a dict with an `error` key."""
+    return exc is not None or (isinstance(result, dict) and "error" in result)
 
 
 def quoted(call: ToolCall, text: str, cls: str, instance: Any) -> str | None:
