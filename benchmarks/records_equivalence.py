@@ -33,6 +33,9 @@ RUNS: dict[str, tuple[list[str], list[str]]] = {
     "tools-bank": (["--suite", "tools-bank"], []),
     "tools-travel": (["--suite", "tools-travel", "--env", "contract=strict"], []),
     "tools-calendar": (["--suite", "tools-calendar"], []),
+    # BFCL's multi-turn suites need bfcl-eval (the test command installs it)
+    **{f"bfcl-{c}": (["--suite", f"bfcl-{c}"], [])
+       for c in ("base", "miss-param", "miss-func", "long-context")},
 }
 ALL = ["none", "traceback", "raw", "loc_obs", "allowed_prose", "allowed_json", "self_check", "self_check_wait"]
 FAULTS = ["fault_raw", "fault_problem"]
@@ -59,7 +62,8 @@ def _normal(record: dict[str, Any], ignore: set[str]) -> dict[str, Any]:
 
 
 def _key(record: dict[str, Any]) -> tuple:
-    return tuple(record[k] for k in ("suite", "task_id", "model", "condition", "budget", "sample_seed"))
+    return tuple(record.get(k, "none") for k in ("suite", "task_id", "model", "condition", "budget", "sample_seed",
+                                                  "constrain"))
 
 
 def compare(before: Path, after: Path, ignore: set[str]) -> int:
