@@ -47,8 +47,12 @@ print(json.dumps({
 
 
 def one_round(python: str, gguf: str, threads: int, n_prompt: int, n_out: int) -> dict:
-    done = subprocess.run([python, "-c", CHILD, gguf, str(threads), str(n_prompt), str(n_out)], capture_output=True,
-                          text=True, timeout=600)
+    done = subprocess.run(
+        [python, "-c", CHILD, gguf, str(threads), str(n_prompt), str(n_out)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     if done.returncode:
         raise SystemExit(f"{python}: the child exited with {done.returncode}:\n{done.stderr[-2000:]}")
     fact = json.loads(done.stdout.strip().splitlines()[-1])
@@ -74,8 +78,10 @@ def main() -> None:
     for _ in range(args.rounds):
         for p in pythons:
             rounds[p].append(one_round(p, gguf, args.threads, args.prompt_tokens, args.output_tokens))
-    print(f"SmolLM2-135M-Instruct Q4_1, {args.threads} threads, {args.prompt_tokens} prompt tokens, "
-          f"{args.output_tokens} output tokens, medians of {args.rounds} interleaved rounds")
+    print(
+        f"SmolLM2-135M-Instruct Q4_1, {args.threads} threads, {args.prompt_tokens} prompt tokens, "
+        f"{args.output_tokens} output tokens, medians of {args.rounds} interleaved rounds"
+    )
     print(f"{'build':<46} {'prompt tok/s':>12} {'output tok/s':>12}  instruction sets")
     first = None
     for p in pythons:

@@ -27,15 +27,16 @@ RUNS: dict[str, tuple[list[str], list[str]]] = {
     "bank-disputes": (["--suite", "bank-disputes"], []),
     "paper-textworld-plan": (["--suite", "paper-textworld"], []),
     "paper-textworld-step": (["--suite", "paper-textworld", "--env", "protocol=step"], []),
-    "paper-textworld-veriharness": (["--suite", "paper-textworld", "--env", "protocol=veriharness"],
-                                    ["raw", "loc_obs", "allowed_prose", "allowed_json"]),
+    "paper-textworld-veriharness": (
+        ["--suite", "paper-textworld", "--env", "protocol=veriharness"],
+        ["raw", "loc_obs", "allowed_prose", "allowed_json"],
+    ),
     "textworld": (["--suite", "textworld", "--env", "seeds=7..12"], []),
     "tools-bank": (["--suite", "tools-bank"], []),
     "tools-travel": (["--suite", "tools-travel", "--env", "contract=strict"], []),
     "tools-calendar": (["--suite", "tools-calendar"], []),
     # BFCL's multi-turn suites need bfcl-eval (the test command installs it)
-    **{f"bfcl-{c}": (["--suite", f"bfcl-{c}"], [])
-       for c in ("base", "miss-param", "miss-func", "long-context")},
+    **{f"bfcl-{c}": (["--suite", f"bfcl-{c}"], []) for c in ("base", "miss-param", "miss-func", "long-context")},
 }
 ALL = ["none", "traceback", "raw", "loc_obs", "allowed_prose", "allowed_json", "self_check", "self_check_wait"]
 FAULTS = ["fault_raw", "fault_problem"]
@@ -45,8 +46,21 @@ TIMINGS = {"latency_s", "run_id"}
 def play(out: Path, tasks: int) -> None:
     for name, (flags, conditions) in RUNS.items():
         conds = conditions or ALL + (FAULTS if name.startswith("tools-") else [])
-        cmd = [sys.executable, "-m", "harness.cli", "run", *flags, "--model", "agent:gold,agent:reader",
-               "--conditions", ",".join(conds), "--tasks", str(tasks), "--out", str(out / name)]
+        cmd = [
+            sys.executable,
+            "-m",
+            "harness.cli",
+            "run",
+            *flags,
+            "--model",
+            "agent:gold,agent:reader",
+            "--conditions",
+            ",".join(conds),
+            "--tasks",
+            str(tasks),
+            "--out",
+            str(out / name),
+        ]
         t0 = time.monotonic()
         done = subprocess.run(cmd, capture_output=True, text=True)
         print(f"{name:<30} exit {done.returncode} in {time.monotonic() - t0:.1f} s", flush=True)
@@ -62,8 +76,9 @@ def _normal(record: dict[str, Any], ignore: set[str]) -> dict[str, Any]:
 
 
 def _key(record: dict[str, Any]) -> tuple:
-    return tuple(record.get(k, "none") for k in ("suite", "task_id", "model", "condition", "budget", "sample_seed",
-                                                  "constrain"))
+    return tuple(
+        record.get(k, "none") for k in ("suite", "task_id", "model", "condition", "budget", "sample_seed", "constrain")
+    )
 
 
 def compare(before: Path, after: Path, ignore: set[str]) -> int:

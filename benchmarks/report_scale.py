@@ -45,9 +45,18 @@ RUN_ID = "synthetic-report-scale"
 
 
 def _call(outcome: str, rng: random.Random) -> dict:
-    return {"kind": "action", "prompt_tokens": rng.randint(600, 1400), "completion_tokens": rng.randint(10, 80),
-            "latency_s": round(rng.uniform(0.2, 2.0), 4), "finish_reason": "stop", "prompt_words": rng.randint(400, 900),
-            "parse_modes": ["json"], "fenced": False, "truncated": False, "outcome": outcome}
+    return {
+        "kind": "action",
+        "prompt_tokens": rng.randint(600, 1400),
+        "completion_tokens": rng.randint(10, 80),
+        "latency_s": round(rng.uniform(0.2, 2.0), 4),
+        "finish_reason": "stop",
+        "prompt_words": rng.randint(400, 900),
+        "parse_modes": ["json"],
+        "fenced": False,
+        "truncated": False,
+        "outcome": outcome,
+    }
 
 
 def _record(model: str, seed: int, task: int, cond: str, rng: random.Random) -> dict:
@@ -57,22 +66,45 @@ def _record(model: str, seed: int, task: int, cond: str, rng: random.Random) -> 
     calls = [_call("won" if success and i == n_calls - 1 else "invalid_action", rng) for i in range(n_calls)]
     codes = [c["outcome"] for c in calls if c["outcome"] != "won"]
     return {
-        "schema_version": 1, "run_id": RUN_ID, "suite": "paper-textworld", "task_id": f"g{task:06d}",
-        "model": model, "condition": cond, "budget": BUDGET, "sample_seed": seed,
+        "schema_version": 1,
+        "run_id": RUN_ID,
+        "suite": "paper-textworld",
+        "task_id": f"g{task:06d}",
+        "model": model,
+        "condition": cond,
+        "budget": BUDGET,
+        "sample_seed": seed,
         "condition_params": {"feedback": cond, "arbiter": "validator", "cut": 240, "env": {}, "tool_mode": "prompt"},
-        "config": {"decoding": {"temperature": 0.3 if seed else 0.0, "top_p": 0.9 if seed else 1.0,
-                                "max_tokens": 512, "seed": seed or None}, "tool_mode": "prompt"},
-        "model_id": model, "success": success,
+        "config": {
+            "decoding": {
+                "temperature": 0.3 if seed else 0.0,
+                "top_p": 0.9 if seed else 1.0,
+                "max_tokens": 512,
+                "seed": seed or None,
+            },
+            "tool_mode": "prompt",
+        },
+        "model_id": model,
+        "success": success,
         "end_reason": "harness_error" if error else ("won" if success else "budget"),
-        "limit_hit": not error and not success, "model_calls": n_calls, "action_calls": n_calls, "review_calls": 0,
-        "tool_calls": n_calls, "invalid_calls": len(codes), "first_call_valid": None if error else n_calls == 1 and bool(success),
-        "repaired": bool(success and n_calls > 1), "failure_codes": codes,
+        "limit_hit": not error and not success,
+        "model_calls": n_calls,
+        "action_calls": n_calls,
+        "review_calls": 0,
+        "tool_calls": n_calls,
+        "invalid_calls": len(codes),
+        "first_call_valid": None if error else n_calls == 1 and bool(success),
+        "repaired": bool(success and n_calls > 1),
+        "failure_codes": codes,
         "final_failure": None if success or error else "invalid_action",
         "prompt_tokens": sum(c["prompt_tokens"] for c in calls),
         "completion_tokens": sum(c["completion_tokens"] for c in calls),
         "prompt_words": sum(c["prompt_words"] for c in calls),
-        "latency_s": round(sum(c["latency_s"] for c in calls), 4), "fenced_answers": 0, "calls": calls,
-        "extra": {"protocol": "plan"}, "harness_error": "HTTP 500 after 4 retries" if error else None,
+        "latency_s": round(sum(c["latency_s"] for c in calls), 4),
+        "fenced_answers": 0,
+        "calls": calls,
+        "extra": {"protocol": "plan"},
+        "harness_error": "HTTP 500 after 4 retries" if error else None,
         "transcript": f"transcripts/{model[:4]}-{seed}-{task}-{cond}.json",
     }
 
@@ -103,10 +135,17 @@ def write_run(run_dir: Path, n: int) -> int:
                 EpisodeRecord(**rec)
             f.write(json.dumps(rec, separators=(",", ":")) + "\n")
             count += 1
-    spec = {"suite": "paper-textworld", "models": [m for m, _ in LANES], "conditions": list(CONDITIONS),
-            "budgets": [BUDGET], "sample_seeds": sorted({s for _, seeds in LANES for s in seeds})}
+    spec = {
+        "suite": "paper-textworld",
+        "models": [m for m, _ in LANES],
+        "conditions": list(CONDITIONS),
+        "budgets": [BUDGET],
+        "sample_seeds": sorted({s for _, seeds in LANES for s in seeds}),
+    }
     (run_dir / "run.json").write_text(json.dumps({"run_id": RUN_ID, "synthetic": True, "spec": spec}))
-    stamp.write_text(json.dumps({"n": n, "records": count, "note": "synthetic records from benchmarks/report_scale.py"}))
+    stamp.write_text(
+        json.dumps({"n": n, "records": count, "note": "synthetic records from benchmarks/report_scale.py"})
+    )
     return count
 
 
@@ -117,8 +156,13 @@ def measure(run_dir: Path) -> tuple[float, float, float, int]:
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         t = time.perf_counter()
-        proc = subprocess.Popen([sys.executable, "-m", "harness.cli", "report", str(run_dir), "--format", "json"],
-                                stdout=out, stderr=err, env=env, cwd=ROOT)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "harness.cli", "report", str(run_dir), "--format", "json"],
+            stdout=out,
+            stderr=err,
+            env=env,
+            cwd=ROOT,
+        )
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - t
         proc.returncode = os.waitstatus_to_exitcode(status)
@@ -138,8 +182,10 @@ def main() -> None:
     args = parser.parse_args()
     print("synthetic records (benchmarks/report_scale.py generator, no model): measures the analysis code only")
     print(f"targets for 100,000 records: <= {TARGET_S:.0f} s and <= {TARGET_MB:.0f} MB peak\n")
-    print(f"{'records':>9} {'write s':>8} {'report s':>9} {'cpu s':>6} {'peak MB':>8} {'json KB':>8} "
-          f"{'s/target':>9} {'MB/target':>10}")
+    print(
+        f"{'records':>9} {'write s':>8} {'report s':>9} {'cpu s':>6} {'peak MB':>8} {'json KB':>8} "
+        f"{'s/target':>9} {'MB/target':>10}"
+    )
     for n in (int(s) for s in args.sizes.split(",")):
         run_dir = args.dir / f"n{n}"
         t = time.perf_counter()
@@ -147,10 +193,15 @@ def main() -> None:
         written = time.perf_counter() - t
         runs = [measure(run_dir) for _ in range(args.repeats)]
         wall, cpu, peak, size = min(runs)
-        print(f"{count:>9,} {written:>8.1f} {wall:>9.2f} {cpu:>6.2f} {peak:>8.0f} {size / 1024:>8.0f} "
-              f"{wall / TARGET_S:>9.2f} {peak / TARGET_MB:>10.2f}", flush=True)
-    print("\nratios are figure / target (<= 1.00 meets it); the targets are set for 100,000 records;"
-          f" fastest of {args.repeats} run(s) per size; wall and cpu include the interpreter start and imports")
+        print(
+            f"{count:>9,} {written:>8.1f} {wall:>9.2f} {cpu:>6.2f} {peak:>8.0f} {size / 1024:>8.0f} "
+            f"{wall / TARGET_S:>9.2f} {peak / TARGET_MB:>10.2f}",
+            flush=True,
+        )
+    print(
+        "\nratios are figure / target (<= 1.00 meets it); the targets are set for 100,000 records;"
+        f" fastest of {args.repeats} run(s) per size; wall and cpu include the interpreter start and imports"
+    )
 
 
 if __name__ == "__main__":

@@ -54,19 +54,43 @@ def main() -> None:
     args = ap.parse_args()
     console = Console()
     if args.runs:
-        dirs = dict(zip(("a", "b"), args.runs))
+        dirs = dict(zip(("a", "b"), args.runs, strict=True))
     else:
-        grid = ["--suite", args.suite, "--tasks", args.tasks, "--conditions", args.conditions,
-                "--budget", args.budget, "--tool-mode", args.tool_mode]
+        grid = [
+            "--suite",
+            args.suite,
+            "--tasks",
+            args.tasks,
+            "--conditions",
+            args.conditions,
+            "--budget",
+            args.budget,
+            "--tool-mode",
+            args.tool_mode,
+        ]
         dirs = play(args.out, grid, console)
     a, b = dirs.values()
     df = compare_stacks(a, b)
-    table = Table("task", "condition", "prompt tok (1st call)", "completion tok a/b", "answers equal",
-                  "success a/b", "latency s a/b", title=f"a = {a}   b = {b}")
+    table = Table(
+        "task",
+        "condition",
+        "prompt tok (1st call)",
+        "completion tok a/b",
+        "answers equal",
+        "success a/b",
+        "latency s a/b",
+        title=f"a = {a}   b = {b}",
+    )
     for r in df.itertuples():
-        table.add_row(str(r.task_id), r.condition, "equal" if r.first_prompt_tokens_equal else "differ",
-                      f"{r.completion_tokens_a}/{r.completion_tokens_b}", str(r.answers_equal),
-                      f"{r.success_a}/{r.success_b}", f"{r.latency_s_a:.1f}/{r.latency_s_b:.1f}")
+        table.add_row(
+            str(r.task_id),
+            r.condition,
+            "equal" if r.first_prompt_tokens_equal else "differ",
+            f"{r.completion_tokens_a}/{r.completion_tokens_b}",
+            str(r.answers_equal),
+            f"{r.success_a}/{r.success_b}",
+            f"{r.latency_s_a:.1f}/{r.latency_s_b:.1f}",
+        )
     console.print(table)
     for k, v in summary(df).items():
         console.print(f"{k}: {v}", highlight=False)

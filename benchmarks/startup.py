@@ -49,8 +49,14 @@ def median_wall(argv: list[str], runs: int) -> tuple[float, float, float]:
 
 def slowest_imports(args: list[str], top: int = 8) -> list[tuple[int, str]]:
     """Top-level imports (those imported by the command module itself) by cumulative time."""
-    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "harness.cli", *args], cwd=ROOT, env=_env(),
-                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "harness.cli", *args],
+        cwd=ROOT,
+        env=_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     rows = []
     for line in done.stderr.splitlines():
         m = re.match(r"import time:\s+\d+ \|\s+(\d+) \|( *)(\S+)", line)
@@ -66,10 +72,14 @@ def main() -> None:
     args = parser.parse_args()
     base = [sys.executable, "-m", "harness.cli"]
     floor = median_wall([sys.executable, "-c", "pass"], args.runs)
-    print(f"median of {args.runs} runs after a warm-up; target {TARGET_S:.2f} s; machine load "
-          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs\n")
+    print(
+        f"median of {args.runs} runs after a warm-up; target {TARGET_S:.2f} s; machine load "
+        f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs\n"
+    )
     print(f"{'command':<34} {'median s':>9} {'min s':>7} {'max s':>7} {'x target':>9}")
-    print(f"{'python -c pass (floor)':<34} {floor[0]:>9.3f} {floor[1]:>7.3f} {floor[2]:>7.3f} {floor[0] / TARGET_S:>9.2f}")
+    print(
+        f"{'python -c pass (floor)':<34} {floor[0]:>9.3f} {floor[1]:>7.3f} {floor[2]:>7.3f} {floor[0] / TARGET_S:>9.2f}"
+    )
     for name, argv in COMMANDS.items():
         med, lo, hi = median_wall(base + argv, args.runs)
         print(f"{'repair-harness ' + name:<34} {med:>9.3f} {lo:>7.3f} {hi:>7.3f} {med / TARGET_S:>9.2f}", flush=True)

@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import functools
 import io
 import json
@@ -64,21 +63,37 @@ SDK_TARGET, RAW_TARGET, TRANSPORT_TARGET = 0.95, 0.75, 0.85
 
 
 def _chat_answer() -> bytes:
-    call = {"id": "call_0", "type": "function",
-            "function": {"name": "open_dispute", "arguments": json.dumps({"operation_id": "op-AAAAAA", "reason": "fraud"})}}
-    return json.dumps({
-        "id": "chatcmpl-bench", "object": "chat.completion", "created": 0, "model": MODEL,
-        "choices": [{"index": 0, "finish_reason": "tool_calls",
-                     "message": {"role": "assistant", "content": None, "tool_calls": [call]}}],
-        "usage": {"prompt_tokens": 300, "completion_tokens": 20, "total_tokens": 320},
-    }).encode()
+    call = {
+        "id": "call_0",
+        "type": "function",
+        "function": {"name": "open_dispute", "arguments": json.dumps({"operation_id": "op-AAAAAA", "reason": "fraud"})},
+    }
+    return json.dumps(
+        {
+            "id": "chatcmpl-bench",
+            "object": "chat.completion",
+            "created": 0,
+            "model": MODEL,
+            "choices": [
+                {
+                    "index": 0,
+                    "finish_reason": "tool_calls",
+                    "message": {"role": "assistant", "content": None, "tool_calls": [call]},
+                }
+            ],
+            "usage": {"prompt_tokens": 300, "completion_tokens": 20, "total_tokens": 320},
+        }
+    ).encode()
 
 
 def _models_answer() -> bytes:
-    return json.dumps({"object": "list", "data": [{"id": MODEL, "object": "model", "created": 0, "owned_by": "bench"}]}).encode()
+    return json.dumps(
+        {"object": "list", "data": [{"id": MODEL, "object": "model", "created": 0, "owned_by": "bench"}]}
+    ).encode()
 
 
 # -- the server ---------------------------------------------------------------------------------
+
 
 async def _serve(latency_s: float, conn: Any) -> None:
     chat, models = _chat_answer(), _models_answer()
@@ -103,7 +118,7 @@ async def _serve(latency_s: float, conn: Any) -> None:
                     seen["first"] = time.perf_counter()
                 at = request.lower().find(b"content-length:")
                 if at >= 0:
-                    data = await reader.readexactly(int(request[at + 15: request.index(b"\r\n", at)]))
+                    data = await reader.readexactly(int(request[at + 15 : request.index(b"\r\n", at)]))
                     if not get:
                         bodies.append(data.decode())
                 if latency_s:
@@ -158,12 +173,20 @@ def served_rate(url: str, expected: list[str]) -> float:
 
 # -- the requests ---------------------------------------------------------------------------------
 
+
 def _spec(url: str, n: int, concurrency: int, out: str, budget: int | None) -> Any:
     from harness.spec import build_spec
 
     values = {
-        "suite": "bank-disputes", "models": [MODEL], "endpoints": [url], "conditions": ["allowed_json"],
-        "tool_mode": "native", "concurrency": concurrency, "env_options": {"n_tasks": n}, "out": out, "max_retries": 0,
+        "suite": "bank-disputes",
+        "models": [MODEL],
+        "endpoints": [url],
+        "conditions": ["allowed_json"],
+        "tool_mode": "native",
+        "concurrency": concurrency,
+        "env_options": {"n_tasks": n},
+        "out": out,
+        "max_retries": 0,
     }
     return build_spec({**values, "budgets": [budget]} if budget else values)
 
@@ -176,6 +199,7 @@ def capture(url: str, episodes: int, budget: int | None) -> list[dict[str, Any]]
 
 
 # -- the three clients ---------------------------------------------------------------------------
+
 
 async def _pool(n: int, concurrency: int, one: Any) -> float:
     """Run `one(i)` for i < n on `concurrency` workers; calls per second."""
@@ -202,7 +226,7 @@ async def _raw(url: str, wire: list[bytes], concurrency: int) -> float:
         writer.write(wire[i])
         head = await reader.readuntil(b"\r\n\r\n")
         at = head.lower().find(b"content-length:")
-        body = await reader.readexactly(int(head[at + 15: head.index(b"\r\n", at)]))
+        body = await reader.readexactly(int(head[at + 15 : head.index(b"\r\n", at)]))
         assert body.startswith(b"{")
         free.put_nowait((reader, writer))
 
@@ -218,8 +242,11 @@ def raw(url: str, bodies: list[dict[str, Any]], concurrency: int) -> float:
     wire = []
     for body in bodies:
         data = json.dumps(body).encode()
-        wire.append(f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                    f"Authorization: Bearer no-key\r\nContent-Length: {len(data)}\r\n\r\n".encode() + data)
+        wire.append(
+            f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            f"Authorization: Bearer no-key\r\nContent-Length: {len(data)}\r\n\r\n".encode()
+            + data
+        )
     return asyncio.run(_raw(url, wire, concurrency))
 
 
@@ -255,8 +282,11 @@ def _old_client() -> Any:
     import subprocess
 
     try:
-        source = subprocess.run(["git", "-C", str(ROOT), "show", f"{OLD_CLIENT_COMMIT}:harness/backends/http1.py"],
-                                capture_output=True, check=True).stdout
+        source = subprocess.run(
+            ["git", "-C", str(ROOT), "show", f"{OLD_CLIENT_COMMIT}:harness/backends/http1.py"],
+            capture_output=True,
+            check=True,
+        ).stdout
     except (OSError, subprocess.CalledProcessError):
         return None
     path = Path(tempfile.mkdtemp(prefix="old-http1-")) / "old_http1.py"
@@ -324,14 +354,22 @@ def harness(url: str, n: int, concurrency: int, budget: int | None) -> float:
 
 # -- the comparison ------------------------------------------------------------------------------
 
+
 def episodes_for(latency_ms: int, concurrency: int, scale: float, calls_per_episode: int) -> int:
     """About a second of calls per client: C / L calls per second at L > 0; at L = 0 the client's own pace."""
     calls = max(20, int(concurrency * 1000 / latency_ms * scale)) if latency_ms else int(400 * scale)
     return max(concurrency, calls // calls_per_episode)
 
 
-def measure(url: str, latency_ms: int, concurrency: int, pairs: int, bodies: list[dict[str, Any]], episodes: int,
-            budget: int | None) -> dict[str, Any]:
+def measure(
+    url: str,
+    latency_ms: int,
+    concurrency: int,
+    pairs: int,
+    bodies: list[dict[str, Any]],
+    episodes: int,
+    budget: int | None,
+) -> dict[str, Any]:
     expected = _canonical(bodies)
     runners = {
         "raw": lambda: raw(url, bodies, concurrency),
@@ -345,16 +383,27 @@ def measure(url: str, latency_ms: int, concurrency: int, pairs: int, bodies: lis
     rates: dict[str, list[float]] = {k: [] for k in names}
     wall: list[float] = []  # the harness's calls per second over its whole run, start-up included
     for p in range(pairs):
-        for name in names[p % len(names):] + names[: p % len(names)]:
+        for name in names[p % len(names) :] + names[: p % len(names)]:
             outside = runners[name]()
             rates[name].append(served_rate(url, expected))
             if name == "harness":
                 wall.append(outside * len(bodies) / episodes)
-    ratio = lambda a, b: statistics.median(x / y for x, y in zip(rates[a], rates[b]))  # noqa: E731
-    return {"L_ms": latency_ms, "C": concurrency, "calls": len(bodies), "harness_wall": statistics.median(wall),
-            **{k: statistics.median(v) for k, v in rates.items()},
-            "harness/sdk": ratio("harness", "sdk"), "harness/raw": ratio("harness", "raw"), "sdk/raw": ratio("sdk", "raw"),
-            "t/raw": ratio("transport", "raw"), "old/raw": ratio("old", "raw") if "old" in rates else float("nan")}
+
+    def ratio(a: str, b: str) -> float:
+        return statistics.median(x / y for x, y in zip(rates[a], rates[b], strict=True))
+
+    return {
+        "L_ms": latency_ms,
+        "C": concurrency,
+        "calls": len(bodies),
+        "harness_wall": statistics.median(wall),
+        **{k: statistics.median(v) for k, v in rates.items()},
+        "harness/sdk": ratio("harness", "sdk"),
+        "harness/raw": ratio("harness", "raw"),
+        "sdk/raw": ratio("sdk", "raw"),
+        "t/raw": ratio("transport", "raw"),
+        "old/raw": ratio("old", "raw") if "old" in rates else float("nan"),
+    }
 
 
 def profile(url: str, budget: int | None) -> None:
@@ -387,9 +436,11 @@ def main() -> None:
             return
         per_episode = len(capture(url0, 1, args.budget))  # also the warm-up: imports, caches
         print(f"bank-disputes, budget {args.budget or 'of the suite'}: {per_episode} calls per episode")
-        print(f"{'L ms':>4} {'C':>3} {'calls':>5} {'raw/s':>6} {'sdk/s':>6} {'t/s':>6} {'old/s':>6} {'harness/s':>9} "
-              f"{'h/sdk':>6} {'h/raw':>6} {'sdk/raw':>7} {'t/raw':>6} {'old/raw':>7} {'h-wall/s':>8}"
-              f"  (medians of {args.pairs} interleaved rounds)")
+        print(
+            f"{'L ms':>4} {'C':>3} {'calls':>5} {'raw/s':>6} {'sdk/s':>6} {'t/s':>6} {'old/s':>6} {'harness/s':>9} "
+            f"{'h/sdk':>6} {'h/raw':>6} {'sdk/raw':>7} {'t/raw':>6} {'old/raw':>7} {'h-wall/s':>8}"
+            f"  (medians of {args.pairs} interleaved rounds)"
+        )
         failed = []
         for ms in LATENCIES_MS:
             for c in CONCURRENCY:
@@ -398,11 +449,13 @@ def main() -> None:
                 raw(url0, bodies[:50], 4), sdk(url0, bodies[:50], 4), transport_bare(url0, bodies[:50], 4)  # warm-up
                 _seen(url0)
                 r = measure(servers[ms][1], ms, c, args.pairs, bodies, episodes, args.budget)
-                print(f"{ms:>4} {c:>3} {r['calls']:>5} {r['raw']:>6.0f} {r['sdk']:>6.0f} {r['transport']:>6.0f} "
-                      f"{r.get('old', float('nan')):>6.0f} {r['harness']:>9.0f} "
-                      f"{r['harness/sdk']:>6.2f} {r['harness/raw']:>6.2f} {r['sdk/raw']:>7.2f} {r['t/raw']:>6.2f} "
-                      f"{r['old/raw']:>7.2f} {r['harness_wall']:>8.0f}",
-                      flush=True)
+                print(
+                    f"{ms:>4} {c:>3} {r['calls']:>5} {r['raw']:>6.0f} {r['sdk']:>6.0f} {r['transport']:>6.0f} "
+                    f"{r.get('old', float('nan')):>6.0f} {r['harness']:>9.0f} "
+                    f"{r['harness/sdk']:>6.2f} {r['harness/raw']:>6.2f} {r['sdk/raw']:>7.2f} {r['t/raw']:>6.2f} "
+                    f"{r['old/raw']:>7.2f} {r['harness_wall']:>8.0f}",
+                    flush=True,
+                )
                 if r["harness/sdk"] < SDK_TARGET:
                     failed.append(f"harness/sdk {r['harness/sdk']:.2f} < {SDK_TARGET} at C={c}, L={ms} ms")
                 if ms == 50 and c == 32 and r["harness/raw"] < RAW_TARGET:

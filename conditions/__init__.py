@@ -68,7 +68,13 @@ class Condition:
         return review_prompt(self.arbiter)
 
     def params(self, cut: int | None) -> dict[str, Any]:
-        return {"feedback": self.feedback, "arbiter": self.arbiter, "paper_name": self.paper_name, "cut": cut, "env": self.env}
+        return {
+            "feedback": self.feedback,
+            "arbiter": self.arbiter,
+            "paper_name": self.paper_name,
+            "cut": cut,
+            "env": self.env,
+        }
 
 
 def _c(name: str, feedback: str, arbiter: Arbiter, paper: str | None, text: str, **env: Any) -> tuple[str, Condition]:
@@ -80,13 +86,51 @@ CONDITIONS: dict[str, Condition] = dict(
         _c("none", "none", "validator", None, "only 'invalid, try again' (floor)"),
         _c("traceback", "traceback", "validator", None, "the full Python traceback an unguarded tool leaks"),
         _c("raw", "raw", "validator", study.CONDITION_NAMES["raw"], "generic retry line + the validator's raw message"),
-        _c("loc_obs", "loc_obs", "validator", study.CONDITION_NAMES["loc_obs"], "label, location, observed value as JSON; no alternatives"),
-        _c("allowed_prose", "allowed_prose", "validator", study.CONDITION_NAMES["allowed_prose"], "location, observed, allowed values as prose"),
-        _c("allowed_json", "allowed_json", "validator", study.CONDITION_NAMES["allowed_json"], "label, location, observed, allowed as JSON"),
-        _c("self_check", "none", "self_check", None, "the model reviews its own call before execution; no validator output"),
+        _c(
+            "loc_obs",
+            "loc_obs",
+            "validator",
+            study.CONDITION_NAMES["loc_obs"],
+            "label, location, observed value as JSON; no alternatives",
+        ),
+        _c(
+            "allowed_prose",
+            "allowed_prose",
+            "validator",
+            study.CONDITION_NAMES["allowed_prose"],
+            "location, observed, allowed values as prose",
+        ),
+        _c(
+            "allowed_json",
+            "allowed_json",
+            "validator",
+            study.CONDITION_NAMES["allowed_json"],
+            "label, location, observed, allowed as JSON",
+        ),
+        _c(
+            "self_check",
+            "none",
+            "self_check",
+            None,
+            "the model reviews its own call before execution; no validator output",
+        ),
         _c("self_check_wait", "none", "self_check_wait", None, "as self_check, prompted by a bare 'Wait'"),
-        _c("fault_raw", "allowed_json", "validator", None, "backend faults reach the model as the exception's text", fault_shape="raw"),
-        _c("fault_problem", "allowed_json", "validator", None, "backend faults reach the model as RFC 9457 problem details", fault_shape="problem"),
+        _c(
+            "fault_raw",
+            "allowed_json",
+            "validator",
+            None,
+            "backend faults reach the model as the exception's text",
+            fault_shape="raw",
+        ),
+        _c(
+            "fault_problem",
+            "allowed_json",
+            "validator",
+            None,
+            "backend faults reach the model as RFC 9457 problem details",
+            fault_shape="problem",
+        ),
     ]
 )
 
@@ -109,6 +153,8 @@ def resolve(name: str, family_name: str, who: str = "this suite") -> Condition:
     renderers = family(family_name)
     if condition.feedback not in renderers:
         playable = [c.name for c in CONDITIONS.values() if c.feedback in renderers and not c.env]
-        raise UnplayableCondition(f"{who} cannot play condition {name!r} (it has {family_name} feedback for "
-                                  f"{', '.join(playable)} only); allowed: {', '.join(playable)}")
+        raise UnplayableCondition(
+            f"{who} cannot play condition {name!r} (it has {family_name} feedback for "
+            f"{', '.join(playable)} only); allowed: {', '.join(playable)}"
+        )
     return dataclasses.replace(condition, family=family_name)

@@ -8,7 +8,8 @@ and `none` never show an allowed value; `traceback` leaks what an unguarded tool
 from __future__ import annotations
 
 import json
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from envs.contract import Violation
 

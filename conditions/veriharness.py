@@ -35,12 +35,15 @@ def _line(condition: str, gate: str, f: Failure, leaf: LeafOutput, task_id: str,
     r = fields(gate, f, leaf, task_id, cut)
     if condition == "allowed_prose":
         return s.NATURAL_ITEM.format(location=r["location"], observed=r["observed"], expected=r["expected"])
-    keys = ("label", "location", "observed") if condition == "loc_obs" else ("label", "location", "expected", "observed")
+    keys = (
+        ("label", "location", "observed") if condition == "loc_obs" else ("label", "location", "expected", "observed")
+    )
     return s.TYPED_ITEM_PREFIX + json.dumps({k: r[k] for k in keys}, sort_keys=True)
 
 
-def retry_items(condition: str, leaf: LeafOutput, results: list[GateResult], task_id: str, cut: int | None,
-                echo_chars: int | None) -> list[str]:
+def retry_items(
+    condition: str, leaf: LeafOutput, results: list[GateResult], task_id: str, cut: int | None, echo_chars: int | None
+) -> list[str]:
     """The feedback list the next prompt shows (twice). Empty when no gate failed."""
     failures = [(r.gate, f) for r in results for f in r.failures]
     if not failures:
@@ -58,8 +61,9 @@ def _renderer(condition: str) -> Callable[[Violation, int | None], list[str]]:
         report = v.detail
         if not isinstance(report, GateReport):
             raise TypeError(f"a veriharness renderer reads a GateReport, got {type(report).__name__} ({v.code})")
-        return retry_items(condition, report.leaf, list(report.results), report.task_id, s.value_cut(cut),
-                           report.echo_chars)
+        return retry_items(
+            condition, report.leaf, list(report.results), report.task_id, s.value_cut(cut), report.echo_chars
+        )
 
     return render
 

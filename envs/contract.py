@@ -41,8 +41,11 @@ def format_exception(exc: BaseException) -> str:
     instruction), so they are formatted once per position chain and the exception's own lines
     every time. An exception with a cause or context (two tracebacks), or a group (its members
     nested), is formatted in full."""
-    if (exc.__cause__ is not None or (exc.__context__ is not None and not exc.__suppress_context__)
-            or isinstance(exc, BaseExceptionGroup)):
+    if (
+        exc.__cause__ is not None
+        or (exc.__context__ is not None and not exc.__suppress_context__)
+        or isinstance(exc, BaseExceptionGroup)
+    ):
         return "".join(_tb.format_exception(type(exc), exc, exc.__traceback__))
     return _frames_text(exc.__traceback__) + _exception_line(exc)
 
@@ -195,7 +198,7 @@ class Violation(BaseModel):
     detail: Any = Field(default=None, exclude=True)
 
     @classmethod
-    def from_exception(cls, exc: BaseException, **fields: Any) -> "Violation":
+    def from_exception(cls, exc: BaseException, **fields: Any) -> Violation:
         if "message" not in fields:
             text = str(exc)
             fields["message"] = text.splitlines()[0] if text else type(exc).__name__
@@ -205,30 +208,40 @@ class Violation(BaseModel):
     # whichever environment or tool mode produced them.
 
     @classmethod
-    def no_action(cls, text: str, allowed: list[str] | None = None) -> "Violation":
+    def no_action(cls, text: str, allowed: list[str] | None = None) -> Violation:
         """A turn with no tool call where an action was needed."""
-        return cls(code="no_action", message="the answer contained no tool call", observed=text[:OBSERVED_CHARS],
-                   allowed=list(allowed or []))
+        return cls(
+            code="no_action",
+            message="the answer contained no tool call",
+            observed=text[:OBSERVED_CHARS],
+            allowed=list(allowed or []),
+        )
 
     @classmethod
-    def unparseable_call(cls, error: str, text: str) -> "Violation":
+    def unparseable_call(cls, error: str, text: str) -> Violation:
         """The text looked like a tool call that could not be read."""
         return cls(code="unparseable_call", message=error, observed=text[:OBSERVED_CHARS], raw=error)
 
     @classmethod
-    def game_over(cls, tool: str) -> "Violation":
+    def game_over(cls, tool: str) -> Violation:
         """A call after the game ended (the loop stops at the end; this answers a direct caller)."""
         return cls(code="game_over", message="the game has ended", tool=tool, observed=tool)
 
     @classmethod
-    def gate_failure(cls, code: str, message: str, location: str, observed: Any, raw: str, detail: Any) -> "Violation":
+    def gate_failure(cls, code: str, message: str, location: str, observed: Any, raw: str, detail: Any) -> Violation:
         """An attempt a protocol's gates rejected (veriharness); `detail` is what its renderers read."""
         return cls(code=code, message=message, location=location, observed=observed, raw=raw, detail=detail)
 
     @classmethod
-    def unknown_tool(cls, name: str, allowed: list[str]) -> "Violation":
-        return cls(code="unknown_tool", location="name", observed=name[:NAME_CHARS], allowed=list(allowed),
-                   message=f"there is no tool named {name[:100]!r}", tool=name[:NAME_CHARS])
+    def unknown_tool(cls, name: str, allowed: list[str]) -> Violation:
+        return cls(
+            code="unknown_tool",
+            location="name",
+            observed=name[:NAME_CHARS],
+            allowed=list(allowed),
+            message=f"there is no tool named {name[:100]!r}",
+            tool=name[:NAME_CHARS],
+        )
 
 
 # What a decoder constrained to the tools' JSON Schema makes impossible, by Violation code: an
@@ -236,12 +249,33 @@ class Violation(BaseModel):
 # value outside an enum. Every other code is a domain rule, a state or an invented value that a
 # schema cannot state (a pattern, a cross-field rule, an id that must exist). The two side effects
 # of constraining are outcomes of their own. results.dynamics reads this table.
-SCHEMA_PREVENTABLE = frozenset({
-    "no_action", "unparseable_call", "unknown_tool", "missing", "extra_forbidden", "unexpected_keyword_argument",
-    "literal_error", "enum", "string_type", "int_type", "int_parsing", "int_from_float", "float_type",
-    "float_parsing", "bool_type", "bool_parsing", "dict_type", "list_type", "model_type", "model_attributes_type",
-    "none_required", "json_invalid", "json_type",
-})
+SCHEMA_PREVENTABLE = frozenset(
+    {
+        "no_action",
+        "unparseable_call",
+        "unknown_tool",
+        "missing",
+        "extra_forbidden",
+        "unexpected_keyword_argument",
+        "literal_error",
+        "enum",
+        "string_type",
+        "int_type",
+        "int_parsing",
+        "int_from_float",
+        "float_type",
+        "float_parsing",
+        "bool_type",
+        "bool_parsing",
+        "dict_type",
+        "list_type",
+        "model_type",
+        "model_attributes_type",
+        "none_required",
+        "json_invalid",
+        "json_type",
+    }
+)
 CONSTRAINED_SIDE_EFFECTS = frozenset({"refusal", "cut_at_max_tokens"})
 
 

@@ -24,8 +24,13 @@ class StableJsonSchema(GenerateJsonSchema):
         if self.mode != "validation":
             return string
         number: dict[str, Any] = {"type": "number"}
-        for key, name in (("gt", "exclusiveMinimum"), ("ge", "minimum"), ("lt", "exclusiveMaximum"),
-                          ("le", "maximum"), ("multiple_of", "multipleOf")):
+        for key, name in (
+            ("gt", "exclusiveMinimum"),
+            ("ge", "minimum"),
+            ("lt", "exclusiveMaximum"),
+            ("le", "maximum"),
+            ("multiple_of", "multipleOf"),
+        ):
             if schema.get(key) is not None:
                 number[name] = float(schema[key])
         return {"anyOf": [number, string]}

@@ -27,8 +27,12 @@ CONDITION_NAMES = {"raw": "RawDiag", "loc_obs": "LocObs", "allowed_prose": "Same
 CONDITIONS = tuple(CONDITION_NAMES)
 # our condition name -> the artifact's variant name (github jaideepray1989/veriharness @ 929868ac,
 # veriharness/core/types.py HarnessVariant), as its requests and analysis name them
-VARIANT_NAMES = {"raw": "generic+diagnostics", "loc_obs": "location-observed", "allowed_prose": "same-info-natural",
-                 "allowed_json": "typed-fields"}
+VARIANT_NAMES = {
+    "raw": "generic+diagnostics",
+    "loc_obs": "location-observed",
+    "allowed_prose": "same-info-natural",
+    "allowed_json": "typed-fields",
+}
 
 
 # the two side lanes (PAPER.md): a budget sweep and a sampling lane, each on the first games

@@ -13,8 +13,9 @@ switch is off (the strict contract).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date
-from typing import Any, Callable, ClassVar
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, BeforeValidator, ValidationError, ValidationInfo
 from pydantic_core import PydanticCustomError
@@ -73,7 +74,9 @@ def _location(err: dict[str, Any]) -> str:
     return ".".join(str(p) for p in err["loc"])
 
 
-def violation_from_error(exc: ValidationError, tool: TypedTool, arguments: dict[str, Any], context: dict[str, Any]) -> Violation:
+def violation_from_error(
+    exc: ValidationError, tool: TypedTool, arguments: dict[str, Any], context: dict[str, Any]
+) -> Violation:
     errors = exc.errors(include_url=False)
     err = errors[0]
     ctx = err.get("ctx") or {}

@@ -21,16 +21,18 @@ import json
 import zipfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
 from datetime import datetime
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from envs.errors import UserError
 
 INSTALL = 'pip install -e ".[inspect]"'
-PROMPT_MODE_NOTE = ("prompt tool mode: the feedback went out as a user message; here it is the tool message "
-                    "of the call it answers, built from that call's outcome")
+PROMPT_MODE_NOTE = (
+    "prompt tool mode: the feedback went out as a user message; here it is the tool message "
+    "of the call it answers, built from that call's outcome"
+)
 PARSING_CODES = frozenset({"unparseable_call", "no_action", "unparseable_plan"})
 
 
@@ -157,30 +159,63 @@ def messages(transcript: dict[str, Any], model_id: str) -> list[Any]:
         usage = answer.get("usage") or {}
         if turn.get("kind") == "review":
             out += [m.ChatMessageUser(id=nid(), content=str(x.get("content") or "")) for x in turn.get("messages", [])]
-            out.append(m.ChatMessageAssistant(id=nid(), content=answer.get("text") or "", model=model_id,
-                                              metadata={"kind": "review", "usage": usage}))
+            out.append(
+                m.ChatMessageAssistant(
+                    id=nid(),
+                    content=answer.get("text") or "",
+                    model=model_id,
+                    metadata={"kind": "review", "usage": usage},
+                )
+            )
             continue
         outcome = turn.get("outcome") or {}
         rejected = "code" in outcome
-        calls = [ToolCall(id=str(c.get("id") or f"call_{i}_{j}"), function=str(c.get("name")),
-                          arguments=c.get("arguments") if isinstance(c.get("arguments"), dict) else {})
-                 for j, c in enumerate(answer.get("tool_calls") or [])]
+        calls = [
+            ToolCall(
+                id=str(c.get("id") or f"call_{i}_{j}"),
+                function=str(c.get("name")),
+                arguments=c.get("arguments") if isinstance(c.get("arguments"), dict) else {},
+            )
+            for j, c in enumerate(answer.get("tool_calls") or [])
+        ]
         if not calls and rejected:  # no call could be read from the answer: the rejection still answers it
-            calls = [ToolCall(id=f"call_{i}_0", function="(no call)", arguments={},
-                              parse_error=str(outcome.get("message") or outcome.get("code")))]
-        out.append(m.ChatMessageAssistant(id=nid(), content=answer.get("text") or "", tool_calls=calls or None,
-                                          model=model_id, metadata={"usage": usage,
-                                                                    "finish_reason": answer.get("finish_reason")}))
+            calls = [
+                ToolCall(
+                    id=f"call_{i}_0",
+                    function="(no call)",
+                    arguments={},
+                    parse_error=str(outcome.get("message") or outcome.get("code")),
+                )
+            ]
+        out.append(
+            m.ChatMessageAssistant(
+                id=nid(),
+                content=answer.get("text") or "",
+                tool_calls=calls or None,
+                model=model_id,
+                metadata={"usage": usage, "finish_reason": answer.get("finish_reason")},
+            )
+        )
         replies = _replies(turns, i)
         for j, call in enumerate(calls):
             text = replies[j] if j < len(replies) else _outcome_text(outcome)
             # the viewer shows a tool error's message in place of the content: it is what the
             # condition told the agent, the violation's own words stay in the metadata
-            error = ToolCallError("parsing" if outcome.get("code") in PARSING_CODES else "unknown", text) \
-                if rejected else None
-            out.append(m.ChatMessageTool(id=nid(), content=text, tool_call_id=call.id, function=call.function,
-                                         error=error, metadata={"outcome": outcome.get("code") or "accepted",
-                                                                "violation": outcome.get("message")}))
+            error = (
+                ToolCallError("parsing" if outcome.get("code") in PARSING_CODES else "unknown", text)
+                if rejected
+                else None
+            )
+            out.append(
+                m.ChatMessageTool(
+                    id=nid(),
+                    content=text,
+                    tool_call_id=call.id,
+                    function=call.function,
+                    error=error,
+                    metadata={"outcome": outcome.get("code") or "accepted", "violation": outcome.get("message")},
+                )
+            )
         if not calls and "observation" in outcome:  # a text answer (the task's final reply)
             out.append(m.ChatMessageUser(id=nid(), content=_outcome_text(outcome)))
     return out
@@ -201,7 +236,7 @@ def _replies(turns: list[dict[str, Any]], i: int) -> list[str]:
     opening = [str(x.get("content") or "") for x in turns[0].get("messages", [])]
     sent = [str(x.get("content") or "") for x in nxt.get("messages", [])]
     if opening and sent and sent[-1].startswith(opening[-1]) and sent[-1] != opening[-1]:
-        return [sent[-1][len(opening[-1]):].lstrip("\n")]
+        return [sent[-1][len(opening[-1]) :].lstrip("\n")]
     return []
 
 
@@ -221,15 +256,31 @@ def sample(run: RunFiles, rec: dict[str, Any]) -> Any:
     msgs = messages(transcript, model_id)
     error = rec.get("harness_error")
     prompt, completion = rec.get("prompt_tokens"), rec.get("completion_tokens")
-    usage = {} if prompt is None and completion is None else {model_id: m.ModelUsage(
-        input_tokens=prompt or 0, output_tokens=completion or 0, total_tokens=(prompt or 0) + (completion or 0))}
+    usage = (
+        {}
+        if prompt is None and completion is None
+        else {
+            model_id: m.ModelUsage(
+                input_tokens=prompt or 0, output_tokens=completion or 0, total_tokens=(prompt or 0) + (completion or 0)
+            )
+        }
+    )
     metadata = {
-        "condition": rec["condition"], "budget": rec["budget"], "sample_seed": rec["sample_seed"],
-        "model": rec["model"], "failure_codes": rec.get("failure_codes") or [],
-        "final_failure": rec.get("final_failure"), "first_call_valid": rec.get("first_call_valid"),
-        "repaired": rec.get("repaired"), "model_calls": rec.get("model_calls"), "prompt_tokens": prompt,
-        "completion_tokens": completion, "prompt_words": rec.get("prompt_words"), "end_reason": rec.get("end_reason"),
-        "run_dir": str(run.path), "transcript": rec.get("transcript"),
+        "condition": rec["condition"],
+        "budget": rec["budget"],
+        "sample_seed": rec["sample_seed"],
+        "model": rec["model"],
+        "failure_codes": rec.get("failure_codes") or [],
+        "final_failure": rec.get("final_failure"),
+        "first_call_valid": rec.get("first_call_valid"),
+        "repaired": rec.get("repaired"),
+        "model_calls": rec.get("model_calls"),
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "prompt_words": rec.get("prompt_words"),
+        "end_reason": rec.get("end_reason"),
+        "run_dir": str(run.path),
+        "transcript": rec.get("transcript"),
     }
     if prompt_mode:
         metadata["feedback_as"] = PROMPT_MODE_NOTE
@@ -238,11 +289,24 @@ def sample(run: RunFiles, rec: dict[str, Any]) -> Any:
     output = m.ModelOutput(model=model_id, choices=[m.ChatCompletionChoice(message=last)] if last else [])
     seed = rec["sample_seed"]
     return log.EvalSample(
-        id=rec["task_id"], epoch=1 + run.seeds.index(seed) if seed in run.seeds else 1,
-        input=first_user, target="", messages=msgs, output=output,
+        id=rec["task_id"],
+        epoch=1 + run.seeds.index(seed) if seed in run.seeds else 1,
+        input=first_user,
+        target="",
+        messages=msgs,
+        output=output,
         scores=None if error else {"success": Score(value=1 if rec.get("success") else 0)},
-        metadata=metadata, model_usage=usage, uuid=_id(run.path.name, rec["run_id"], rec["task_id"],
-                                                       rec["model"], rec["condition"], rec["budget"], rec["sample_seed"]),
+        metadata=metadata,
+        model_usage=usage,
+        uuid=_id(
+            run.path.name,
+            rec["run_id"],
+            rec["task_id"],
+            rec["model"],
+            rec["condition"],
+            rec["budget"],
+            rec["sample_seed"],
+        ),
         error=log.EvalError(message=error, traceback=error, traceback_ansi=error) if error else None,
     )
 
@@ -252,28 +316,49 @@ def eval_log(cell: Cell, versions: dict[str, str]) -> Any:
     runs = {id(r): r for r, _ in cell.samples}
     first = next(iter(runs.values()))
     created = min(_created(r) for r in runs.values())
-    samples = [sample(run, rec) for run, rec in sorted(cell.samples, key=lambda x: (x[1]["task_id"], x[1]["sample_seed"]))]
+    samples = [
+        sample(run, rec) for run, rec in sorted(cell.samples, key=lambda x: (x[1]["task_id"], x[1]["sample_seed"]))
+    ]
     scored = [s for s in samples if s.scores]
     solved = sum(s.scores["success"].value for s in scored)
     spec = first.meta.get("spec") or {}
     sessions = first.meta.get("sessions") or [{}]
-    results = log.EvalResults(total_samples=len(samples), completed_samples=len(scored), scores=[log.EvalScore(
-        name="success", scorer="success", metrics={"accuracy": log.EvalMetric(
-            name="accuracy", value=solved / len(scored) if scored else 0.0)})])
+    results = log.EvalResults(
+        total_samples=len(samples),
+        completed_samples=len(scored),
+        scores=[
+            log.EvalScore(
+                name="success",
+                scorer="success",
+                metrics={"accuracy": log.EvalMetric(name="accuracy", value=solved / len(scored) if scored else 0.0)},
+            )
+        ],
+    )
     return log.EvalLog(
         status="success" if len(scored) == len(samples) else "error",
         eval=log.EvalSpec(
-            eval_id=_id("eval", cell.name()), run_id=str(first.meta.get("run_id") or ""), created=created,
+            eval_id=_id("eval", cell.name()),
+            run_id=str(first.meta.get("run_id") or ""),
+            created=created,
             # one task id per cell: the viewer folds logs of one task id and model into "retries"
-            task=cell.suite, task_id=_id("task", cell.name()), task_args={"condition": cell.condition,
-                                                                            "budget": cell.budget},
+            task=cell.suite,
+            task_id=_id("task", cell.name()),
+            task_args={"condition": cell.condition, "budget": cell.budget},
             dataset=log.EvalDataset(name=cell.suite, samples=len({s.id for s in samples})),
-            model=cell.model, config=log.EvalConfig(), packages=versions,
-            metadata={"condition": cell.condition, "budget": cell.budget, "spec": spec,
-                      "versions": sessions[-1].get("versions"), "git": sessions[-1].get("git"),
-                      "run_dirs": sorted(str(r.path) for r in runs.values())},
+            model=cell.model,
+            config=log.EvalConfig(),
+            packages=versions,
+            metadata={
+                "condition": cell.condition,
+                "budget": cell.budget,
+                "spec": spec,
+                "versions": sessions[-1].get("versions"),
+                "git": sessions[-1].get("git"),
+                "run_dirs": sorted(str(r.path) for r in runs.values()),
+            },
         ),
-        results=results, stats=log.EvalStats(started_at=created, completed_at=created, model_usage=_usage(samples)),
+        results=results,
+        stats=log.EvalStats(started_at=created, completed_at=created, model_usage=_usage(samples)),
         samples=samples,
     )
 

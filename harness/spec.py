@@ -99,8 +99,10 @@ def resolved(spec: RunSpec, source: str = "spec") -> Resolved:
     if any(b < 1 for b in budgets):
         raise SpecError(f"{source}: budgets must be >= 1 (got {budgets})")
     if "protocol" in spec.env_options and "protocol" not in suite.options_model.model_fields:
-        raise SpecError(f"{source}: suite {spec.suite!r} cannot play protocol {spec.env_options['protocol']!r} "
-                        f"(it has no protocol option); allowed: {_protocol_suites()}")
+        raise SpecError(
+            f"{source}: suite {spec.suite!r} cannot play protocol {spec.env_options['protocol']!r} "
+            f"(it has no protocol option); allowed: {_protocol_suites()}"
+        )
     try:
         options = suite.options_model(**spec.env_options)
     except ValidationError as exc:

@@ -34,9 +34,10 @@ import json
 import os
 import threading
 import uuid
-from datetime import datetime, timezone
+from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from envs.errors import UserError
 from harness.errors import StorageError
@@ -142,14 +143,17 @@ class RunDir:
         assert self._spec is not None, "start_session() before open()"
         spec = self._spec
         meta = self._read_meta() or {
-            "run_id": self.run_id, "identity_hash": spec.identity_hash(), "spec": spec.identity(), "sessions": [],
+            "run_id": self.run_id,
+            "identity_hash": spec.identity_hash(),
+            "spec": spec.identity(),
+            "sessions": [],
         }
         self._started = True
         if self._grown:  # the grid grew: the run directory now stands for the larger one
             meta.update(identity_hash=spec.identity_hash(), spec=spec.identity())
             provenance = {**provenance, "grid_extended": self._grown}
         meta["execution"] = spec.model_dump(exclude=set(spec.identity()))
-        meta["sessions"].append({"started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"), **provenance})
+        meta["sessions"].append({"started_at": datetime.now(UTC).isoformat(timespec="seconds"), **provenance})
         self._write_json(self.meta, meta)
         if retry_errors:
             self._move_errors_aside(meta)
@@ -209,8 +213,11 @@ class RunDir:
     def _make_dirs(self) -> None:
         if self.path.exists() and not self.path.is_dir():
             raise RunDirError(f"--out {self.path} is a file, not a directory; name a directory")
-        absent = [p for p in (*reversed(self.path.absolute().parents), self.path.absolute(), self.transcripts.absolute())
-                  if not p.exists()]
+        absent = [
+            p
+            for p in (*reversed(self.path.absolute().parents), self.path.absolute(), self.transcripts.absolute())
+            if not p.exists()
+        ]
         try:
             self.transcripts.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -286,8 +293,13 @@ class RunDir:
             return text
         return to_json(self.redactor.obj(obj), separators=(",", ":"))
 
-    def save(self, key: EpisodeKey, transcript: dict[str, Any], record: EpisodeRecord,
-             failed: Callable[[Exception], EpisodeRecord]) -> asyncio.Future[EpisodeRecord]:
+    def save(
+        self,
+        key: EpisodeKey,
+        transcript: dict[str, Any],
+        record: EpisodeRecord,
+        failed: Callable[[Exception], EpisodeRecord],
+    ) -> asyncio.Future[EpisodeRecord]:
         """An ended episode's transcript, then its record, written by the run's one writer thread
         while the episode's worker plays on; the future gives the record appended: `failed(exc)`'s
         harness-error record where the transcript could not be written.
@@ -300,10 +312,18 @@ class RunDir:
         if self._writer is None:
             self._writer = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="records")
         data = self._transcript_bytes(key, transcript)
-        return asyncio.get_running_loop().run_in_executor(self._writer, self._save, key, data, record, self.line(record), failed)
+        return asyncio.get_running_loop().run_in_executor(
+            self._writer, self._save, key, data, record, self.line(record), failed
+        )
 
-    def _save(self, key: EpisodeKey, transcript: bytes, record: EpisodeRecord, line: str,
-              failed: Callable[[Exception], EpisodeRecord]) -> EpisodeRecord:
+    def _save(
+        self,
+        key: EpisodeKey,
+        transcript: bytes,
+        record: EpisodeRecord,
+        line: str,
+        failed: Callable[[Exception], EpisodeRecord],
+    ) -> EpisodeRecord:
         try:
             replace_file(self.path / self.transcript_name(key), transcript)
         except StorageError:  # a full disk fails every episode alike: the run stops

@@ -52,7 +52,8 @@ def storage_error(exc: OSError, path: Path) -> StorageError:
     name = errno.errorcode.get(exc.errno or 0, "")
     return StorageError(
         f"cannot write {path}: {exc.strerror or exc}{f' ({name})' if name else ''}. Every record written before "
-        "is kept and no line is left half-written: free space, then run the same command again to resume")
+        "is kept and no line is left half-written: free space, then run the same command again to resume"
+    )
 
 
 def replace_file(path: Path, data: bytes) -> None:

@@ -9,11 +9,10 @@ from __future__ import annotations
 import hashlib
 import json
 from typing import Annotated, Any, Literal
-
 from urllib.parse import urlparse
 
-from pydantic_core import PydanticCustomError
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr, field_validator
+from pydantic_core import PydanticCustomError
 
 from envs.contract import BudgetUnit, Decoding, ToolCall, valid_unicode
 from harness import defaults
@@ -71,7 +70,8 @@ class RunSpec(Strict):
                 raise PydanticCustomError(
                     "endpoint_credentials",
                     "an endpoint URL holds credentials (user:password@): give the URL without them and put "
-                    "the API key in the environment variable --api-key-env names (default OPENAI_API_KEY)")
+                    "the API key in the environment variable --api-key-env names (default OPENAI_API_KEY)",
+                )
             parsed = urlparse(url)
             if parsed.scheme not in ("http", "https") or not parsed.netloc:
                 raise ValueError(f"{url!r} is not an http(s) URL such as http://127.0.0.1:8000/v1")
@@ -80,8 +80,16 @@ class RunSpec(Strict):
     def identity(self) -> dict[str, Any]:
         """The fields that decide what the records mean. A run directory keeps one identity.
         The default decoding arm is left out: a run from before `--constrain` keeps its identity."""
-        exclude = {"backend", "endpoints", "api_key_env", "concurrency", "request_timeout_s", "max_retries",
-                   "max_response_mib", "out"}
+        exclude = {
+            "backend",
+            "endpoints",
+            "api_key_env",
+            "concurrency",
+            "request_timeout_s",
+            "max_retries",
+            "max_response_mib",
+            "out",
+        }
         return self.model_dump(exclude=exclude | ({"constrain"} if self.constrain == ["none"] else set()))
 
     def identity_hash(self) -> str:
@@ -104,8 +112,13 @@ def grows_grid(field: str, theirs: dict[str, Any], ours: dict[str, Any]) -> bool
     if field == "tasks":  # the first N of the same task list (task ids, when given, unchanged)
         return theirs.get("task_ids") == ours.get("task_ids") and old is not None and (new is None or new >= old)
     if field == "task_ids":  # more task ids, the first N not cutting any old one off
-        return (isinstance(old, list) and isinstance(new, list) and set(old) <= set(new)
-                and theirs.get("tasks") is None and ours.get("tasks") is None)
+        return (
+            isinstance(old, list)
+            and isinstance(new, list)
+            and set(old) <= set(new)
+            and theirs.get("tasks") is None
+            and ours.get("tasks") is None
+        )
     return False
 
 
@@ -235,8 +248,11 @@ def record_columns() -> dict[str, list[str]]:
     results.columns loads: `results` reads records, never this module). Regenerate the file with
     `python -m harness.types > results/record_columns.json`; tests/results/test_columns.py
     fails while the two differ."""
-    return {"key": list(KeyFields.model_fields), "record": list(EpisodeRecord.model_fields),
-            "call": list(CallLog.model_fields)}
+    return {
+        "key": list(KeyFields.model_fields),
+        "record": list(EpisodeRecord.model_fields),
+        "call": list(CallLog.model_fields),
+    }
 
 
 if __name__ == "__main__":

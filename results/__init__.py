@@ -11,7 +11,21 @@ from results.report import FORMATS, build_report, render_report
 from results.stats import failure_taxonomy, funnel, summary, wilson
 
 __all__ = [
-    "FORMATS", "KEY_FIELDS", "PAIR_FIELDS", "ContrastResult", "RecordsError", "UsageError",
-    "build_report", "contrasts", "failure_taxonomy", "funnel", "load", "pair", "parse_contrasts",
-    "render_report", "summary", "to_parquet", "wilson",
+    "FORMATS",
+    "KEY_FIELDS",
+    "PAIR_FIELDS",
+    "ContrastResult",
+    "RecordsError",
+    "UsageError",
+    "build_report",
+    "contrasts",
+    "failure_taxonomy",
+    "funnel",
+    "load",
+    "pair",
+    "parse_contrasts",
+    "render_report",
+    "summary",
+    "to_parquet",
+    "wilson",
 ]

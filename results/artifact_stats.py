@@ -32,14 +32,16 @@ from typing import Any
 import pandas as pd
 
 from envs import study
+from results.columns import C
 from results.errors import UsageError
 from results.paper import PAPER_CONDITION_NAMES
 from results.stats import valid_rows
-from results.columns import C
 
 METHOD = "artifact"
-SOURCE = ("github.com/jaideepray1989/veriharness @ 929868ac9d29162a9083aaa5422c0f58a32f93b1, "
-          "output/artifact/veriharness-agenticdev2026-anonymous/paper/agenticdev2026/analyze_modal_paper900.py")
+SOURCE = (
+    "github.com/jaideepray1989/veriharness @ 929868ac9d29162a9083aaa5422c0f58a32f93b1, "
+    "output/artifact/veriharness-agenticdev2026-anonymous/paper/agenticdev2026/analyze_modal_paper900.py"
+)
 DRAWS = 10_000
 FLIPS = 100_000
 SEED = 1
@@ -122,11 +124,20 @@ def paired_values(success: dict[str, tuple[bool, bool]], calls: dict[str, tuple[
     clo, chi = bootstrap_ci(call_deltas)
     n = len(tasks)
     return {
-        "n": n, "baseline_success": both + b_only, "treatment_success": both + t_only,
-        "delta": sum(deltas) / n if n else math.nan, "ci_low": lo, "ci_high": hi,
-        "treatment_only": t_only, "baseline_only": b_only, "same_pass": both, "same_fail": n - both - t_only - b_only,
+        "n": n,
+        "baseline_success": both + b_only,
+        "treatment_success": both + t_only,
+        "delta": sum(deltas) / n if n else math.nan,
+        "ci_low": lo,
+        "ci_high": hi,
+        "treatment_only": t_only,
+        "baseline_only": b_only,
+        "same_pass": both,
+        "same_fail": n - both - t_only - b_only,
         "p": mcnemar_exact(b_only, t_only),
-        "delta_calls": sum(call_deltas) / n if n else math.nan, "delta_calls_ci_low": clo, "delta_calls_ci_high": chi,
+        "delta_calls": sum(call_deltas) / n if n else math.nan,
+        "delta_calls_ci_low": clo,
+        "delta_calls_ci_high": chi,
     }
 
 
@@ -147,13 +158,20 @@ def _arms(rows: pd.DataFrame, baseline: str, treatment: str) -> tuple[dict, dict
 
 def _contrast(rows: pd.DataFrame, baseline: str, treatment: str, label: str, **keys: Any) -> dict[str, Any]:
     success, calls, dropped = _arms(rows, baseline, treatment)
-    return {**keys, "contrast": label, "baseline": baseline, "treatment": treatment,
-            "baseline_artifact": VARIANTS[baseline], "treatment_artifact": VARIANTS[treatment],
-            **paired_values(success, calls), "unpaired_games": dropped}
+    return {
+        **keys,
+        "contrast": label,
+        "baseline": baseline,
+        "treatment": treatment,
+        "baseline_artifact": VARIANTS[baseline],
+        "treatment_artifact": VARIANTS[treatment],
+        **paired_values(success, calls),
+        "unpaired_games": dropped,
+    }
 
 
 def _with_holm(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    for item, adjusted in zip(items, holm([i["p"] for i in items])):
+    for item, adjusted in zip(items, holm([i["p"] for i in items]), strict=True):
         item["holm_p"] = adjusted
     return items
 
@@ -161,8 +179,10 @@ def _with_holm(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def _need(df: pd.DataFrame, conditions: Sequence[str], lane: str) -> None:
     missing = [c for c in conditions if c not in set(df[C.condition])]
     if missing:
-        raise UsageError(f"{lane} lane: condition {', '.join(missing)} absent from the records; "
-                         f"present: {', '.join(sorted(set(df[C.condition])))}")
+        raise UsageError(
+            f"{lane} lane: condition {', '.join(missing)} absent from the records; "
+            f"present: {', '.join(sorted(set(df[C.condition])))}"
+        )
 
 
 def primary(df: pd.DataFrame) -> list[dict[str, Any]]:
@@ -179,8 +199,12 @@ def budget_lane(df: pd.DataFrame) -> list[dict[str, Any]]:
     out = []
     for model, rows in df.groupby(C.model, sort=True):
         base, treat, label = BUDGET_CONTRAST
-        out += _with_holm([_contrast(part, base, treat, label, model=model, budget=int(budget))
-                           for budget, part in rows.groupby(C.budget, sort=True)])
+        out += _with_holm(
+            [
+                _contrast(part, base, treat, label, model=model, budget=int(budget))
+                for budget, part in rows.groupby(C.budget, sort=True)
+            ]
+        )
     return out
 
 
@@ -192,16 +216,27 @@ def sampling_lane(df: pd.DataFrame) -> list[dict[str, Any]]:
         for base, treat, label in SAMPLING_CONTRASTS:
             per_seed = {int(s): _arms(part, base, treat) for s, part in rows.groupby(C.sample_seed, sort=True)}
             tasks = sorted(set.intersection(*(set(arms[0]) for arms in per_seed.values())))
-            clusters = [sum(float(arms[0][t][1]) - float(arms[0][t][0]) for arms in per_seed.values()) / len(per_seed)
-                        for t in tasks]
+            clusters = [
+                sum(float(arms[0][t][1]) - float(arms[0][t][0]) for arms in per_seed.values()) / len(per_seed)
+                for t in tasks
+            ]
             lo, hi = bootstrap_ci(clusters)
-            items.append({
-                "model": model, "contrast": label, "baseline": base, "treatment": treat,
-                "baseline_artifact": VARIANTS[base], "treatment_artifact": VARIANTS[treat],
-                "n_game_clusters": len(tasks), "repeats_per_game": len(per_seed),
-                "delta": sum(clusters) / len(clusters) if clusters else math.nan, "ci_low": lo, "ci_high": hi,
-                "p": sign_flip_p(clusters),
-            })
+            items.append(
+                {
+                    "model": model,
+                    "contrast": label,
+                    "baseline": base,
+                    "treatment": treat,
+                    "baseline_artifact": VARIANTS[base],
+                    "treatment_artifact": VARIANTS[treat],
+                    "n_game_clusters": len(tasks),
+                    "repeats_per_game": len(per_seed),
+                    "delta": sum(clusters) / len(clusters) if clusters else math.nan,
+                    "ci_low": lo,
+                    "ci_high": hi,
+                    "p": sign_flip_p(clusters),
+                }
+            )
         out += _with_holm(items)
     return out
 
@@ -217,13 +252,19 @@ def cost(df: pd.DataFrame) -> list[dict[str, Any]]:
         words = _column(rows, "extra.prompt_words_user_total")
         tokens = _column(rows, C.prompt_tokens) + _column(rows, C.completion_tokens)
         recorded = words is not None and words.notna().all()
-        out.append({
-            "model": model, "condition": condition, "paper_name": PAPER_CONDITION_NAMES.get(condition, ""),
-            "episodes": len(rows), "model_calls": int(rows[C.model_calls].sum()),
-            "user_prompt_words": int(words.sum()) if recorded else None,
-            "user_prompt_words_per_call": float(words.sum() / rows[C.model_calls].sum()) if recorded else None,
-            "tokens": int(tokens.sum()), "tokens_per_call": float(tokens.sum() / max(1, rows[C.model_calls].sum())),
-        })
+        out.append(
+            {
+                "model": model,
+                "condition": condition,
+                "paper_name": PAPER_CONDITION_NAMES.get(condition, ""),
+                "episodes": len(rows),
+                "model_calls": int(rows[C.model_calls].sum()),
+                "user_prompt_words": int(words.sum()) if recorded else None,
+                "user_prompt_words_per_call": float(words.sum() / rows[C.model_calls].sum()) if recorded else None,
+                "tokens": int(tokens.sum()),
+                "tokens_per_call": float(tokens.sum() / max(1, rows[C.model_calls].sum())),
+            }
+        )
     return out
 
 
@@ -233,12 +274,33 @@ def analyse(df: pd.DataFrame, lane: str) -> dict[str, Any]:
         raise UsageError(f"unknown lane {lane!r}; allowed: {', '.join(LANES)}")
     tests = {"primary": primary, "budget": budget_lane, "sampling": sampling_lane}[lane](df)
     protocols = sorted({str(p) for p in df.get("extra.protocol", pd.Series(dtype=object)).dropna()}) or ["plan"]
-    return {"method": METHOD, "source": SOURCE, "lane": lane, "protocols": protocols, "tests": tests,
-            "cost": cost(df), "cost_labels": {"user_prompt_words": WORDS_LABEL, "tokens": TOKENS_LABEL}}
+    return {
+        "method": METHOD,
+        "source": SOURCE,
+        "lane": lane,
+        "protocols": protocols,
+        "tests": tests,
+        "cost": cost(df),
+        "cost_labels": {"user_prompt_words": WORDS_LABEL, "tokens": TOKENS_LABEL},
+    }
 
 
-_SHOWN = (C.model, C.budget, "contrast", "baseline", "treatment", "n", "n_game_clusters", "delta", "ci_low", "ci_high",
-          "p", "holm_p", "delta_calls", "unpaired_games")
+_SHOWN = (
+    C.model,
+    C.budget,
+    "contrast",
+    "baseline",
+    "treatment",
+    "n",
+    "n_game_clusters",
+    "delta",
+    "ci_low",
+    "ci_high",
+    "p",
+    "holm_p",
+    "delta_calls",
+    "unpaired_games",
+)
 
 
 def render_text(analysis: dict[str, Any]) -> str:

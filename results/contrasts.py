@@ -22,6 +22,7 @@ import pandas as pd
 from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.multitest import multipletests
 
+from results.columns import C
 from results.errors import UsageError
 from results.load import PAIR_FIELDS
 from results.resampling import (
@@ -33,7 +34,6 @@ from results.resampling import (
     sign_flip_p,
 )
 from results.stats import group_columns
-from results.columns import C
 
 CLUSTER = (C.suite, C.task_id)
 T = TypeVar("T")
@@ -48,7 +48,7 @@ def parse_contrasts(spec: str | Sequence[str], present: Iterable[str]) -> list[t
     out = []
     for item in items:
         cuts = [i for i, ch in enumerate(item) if ch == "-"]
-        splits = [(item[:i], item[i + 1:]) for i in cuts]
+        splits = [(item[:i], item[i + 1 :]) for i in cuts]
         found = [(a, b) for a, b in splits if a in names and b in names]
         if len(found) != 1:
             if len(splits) == 1:
@@ -119,8 +119,9 @@ def pair(df: pd.DataFrame, a: str, b: str) -> tuple[pd.DataFrame, pd.DataFrame]:
     return _pair(a, b, _arm(df, a), _arm(df, b))
 
 
-def _pair(a: str, b: str, arm_a: tuple[pd.DataFrame, pd.DataFrame],
-          arm_b: tuple[pd.DataFrame, pd.DataFrame]) -> tuple[pd.DataFrame, pd.DataFrame]:
+def _pair(
+    a: str, b: str, arm_a: tuple[pd.DataFrame, pd.DataFrame], arm_b: tuple[pd.DataFrame, pd.DataFrame]
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     (ok_a, keys_a), (ok_b, keys_b) = arm_a, arm_b
     paired = ok_a.merge(ok_b, on=list(PAIR_FIELDS), suffixes=("_a", "_b"), validate="one_to_one")
     both = keys_a.merge(keys_b, on=list(PAIR_FIELDS), how="outer", suffixes=("_a", "_b"))
@@ -145,13 +146,17 @@ def _row(part: pd.DataFrame, n_boot: int, seed: int) -> dict[str, object]:
     a_only, b_only = int((sa & ~sb).sum()), int((~sa & sb).sum())
     row: dict[str, object] = {
         "lane": "sampling" if sampling else "paired",
-        "n_pairs": len(d), "n_tasks": len(per_task),
+        "n_pairs": len(d),
+        "n_tasks": len(per_task),
         "rate_a": float(sa.mean()) if len(d) else math.nan,
         "rate_b": float(sb.mean()) if len(d) else math.nan,
         "diff": float(d.mean()) if len(d) else math.nan,
-        "a_only": a_only, "b_only": b_only,
+        "a_only": a_only,
+        "b_only": b_only,
         "test": "sign_flip" if sampling else "mcnemar_exact",
-        "p_value": sign_flip_p(per_task, n_boot, seed) if sampling else (mcnemar_exact(a_only, b_only) if len(d) else math.nan),
+        "p_value": sign_flip_p(per_task, n_boot, seed)
+        if sampling
+        else (mcnemar_exact(a_only, b_only) if len(d) else math.nan),
     }
     row["ci_low"], row["ci_high"] = percentile_ci(boot)
     if "model_calls_a" in part:
@@ -161,8 +166,12 @@ def _row(part: pd.DataFrame, n_boot: int, seed: int) -> dict[str, object]:
         if len(dc) and not np.isnan(dc).any():
             task_dc = pd.Series(dc).groupby(clusters).mean().to_numpy()
             cboot = cluster_bootstrap(dc, clusters, n_boot, seed) if sampling else paired_bootstrap(dc, n_boot, seed)
-            row.update(calls_a=float(ca.mean()), calls_b=float(cb.mean()), calls_diff=float(dc.mean()),
-                       calls_p=sign_flip_p(task_dc, n_boot, seed))
+            row.update(
+                calls_a=float(ca.mean()),
+                calls_b=float(cb.mean()),
+                calls_diff=float(dc.mean()),
+                calls_p=sign_flip_p(task_dc, n_boot, seed),
+            )
             row["calls_ci_low"], row["calls_ci_high"] = percentile_ci(cboot)
     return row
 
@@ -201,14 +210,22 @@ def contrasts(
         groups = df.loc[df[C.condition].isin([a, b]), gcols]
         for keys, _ in groups.groupby(gcols, sort=True):
             mask = np.ones(len(paired), dtype=bool)
-            for col, val in zip(gcols, keys):
+            for col, val in zip(gcols, keys, strict=True):
                 mask &= (paired[col] == val).to_numpy()
-            group = dict(zip(gcols, keys))
+            group = dict(zip(gcols, keys, strict=True))
             n_lost = unpaired
             for col, val in group.items():
                 n_lost = n_lost[n_lost[col] == val]
-            rows.append({"contrast": f"{a}-{b}", "a": a, "b": b, **group,
-                         **_row(paired[mask], n_boot, seed), "n_unpaired": len(n_lost)})
+            rows.append(
+                {
+                    "contrast": f"{a}-{b}",
+                    "a": a,
+                    "b": b,
+                    **group,
+                    **_row(paired[mask], n_boot, seed),
+                    "n_unpaired": len(n_lost),
+                }
+            )
     table = pd.DataFrame(rows)
     for col in CALL_COLUMNS:
         if col not in table and not table.empty:

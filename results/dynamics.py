@@ -31,7 +31,7 @@ import pandas as pd
 
 from envs.contract import violation_class
 from results.columns import CALL, C
-from results.stats import ALPHA, sort_cells, group_columns, valid_rows, wilson
+from results.stats import ALPHA, group_columns, sort_cells, valid_rows, wilson
 
 PREFIX = "dyn."
 ACCEPTED = frozenset({"accepted", "won", "lost", "done"})
@@ -49,13 +49,14 @@ def episode_columns(record: dict[str, Any]) -> dict[str, Any]:
     attempts = [(i, c) for i, c in enumerate(calls) if isinstance(c, dict) and c.get(CALL.outcome) not in NOT_ATTEMPTS]
     rejected = [c.get(CALL.outcome) not in ACCEPTED for _, c in attempts]
     first = rejected.index(True) if True in rejected else None
-    retries = [c for (_, c), before in zip(attempts[1:], rejected) if before]
+    retries = [c for (_, c), before in zip(attempts[1:], rejected, strict=False) if before]
     known = all(c.get(CALL.signature) is not None for c in retries)
-    recovered = None if first is None else next(
-        (j - first for j in range(first + 1, len(attempts)) if not rejected[j]), None)
-    codes = [c.get(CALL.outcome) for (_, c), r in zip(attempts, rejected) if r]
+    recovered = (
+        None if first is None else next((j - first for j in range(first + 1, len(attempts)) if not rejected[j]), None)
+    )
+    codes = [c.get(CALL.outcome) for (_, c), r in zip(attempts, rejected, strict=True) if r]
     classes = [violation_class(str(code)) for code in codes]
-    after = [] if first is None else calls[attempts[first][0] + 1:]
+    after = [] if first is None else calls[attempts[first][0] + 1 :]
     tokens = [(c.get(CALL.prompt_tokens), c.get(CALL.completion_tokens)) for c in after]
     overhead = None if any(p is None or q is None for p, q in tokens) else sum(p + q for p, q in tokens)
     return {
@@ -99,7 +100,10 @@ def _pass_k(part: pd.DataFrame, k: int, counts: pd.Series | None = None) -> floa
 
 def cell(part: pd.DataFrame, budget: int, greedy: bool | None) -> dict[str, Any]:
     """The repair-dynamics statistics of one cell's valid episodes."""
-    col = lambda name: pd.to_numeric(part[PREFIX + name], errors="coerce")  # noqa: E731
+
+    def col(name: str) -> pd.Series:
+        return pd.to_numeric(part[PREFIX + name], errors="coerce")
+
     retries, identical = col("retries"), col("identical_retries")
     known = identical.notna()
     with_rejection = part[col("rejections") > 0]
@@ -119,16 +123,20 @@ def cell(part: pd.DataFrame, budget: int, greedy: bool | None) -> dict[str, Any]
         "identical_resubmission": _rate(identical[known].sum(), retries[known].sum()),
         "episodes_with_rejection": len(with_rejection),
         "recovery_at": recovery,
-        "recovery_at_1_ci_low": low, "recovery_at_1_ci_high": high,
+        "recovery_at_1_ci_low": low,
+        "recovery_at_1_ci_high": high,
         "pass_k": {str(k): _pass_k(part, k, counts) for k in range(1, seeds + 1)},
         "pass_k_flat": bool(greedy) and seeds > 1,
         "retry_overhead_tokens_per_episode": float(overhead.mean()) if overhead.notna().any() else None,
-        "retry_overhead_tokens_per_success": float(overhead.sum()) / solved if solved and overhead.notna().all() else None,
+        "retry_overhead_tokens_per_success": float(overhead.sum()) / solved
+        if solved and overhead.notna().all()
+        else None,
         "rejections": int(rejections),
         "schema_rejections": int(schema),
         "constrained_rejections": int(col("constrained_rejections").sum()),
         "preventable_share": _rate(schema, rejections),
-        "preventable_ci_low": p_low, "preventable_ci_high": p_high,
+        "preventable_ci_low": p_low,
+        "preventable_ci_high": p_high,
     }
 
 
@@ -141,6 +149,8 @@ def dynamics(df: pd.DataFrame, by: list[str] | None = None) -> list[dict[str, An
     for keys, part in valid_rows(df).groupby(cols, sort=False, dropna=False):
         budget = int(part[C.budget].max())
         greedy = bool(part[PREFIX + "greedy"].eq(True).all())
-        rows.append({**dict(zip(cols, keys if isinstance(keys, tuple) else (keys,))), **cell(part, budget, greedy)})
+        rows.append(
+            {**dict(zip(cols, keys if isinstance(keys, tuple) else (keys,), strict=True)), **cell(part, budget, greedy)}
+        )
     # the cells' order (results.stats.summary)
     return sort_cells(pd.DataFrame(rows), cols).to_dict("records") if rows else []

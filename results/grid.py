@@ -39,8 +39,9 @@ def write_plan(folder: Path, runs: Sequence[tuple[str, dict[str, Any]]]) -> Path
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / PLAN_FILE
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps({"runs": [{"dir": d, "spec": s} for d, s in runs]}, indent=2, default=str),
-                   encoding="utf-8")
+    tmp.write_text(
+        json.dumps({"runs": [{"dir": d, "spec": s} for d, s in runs]}, indent=2, default=str), encoding="utf-8"
+    )
     tmp.replace(path)
     return path
 
@@ -78,8 +79,14 @@ def _cells(spec: dict[str, Any]) -> tuple[list[tuple], int | None]:
     budgets = spec.get("budgets") or ([SUITES[suite].budget] if suite in SUITES else [])
     tasks = len(spec["task_ids"]) if spec.get("task_ids") else spec.get("tasks")
     # a spec's identity leaves the default decoding arm out (harness.types.RunSpec.identity)
-    cells = [(m, suite, c, int(b), int(s), k) for m in spec.get("models", []) for c in spec.get("conditions", [])
-             for b in budgets for s in spec.get("sample_seeds", [0]) for k in spec.get("constrain") or ["none"]]
+    cells = [
+        (m, suite, c, int(b), int(s), k)
+        for m in spec.get("models", [])
+        for c in spec.get("conditions", [])
+        for b in budgets
+        for s in spec.get("sample_seeds", [0])
+        for k in spec.get("constrain") or ["none"]
+    ]
     return cells, tasks
 
 
@@ -91,7 +98,9 @@ def gaps(df: pd.DataFrame, planned: Sequence[PlannedRun]) -> list[dict[str, Any]
     else:
         keys = df[list(CELL)].astype({C.budget: int, C.sample_seed: int})
         grouped = keys.assign(error=df[C.success].isna()).groupby(list(CELL), sort=False)["error"]
-        counts = {k: (int(n), int(e)) for k, n, e in zip(grouped.size().index, grouped.size(), grouped.sum())}
+        counts = {
+            k: (int(n), int(e)) for k, n, e in zip(grouped.size().index, grouped.size(), grouped.sum(), strict=True)
+        }
     rows = []
     for run in planned:
         cells, expected = _cells(run.spec)
@@ -105,8 +114,17 @@ def gaps(df: pd.DataFrame, planned: Sequence[PlannedRun]) -> list[dict[str, Any]
                 status = PARTIAL
             else:
                 continue
-            rows.append({**dict(zip(CELL, cell)), "run_dir": run.run_dir, "episodes": n, "harness_errors": errors,
-                         "expected": expected, "status": status, "run_started": run.started})
+            rows.append(
+                {
+                    **dict(zip(CELL, cell, strict=True)),
+                    "run_dir": run.run_dir,
+                    "episodes": n,
+                    "harness_errors": errors,
+                    "expected": expected,
+                    "status": status,
+                    "run_started": run.started,
+                }
+            )
     return rows
 
 

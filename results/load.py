@@ -93,6 +93,7 @@ def _lines(file: Path) -> tuple[Iterator[tuple[int, str]], list[int]]:
                         return
                 if line.strip():
                     yield no, line
+
     return numbered(), partial
 
 
@@ -207,7 +208,7 @@ class _Rows:
         top, *nested = sig
         wanted = self.wanted
         kept = [i for i, k in enumerate(top) if k not in FLATTENED and k not in ("_line", "run_dir")]
-        flat = [[f"{n}.{k}" for k in keys] for n, keys in zip(FLATTENED, nested)]
+        flat = [[f"{n}.{k}" for k in keys] for n, keys in zip(FLATTENED, nested, strict=True)]
         self.fields.append((*(top[i] for i in kept), *(name for names in flat for name in names), "run_dir"))
         picks: list[_Pick | None] = [None] * len(FLATTENED)
         if wanted is not None:
@@ -229,12 +230,20 @@ class _Rows:
         if type(value) is list:
             if not value or type(value[0]) is not dict:
                 return value
-            return [dict(zip(shared.setdefault(keys := tuple(d), keys), d.values())) if type(d) is dict else d
-                    for d in value]
+            return [
+                dict(zip(shared.setdefault(keys := tuple(d), keys), d.values(), strict=True)) if type(d) is dict else d
+                for d in value
+            ]
         if type(value) is not dict:  # this row holds a scalar where its layout's first row held a dict or list
             return value
         keys = tuple(value)
-        return dict(zip(shared.setdefault(keys, keys), [self._share(v) if type(v) is dict else v for v in value.values()]))
+        return dict(
+            zip(
+                shared.setdefault(keys, keys),
+                [self._share(v) if type(v) is dict else v for v in value.values()],
+                strict=True,
+            )
+        )
 
     def add(self, rec: dict[str, Any], line: int, run_dir: str) -> None:
         """Every field a column; `extra` and `condition_params` flattened after the others, then
@@ -257,8 +266,14 @@ class _Rows:
                 values[i] = self._share(values[i])
         extra, params = nested  # FLATTENED's two fields, unpacked without a generator per row
         pick_extra, pick_params = picks
-        self.values.append((*values, *(pick_extra(extra) if pick_extra else extra.values()),
-                            *(pick_params(params) if pick_params else params.values()), run_dir))
+        self.values.append(
+            (
+                *values,
+                *(pick_extra(extra) if pick_extra else extra.values()),
+                *(pick_params(params) if pick_params else params.values()),
+                run_dir,
+            )
+        )
         self.layout_of.append(layout_id)
         self.keys.append(_KEY_OF(rec))
         self.success.append(rec[C.success])
@@ -270,12 +285,12 @@ class _Rows:
         flattened name that is also a field) takes the later value."""
         values, self.values = self.values, []
         if len(self.names) == 1:  # the usual case: every record has the same fields
-            return dict(zip(self.names[0], map(list, zip(*values))))
+            return dict(zip(self.names[0], map(list, zip(*values, strict=True)), strict=True))
         layout_of = np.asarray(self.layout_of)
         arrays: dict[str, np.ndarray] = {}
         for layout_id, names in enumerate(self.names):
             rows = np.flatnonzero(layout_of == layout_id)
-            for name, col in zip(names, zip(*(values[i] for i in rows))):
+            for name, col in zip(names, zip(*(values[i] for i in rows), strict=True), strict=True):
                 if name not in arrays:
                     arrays[name] = np.full(len(values), ABSENT, dtype=object)
                 # fromiter keeps each value whole (a list value stays one object, not a row of an array)
@@ -318,11 +333,13 @@ def _check_one_spec(rows: _Rows, lo: int, hi: int, file: Path) -> None:
                     f"({', '.join(map(str, allowed))}); records of another spec are mixed in"
                 )
     seen: dict[tuple, int] = {}
-    for key, success, line in zip(rows.keys[lo:hi], rows.success[lo:hi], rows.lines[lo:hi]):
+    for key, success, line in zip(rows.keys[lo:hi], rows.success[lo:hi], rows.lines[lo:hi], strict=True):
         if success is None:  # a harness error may be retried on resume
             continue
         if key in seen:
-            raise RecordsError(f"{file}: episode {'|'.join(map(str, key))} recorded twice (lines {seen[key]} and {line})")
+            raise RecordsError(
+                f"{file}: episode {'|'.join(map(str, key))} recorded twice (lines {seen[key]} and {line})"
+            )
         seen[key] = line
 
 
@@ -365,7 +382,7 @@ def load(paths: PathLike | Iterable[PathLike], columns: Iterable[str] | None = N
             _check_one_spec(rows, lo, len(rows), file)
             partial_total += sum(partial)
             run_dirs.append(run_dir)
-            for key, success in zip(rows.keys[lo:], rows.success[lo:]):
+            for key, success in zip(rows.keys[lo:], rows.success[lo:], strict=True):
                 if success is not None and owner.setdefault(key, run_dir) != run_dir:
                     raise RecordsError(
                         f"episode {'|'.join(map(str, key))} is recorded in both {owner[key]} and {run_dir}; "

@@ -93,7 +93,7 @@ SAMPLING_LANE_SEEDS = (3101, 3102, 3103)
 SELF_REFLECTIVE = {
     "source": '"Self-Reflective APIs" (June 2026), its completion-rate and cost-per-success figures',
     "setting": "Anthropic models; machine-readable failure summary vs plain-text diagnostics "
-               "(the gain on gpt-4o-mini was not significant)",
+    "(the gain on gpt-4o-mini was not significant)",
     "completion_gain_points": (36.7, 40.0),
     "tokens_per_success_ratio": (1.8, 2.2),  # plain-text cost / structured cost, per success
     "ours_structured": "allowed_json",
@@ -106,8 +106,9 @@ def paper_model(model: str) -> PaperModel | None:
     return MODELS[key] if key else None
 
 
-def reference(model: str, condition: str, suite: str | None = None, budget: int | None = None,
-              sample_seed: int | None = None) -> tuple[Cell | None, str]:
+def reference(
+    model: str, condition: str, suite: str | None = None, budget: int | None = None, sample_seed: int | None = None
+) -> tuple[Cell | None, str]:
     """The published cell for one of our cells, or None and the reason there is none."""
     pm = paper_model(model)
     if pm is None:

@@ -21,10 +21,10 @@ from matplotlib.ticker import MaxNLocator
 
 from envs import study
 from results import paper
-from results.errors import UnknownChoice
-from results.dynamics import dynamics
-from results.stats import condition_rank, funnel, summary
 from results.columns import C, is_reference_agent
+from results.dynamics import dynamics
+from results.errors import UnknownChoice
+from results.stats import condition_rank, funnel, summary
 
 FORMATS = ("png", "pdf")
 
@@ -74,8 +74,10 @@ def _title(fig: Figure, what: str, df: pd.DataFrame, left_out: Sequence[str] = (
 
 def _panel_title(ax, model: str, df: pd.DataFrame) -> None:
     rows = df[df[C.model] == model]
-    ax.set_title(f"model {model} ({len(rows)} episodes, {int((rows[C.success] == True).sum())} solved)",  # noqa: E712
-                 fontsize=9)
+    ax.set_title(
+        f"model {model} ({len(rows)} episodes, {int(rows[C.success].eq(True).sum())} solved)",
+        fontsize=9,
+    )
 
 
 def _note(ax, text: str) -> None:
@@ -85,19 +87,34 @@ def _note(ax, text: str) -> None:
 
 def _centre(ax, text: str) -> None:
     """A message in the middle of a panel that has no data to cover."""
-    ax.text(0.5, 0.5, text, transform=ax.transAxes, ha="center", va="center", fontsize=9, wrap=True,
-            bbox={"boxstyle": "round", "facecolor": "lightyellow", "edgecolor": "0.6"})
+    ax.text(
+        0.5,
+        0.5,
+        text,
+        transform=ax.transAxes,
+        ha="center",
+        va="center",
+        fontsize=9,
+        wrap=True,
+        bbox={"boxstyle": "round", "facecolor": "lightyellow", "edgecolor": "0.6"},
+    )
 
 
 def _legend(fig: Figure) -> None:
     """One legend for all panels, under them: a legend inside a panel covers its bars."""
     seen: dict[str, object] = {}
     for ax in fig.axes:
-        for handle, label in zip(*ax.get_legend_handles_labels()):
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
             seen.setdefault(label, handle)
     if seen:
-        fig.legend(list(seen.values()), list(seen), loc="outside lower center", ncols=min(4, len(seen)), fontsize=7,
-                   frameon=False)
+        fig.legend(
+            list(seen.values()),
+            list(seen),
+            loc="outside lower center",
+            ncols=min(4, len(seen)),
+            fontsize=7,
+            frameon=False,
+        )
 
 
 def _models(df: pd.DataFrame) -> list[str]:
@@ -121,11 +138,14 @@ def _left_out(cells: pd.DataFrame, df: pd.DataFrame) -> list[str]:
     empty = cells[(cells["n"] == 0) & cells[C.model].isin(df.loc[df[C.success].notna(), C.model].unique())]
     if empty.empty:
         return []
-    return [f"no bar (harness errors only): {', '.join(sorted({f'{r[C.model]} {r[C.condition]}' for _, r in empty.iterrows()}))}"]
+    return [
+        "no bar (harness errors only): "
+        + ", ".join(sorted({f"{r[C.model]} {r[C.condition]}" for _, r in empty.iterrows()}))
+    ]
 
 
 def _none_solved(df: pd.DataFrame, model: str) -> bool:
-    return not (df.loc[df[C.model] == model, C.success] == True).any()  # noqa: E712
+    return not df.loc[df[C.model] == model, C.success].eq(True).any()
 
 
 def success_by_condition(df: pd.DataFrame) -> Figure:
@@ -134,7 +154,7 @@ def success_by_condition(df: pd.DataFrame) -> Figure:
     models = _models(df)
     fig, axes = _figure(len(models))
     extra = [c for c in cells.columns if c in (C.suite, C.budget)]
-    for ax, model in zip(axes, models):
+    for ax, model in zip(axes, models, strict=True):
         if _no_data(ax, model, df):
             continue
         part = cells[(cells[C.model] == model) & (cells["n"] > 0)]
@@ -171,7 +191,7 @@ def success_vs_budget(df: pd.DataFrame) -> Figure:
     cells = summary(df, by=[C.budget])
     models = _models(df)
     fig, axes = _figure(len(models))
-    for ax, model in zip(axes, models):
+    for ax, model in zip(axes, models, strict=True):
         if _no_data(ax, model, df):
             continue
         part = cells[(cells[C.model] == model) & (cells["n"] > 0)]
@@ -182,8 +202,14 @@ def success_vs_budget(df: pd.DataFrame) -> Figure:
         for k, cond in enumerate(conds):
             sel = part[part[C.condition] == cond].sort_values(C.budget)
             err = np.vstack([sel["rate"] - sel["ci_low"], sel["ci_high"] - sel["rate"]])
-            ax.errorbar(sel[C.budget] + (k - (len(conds) - 1) / 2) * step, sel["rate"], yerr=err, marker="o",
-                        capsize=3, label=cond)
+            ax.errorbar(
+                sel[C.budget] + (k - (len(conds) - 1) / 2) * step,
+                sel["rate"],
+                yerr=err,
+                marker="o",
+                capsize=3,
+                label=cond,
+            )
         ax.set_xticks(sorted(part[C.budget].unique()))
         ax.set_xlabel("budget (model calls)")
         ax.set_ylabel("solved rate (95% Wilson CI)")
@@ -191,8 +217,11 @@ def success_vs_budget(df: pd.DataFrame) -> Figure:
         _panel_title(ax, model, df)
         if _none_solved(df, model):
             _note(ax, "no successes: every point is 0")
-    one = [f"one budget only ({df[C.budget].iloc[0]}): run --budget 2,4,6,8 for a curve"] \
-        if df[C.budget].nunique() == 1 else []
+    one = (
+        [f"one budget only ({df[C.budget].iloc[0]}): run --budget 2,4,6,8 for a curve"]
+        if df[C.budget].nunique() == 1
+        else []
+    )
     _legend(fig)
     _title(fig, "Solved rate against the call budget", df, one + _left_out(cells, df))
     return fig
@@ -212,21 +241,32 @@ def tokens_vs_success(df: pd.DataFrame) -> Figure:
         ax.scatter(part["rate"], part["tokens_per_success"], marker=markers[m % len(markers)], label=model)
         # conditions that land on the same point share one label, one name per line
         for (rate, tps), same in part.groupby(["rate", "tokens_per_success"], sort=False):
-            ax.annotate("\n".join(same[C.condition]), (rate, tps), fontsize=7, xytext=(4, 0),
-                        textcoords="offset points", va="center")
+            ax.annotate(
+                "\n".join(same[C.condition]),
+                (rate, tps),
+                fontsize=7,
+                xytext=(4, 0),
+                textcoords="offset points",
+                va="center",
+            )
     ax.set_xlabel("solved rate")
     ax.set_ylabel("tokens per success (prompt + completion)")
     ax.set_xlim(-0.02, 1.1)
     if points.empty:
-        _centre(ax, "no successes: tokens per success is undefined\n(see failure_codes for what went wrong)"
-                if not players.empty else "no model here spent tokens\n(only reference agents)")
+        _centre(
+            ax,
+            "no successes: tokens per success is undefined\n(see failure_codes for what went wrong)"
+            if not players.empty
+            else "no model here spent tokens\n(only reference agents)",
+        )
         ax.set_yticks([])
     else:
         ax.set_ylim(bottom=0)
         ax.legend(fontsize=7)
     unsolved = sorted(set(players[C.model]) - set(points[C.model]))
-    caption = ([f"left out: {', '.join(agents)} (reference agents use no tokens)"] if agents else []) \
-        + ([f"no point: {', '.join(unsolved)} (no success with known token usage)"] if unsolved else [])
+    caption = ([f"left out: {', '.join(agents)} (reference agents use no tokens)"] if agents else []) + (
+        [f"no point: {', '.join(unsolved)} (no success with known token usage)"] if unsolved else []
+    )
     _title(fig, "Tokens per success against solved rate (lower right: cheap and good)", df, caption)
     return fig
 
@@ -237,7 +277,7 @@ def repair_funnel(df: pd.DataFrame) -> Figure:
     models = _models(df)
     fig, axes = _figure(len(models))
     stages = (C.first_call_valid, C.repaired, "solved")
-    for ax, model in zip(axes, models):
+    for ax, model in zip(axes, models, strict=True):
         if _no_data(ax, model, df):
             continue
         part = cells[cells[C.model] == model].groupby(C.condition, sort=False)[["n", *stages]].sum()
@@ -254,14 +294,20 @@ def repair_funnel(df: pd.DataFrame) -> Figure:
             _note(ax, "no valid first call, no repair,\nno success: every bar is 0")
     _legend(fig)
     errors = int(df[C.success].isna().sum())
-    _title(fig, "Repair funnel: first call valid, repaired, solved", df,
-           [f"shares of the scored episodes: {errors} harness-error episode{'s' * (errors != 1)} left out"] if errors else [])
+    _title(
+        fig,
+        "Repair funnel: first call valid, repaired, solved",
+        df,
+        [f"shares of the scored episodes: {errors} harness-error episode{'s' * (errors != 1)} left out"]
+        if errors
+        else [],
+    )
     return fig
 
 
 def failure_codes(df: pd.DataFrame) -> Figure:
     """How each episode ended, per condition: solved, or the failure code of its final attempt."""
-    ended = df[C.final_failure].fillna("other").astype(str).where(df[C.success] != True, "solved")  # noqa: E712
+    ended = df[C.final_failure].fillna("other").astype(str).where(df[C.success].ne(True), "solved")
     ended = ended.where(df[C.success].notna(), "harness error")
     frame = df.assign(ended=ended)
     # one panel per model (rows) and suite (columns): failure codes belong to a suite's protocol
@@ -289,8 +335,10 @@ def failure_codes(df: pd.DataFrame) -> Figure:
             ax.invert_yaxis()
             ax.set_xlabel("episodes")
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-            ax.set_title(f"model {model}, {suite}\n({len(part)} episodes, "
-                         f"{int((part[C.success] == True).sum())} solved)", fontsize=9)  # noqa: E712
+            ax.set_title(
+                f"model {model}, {suite}\n({len(part)} episodes, {int(part[C.success].eq(True).sum())} solved)",
+                fontsize=9,
+            )
     _legend(fig)
     _title(fig, "How episodes ended: solved, or the final failure code", df)
     return fig
@@ -302,7 +350,7 @@ def repair_dynamics(df: pd.DataFrame) -> Figure:
     models = _models(df)
     fig, axes = _figure(len(models) + 1)
     rows = pd.DataFrame(dynamics(df, by=[C.constrain]))
-    for ax, model in zip(axes, models):
+    for ax, model in zip(axes, models, strict=False):
         if _no_data(ax, model, df):
             continue
         mine = rows[rows[C.model] == model] if not rows.empty else rows
@@ -313,8 +361,15 @@ def repair_dynamics(df: pd.DataFrame) -> Figure:
                 continue
             arm = "" if r[C.constrain] == "none" else f" [{r[C.constrain]}]"
             # dashes of their own: curves that coincide (a reference agent's) stay visible
-            ax.plot(ks, [r["recovery_at"][str(k)] for k in ks], marker="o", markersize=3, alpha=0.85,
-                    linestyle=("-", "--", ":", "-.")[drawn % 4], label=f"{r[C.condition]}{arm}")
+            ax.plot(
+                ks,
+                [r["recovery_at"][str(k)] for k in ks],
+                marker="o",
+                markersize=3,
+                alpha=0.85,
+                linestyle=("-", "--", ":", "-.")[drawn % 4],
+                label=f"{r[C.condition]}{arm}",
+            )
             drawn += 1
         ax.set_title(f"model {model}", fontsize=9)
         ax.set_xlabel("k (attempts after the first rejection)")
@@ -329,9 +384,14 @@ def repair_dynamics(df: pd.DataFrame) -> Figure:
     else:
         share = totals["schema_rejections"] / totals["rejections"].where(totals["rejections"] > 0)
         ax.bar(totals.index, share.fillna(0), label="schema-preventable", color="tab:green")
-        ax.bar(totals.index, (1 - share).where(share.notna(), 0), bottom=share.fillna(0),
-               label="domain, state, invented values", color="tab:gray")
-        for i, (model, n) in enumerate(totals["rejections"].items()):
+        ax.bar(
+            totals.index,
+            (1 - share).where(share.notna(), 0),
+            bottom=share.fillna(0),
+            label="domain, state, invented values",
+            color="tab:gray",
+        )
+        for i, n in enumerate(totals["rejections"].to_numpy()):
             ax.text(i, 1.02, f"n={int(n)}", ha="center", fontsize=7)
         ax.set_ylim(0, 1.12)
         ax.tick_params(axis="x", labelrotation=30, labelsize=7)

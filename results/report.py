@@ -26,7 +26,6 @@ Floats are rounded to 6 decimals, NaN is null, keys are sorted.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -35,13 +34,15 @@ import numpy as np
 import pandas as pd
 
 from results import grid, paper
-from results.contrasts import contrasts as run_contrasts, parse_contrasts
-from results.dynamics import COLUMNS as DYNAMICS_COLUMNS, dynamics
-from results.resampling import N_BOOT, SEED
+from results.columns import C
+from results.contrasts import contrasts as run_contrasts
+from results.contrasts import parse_contrasts
+from results.dynamics import COLUMNS as DYNAMICS_COLUMNS
+from results.dynamics import dynamics
 from results.errors import UnknownChoice
 from results.report_model import SCHEMA, Report
+from results.resampling import N_BOOT, SEED
 from results.stats import ALPHA, failure_taxonomy, group_columns, summary
-from results.columns import C
 
 FORMATS = ("table", "md", "csv", "latex", "json")
 
@@ -92,13 +93,26 @@ def _setting(df: pd.DataFrame, row: dict[str, Any]) -> dict[str, Any]:
 def _paper_cell(df: pd.DataFrame, row: dict[str, Any]) -> dict[str, Any]:
     ref, note = paper.reference(row[C.model], row[C.condition], **_setting(df, row))
     if ref is None:
-        return {"solved": None, "n": None, "rate": None, "calls": None, "calls_per_game": None,
-                "inside_ci": None, "note": note}
+        return {
+            "solved": None,
+            "n": None,
+            "rate": None,
+            "calls": None,
+            "calls_per_game": None,
+            "inside_ci": None,
+            "note": note,
+        }
     if row["n"] != ref.n:
         note += f"; ours n={row['n']} of the paper's {ref.n} games"
-    return {"solved": ref.solved, "n": ref.n, "rate": ref.rate, "calls": ref.calls,
-            "calls_per_game": ref.calls_per_game, "note": note,
-            "inside_ci": paper.inside(ref.rate, row["ci_low"], row["ci_high"])}
+    return {
+        "solved": ref.solved,
+        "n": ref.n,
+        "rate": ref.rate,
+        "calls": ref.calls,
+        "calls_per_game": ref.calls_per_game,
+        "note": note,
+        "inside_ci": paper.inside(ref.rate, row["ci_low"], row["ci_high"]),
+    }
 
 
 def _paper_diff(df: pd.DataFrame, row: dict[str, Any]) -> float | None:
@@ -113,8 +127,14 @@ def _group_label(row: dict[str, Any], gcols: Sequence[str]) -> str:
     return f"{row['contrast']} ({group})" if group else row["contrast"]
 
 
-def _headline(df: pd.DataFrame, by: Sequence[str] | None, cells: pd.DataFrame, seed: int, n_boot: int,
-              done: pd.DataFrame | None = None) -> list[dict]:
+def _headline(
+    df: pd.DataFrame,
+    by: Sequence[str] | None,
+    cells: pd.DataFrame,
+    seed: int,
+    n_boot: int,
+    done: pd.DataFrame | None = None,
+) -> list[dict]:
     """`done`: the contrasts table already computed; its a-b rows are reused (each row depends on
     its own pairs and seed only, so they are the numbers a fresh run would give)."""
     sr = paper.SELF_REFLECTIVE
@@ -138,17 +158,23 @@ def _headline(df: pd.DataFrame, by: Sequence[str] | None, cells: pd.DataFrame, s
         ratio = tps[b] / tps[a] if tps[a] and not math.isnan(tps[a]) else math.nan
         lo, hi = sr["completion_gain_points"]
         ci = (100 * row["ci_low"], 100 * row["ci_high"])
-        out.append({
-            **group, "contrast": f"{a}-{b}", "gain_points": 100 * row["diff"],
-            "gain_ci_low_points": ci[0], "gain_ci_high_points": ci[1],
-            "tokens_per_success_ratio": ratio,
-            "theirs_gain_points": list(sr["completion_gain_points"]),
-            "theirs_tokens_per_success_ratio": list(sr["tokens_per_success_ratio"]),
-            "gain_ci_overlaps_theirs": None if math.isnan(ci[0]) else bool(ci[0] <= hi and lo <= ci[1]),
-            "ratio_inside_theirs": None if math.isnan(ratio)
-            else paper.inside(ratio, *sr["tokens_per_success_ratio"]),
-            "note": "different setting: " + sr["setting"],
-        })
+        out.append(
+            {
+                **group,
+                "contrast": f"{a}-{b}",
+                "gain_points": 100 * row["diff"],
+                "gain_ci_low_points": ci[0],
+                "gain_ci_high_points": ci[1],
+                "tokens_per_success_ratio": ratio,
+                "theirs_gain_points": list(sr["completion_gain_points"]),
+                "theirs_tokens_per_success_ratio": list(sr["tokens_per_success_ratio"]),
+                "gain_ci_overlaps_theirs": None if math.isnan(ci[0]) else bool(ci[0] <= hi and lo <= ci[1]),
+                "ratio_inside_theirs": None
+                if math.isnan(ratio)
+                else paper.inside(ratio, *sr["tokens_per_success_ratio"]),
+                "note": "different setting: " + sr["setting"],
+            }
+        )
     return out
 
 
@@ -164,8 +190,20 @@ def protocols(df: pd.DataFrame) -> list[str]:
 
 # every column the report reads, besides the grouping ones (see results.stats.cell, failure_taxonomy)
 REPORT_FIELDS = (
-    *SETTING_COLUMNS, C.task_id, C.success, "run_dir", C.model_calls, C.prompt_tokens, C.completion_tokens,
-    C.prompt_words, C.first_call_valid, C.repaired, C.limit_hit, C.fenced_answers, C.final_failure, C.usage_missing,
+    *SETTING_COLUMNS,
+    C.task_id,
+    C.success,
+    "run_dir",
+    C.model_calls,
+    C.prompt_tokens,
+    C.completion_tokens,
+    C.prompt_words,
+    C.first_call_valid,
+    C.repaired,
+    C.limit_hit,
+    C.fenced_answers,
+    C.final_failure,
+    C.usage_missing,
 )
 
 
@@ -219,35 +257,50 @@ def build_report(
     for row in contrast_rows:
         diff = _paper_diff(settings, row)
         row["paper_diff"] = _clean(diff)
-        row["paper_inside_ci"] = None if diff is None or row["ci_low"] is None else paper.inside(
-            diff, row["ci_low"], row["ci_high"])
+        row["paper_inside_ci"] = (
+            None if diff is None or row["ci_low"] is None else paper.inside(diff, row["ci_low"], row["ci_high"])
+        )
     errors = int(df[C.success].isna().sum())
-    return Report.model_validate(_clean({
-        "schema": SCHEMA,
-        "meta": {
-            "run_dirs": list(full.attrs.get("run_dirs", sorted(df["run_dir"].unique()) if "run_dir" in df else [])),
-            "episodes": len(df), "harness_errors": errors,
-            "partial_lines": int(full.attrs.get("partial_lines", 0)),
-            "group_by": gcols, "contrasts": [f"{a}-{b}" for a, b in pairs], "contrast_source": source,
-            "n_boot": n_boot, "seed": seed, "alpha": ALPHA, "protocols": protocols(full),
-            "suites": sorted(df[C.suite].unique()), "budgets": sorted(int(b) for b in df[C.budget].unique()),
-            "planned_cells": grid.planned_cells(planned), "contrasts_without_pairs": without_pairs,
-        },
-        "gaps": grid.gaps(df, planned),
-        "cells": cell_rows,
-        "contrasts": contrast_rows,
-        "unpaired": _records(result.unpaired) if result else [],
-        "failures": _records(failure_taxonomy(df, by)),
-        "dynamics": _clean(dynamics(df, by)),
-        "headline": _headline(df, by, cells, seed, n_boot, result.table if result else None),
-        "references": {
-            "primary": paper.PRIMARY_SOURCE,
-            "planned_contrasts": [f"{a}-{b}" for a, b in paper.PLANNED_CONTRASTS],
-            "budget_lane": f"{paper.BUDGET_LANE.design}: {paper.BUDGET_LANE.note}",
-            "sampling_lane": f"{paper.SAMPLING_LANE.design}: {paper.SAMPLING_LANE.note}",
-            "self_reflective": paper.SELF_REFLECTIVE["source"],
-        },
-    }))
+    return Report.model_validate(
+        _clean(
+            {
+                "schema": SCHEMA,
+                "meta": {
+                    "run_dirs": list(
+                        full.attrs.get("run_dirs", sorted(df["run_dir"].unique()) if "run_dir" in df else [])
+                    ),
+                    "episodes": len(df),
+                    "harness_errors": errors,
+                    "partial_lines": int(full.attrs.get("partial_lines", 0)),
+                    "group_by": gcols,
+                    "contrasts": [f"{a}-{b}" for a, b in pairs],
+                    "contrast_source": source,
+                    "n_boot": n_boot,
+                    "seed": seed,
+                    "alpha": ALPHA,
+                    "protocols": protocols(full),
+                    "suites": sorted(df[C.suite].unique()),
+                    "budgets": sorted(int(b) for b in df[C.budget].unique()),
+                    "planned_cells": grid.planned_cells(planned),
+                    "contrasts_without_pairs": without_pairs,
+                },
+                "gaps": grid.gaps(df, planned),
+                "cells": cell_rows,
+                "contrasts": contrast_rows,
+                "unpaired": _records(result.unpaired) if result else [],
+                "failures": _records(failure_taxonomy(df, by)),
+                "dynamics": _clean(dynamics(df, by)),
+                "headline": _headline(df, by, cells, seed, n_boot, result.table if result else None),
+                "references": {
+                    "primary": paper.PRIMARY_SOURCE,
+                    "planned_contrasts": [f"{a}-{b}" for a, b in paper.PLANNED_CONTRASTS],
+                    "budget_lane": f"{paper.BUDGET_LANE.design}: {paper.BUDGET_LANE.note}",
+                    "sampling_lane": f"{paper.SAMPLING_LANE.design}: {paper.SAMPLING_LANE.note}",
+                    "self_reflective": paper.SELF_REFLECTIVE["source"],
+                },
+            }
+        )
+    )
 
 
 def render_report(

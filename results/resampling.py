@@ -73,8 +73,9 @@ def paired_bootstrap(diffs: Sequence[float], n_boot: int = N_BOOT, seed: int = S
     return _ratio_bootstrap(d, np.ones_like(d), n_boot, seed, chunk)
 
 
-def cluster_bootstrap(diffs: Sequence[float], clusters: Sequence[object], n_boot: int = N_BOOT, seed: int = SEED,
-                      chunk: int = CHUNK) -> np.ndarray:
+def cluster_bootstrap(
+    diffs: Sequence[float], clusters: Sequence[object], n_boot: int = N_BOOT, seed: int = SEED, chunk: int = CHUNK
+) -> np.ndarray:
     """Replicates of the pooled mean difference when whole clusters (tasks) are resampled."""
     d = np.asarray(diffs, dtype=float)
     if d.size == 0:
@@ -111,8 +112,13 @@ def sign_flip_p(diffs: Sequence[float], n_resamples: int = N_BOOT, seed: int = S
         stats = np.vstack([signed, 2 * positive - counts]) @ mags / d.size
         return _two_sided_p(stats[1:], stats[0], float(np.abs(d).mean()), exact=False)
     res = permutation_test(
-        (d,), lambda x, axis: np.mean(x, axis=axis), permutation_type="samples", vectorized=True,
-        n_resamples=n_resamples, batch=max(1, chunk // (2 * d.size)), alternative="two-sided",
+        (d,),
+        lambda x, axis: np.mean(x, axis=axis),
+        permutation_type="samples",
+        vectorized=True,
+        n_resamples=n_resamples,
+        batch=max(1, chunk // (2 * d.size)),
+        alternative="two-sided",
         rng=np.random.default_rng(seed),
     )
     return float(res.pvalue)

@@ -15,9 +15,9 @@ from typing import Any
 
 import pandas as pd
 
+from results.columns import CALL, C
 from results.errors import RecordsError
 from results.load import KEY_FIELDS, PathLike, iter_records
-from results.columns import CALL, C
 
 _PAIR = KEY_FIELDS
 
@@ -52,21 +52,30 @@ def compare_stacks(run_a: PathLike, run_b: PathLike) -> pd.DataFrame:
         ta, tb = _answers(dir_a, ra), _answers(dir_b, rb)
         pa = [c[CALL.prompt_tokens] for c in ra[C.calls]]
         pb = [c[CALL.prompt_tokens] for c in rb[C.calls]]
-        first = next((i for i, (x, y) in enumerate(zip(ta, tb)) if x != y), None)
-        rows.append({
-            **dict(zip(_PAIR, key)),
-            "model_a": ra[C.model_id], "model_b": rb[C.model_id],
-            "calls_a": len(ra[C.calls]), "calls_b": len(rb[C.calls]),
-            # the first call's prompt is the same conversation on both stacks; later ones depend on answers
-            "first_prompt_tokens_equal": pa[:1] == pb[:1],
-            "prompt_tokens_a": ra[C.prompt_tokens], "prompt_tokens_b": rb[C.prompt_tokens],
-            "completion_tokens_a": ra[C.completion_tokens], "completion_tokens_b": rb[C.completion_tokens],
-            "answers_equal": ta == tb and bool(ta),
-            "first_differing_call": first,
-            "success_a": ra[C.success], "success_b": rb[C.success], "success_equal": ra[C.success] == rb[C.success],
-            "failures_equal": ra[C.failure_codes] == rb[C.failure_codes],
-            "latency_s_a": ra[C.latency_s], "latency_s_b": rb[C.latency_s],
-        })
+        first = next((i for i, (x, y) in enumerate(zip(ta, tb, strict=False)) if x != y), None)
+        rows.append(
+            {
+                **dict(zip(_PAIR, key, strict=True)),
+                "model_a": ra[C.model_id],
+                "model_b": rb[C.model_id],
+                "calls_a": len(ra[C.calls]),
+                "calls_b": len(rb[C.calls]),
+                # the first call's prompt is the same conversation on both stacks; later ones depend on answers
+                "first_prompt_tokens_equal": pa[:1] == pb[:1],
+                "prompt_tokens_a": ra[C.prompt_tokens],
+                "prompt_tokens_b": rb[C.prompt_tokens],
+                "completion_tokens_a": ra[C.completion_tokens],
+                "completion_tokens_b": rb[C.completion_tokens],
+                "answers_equal": ta == tb and bool(ta),
+                "first_differing_call": first,
+                "success_a": ra[C.success],
+                "success_b": rb[C.success],
+                "success_equal": ra[C.success] == rb[C.success],
+                "failures_equal": ra[C.failure_codes] == rb[C.failure_codes],
+                "latency_s_a": ra[C.latency_s],
+                "latency_s_b": rb[C.latency_s],
+            }
+        )
     df = pd.DataFrame(rows)
     df["first_differing_call"] = df["first_differing_call"].astype("Int64")  # <NA>: no call differs
     return df
@@ -80,8 +89,10 @@ def summary(df: pd.DataFrame) -> dict[str, Any]:
         "answers_equal": int(df["answers_equal"].sum()),
         "success_equal": int(df["success_equal"].sum()),
         "failures_equal": int(df["failures_equal"].sum()),
-        "success_a": int(df["success_a"].sum()), "success_b": int(df["success_b"].sum()),
+        "success_a": int(df["success_a"].sum()),
+        "success_b": int(df["success_b"].sum()),
         "completion_tokens_a": int(df["completion_tokens_a"].sum()),
         "completion_tokens_b": int(df["completion_tokens_b"].sum()),
-        "latency_s_a": round(float(df["latency_s_a"].sum()), 1), "latency_s_b": round(float(df["latency_s_b"].sum()), 1),
+        "latency_s_a": round(float(df["latency_s_a"].sum()), 1),
+        "latency_s_b": round(float(df["latency_s_b"].sum()), 1),
     }

@@ -13,14 +13,22 @@ import numpy as np
 import pandas as pd
 from statsmodels.stats.proportion import proportion_confint
 
-from results.errors import UnknownChoice
 from results.columns import C
+from results.errors import UnknownChoice
 
 ALPHA = 0.05
 # DESIGN.md's order: floor first, then the paper's four, then the other arms
 CONDITION_ORDER = (
-    "none", "traceback", "raw", "loc_obs", "allowed_prose", "allowed_json",
-    "self_check", "self_check_wait", "fault_raw", "fault_problem",
+    "none",
+    "traceback",
+    "raw",
+    "loc_obs",
+    "allowed_prose",
+    "allowed_json",
+    "self_check",
+    "self_check_wait",
+    "fault_raw",
+    "fault_problem",
 )
 # key columns that split cells automatically when a frame holds several of their values
 AUTO_SPLIT = (C.suite, C.budget, C.constrain)
@@ -147,7 +155,10 @@ def sort_cells(frame: pd.DataFrame, cols: list[str], then: Sequence[tuple[str, b
 def summary(df: pd.DataFrame, by: Sequence[str] | None = None) -> pd.DataFrame:
     """One row per condition x model (x `by` columns): see `cell` for the columns."""
     cols = [C.condition, *group_columns(df, by)]
-    rows = [{**dict(zip(cols, keys)), **cell(part)} for keys, part in df.groupby(cols, sort=False, dropna=False)]
+    rows = [
+        {**dict(zip(cols, keys, strict=True)), **cell(part)}
+        for keys, part in df.groupby(cols, sort=False, dropna=False)
+    ]
     return sort_cells(pd.DataFrame(rows), cols)
 
 
@@ -172,13 +183,15 @@ def funnel(df: pd.DataFrame, by: Sequence[str] | None = None) -> pd.DataFrame:
     for keys, part in valid_rows(df).groupby(cols, sort=False):
         first = part[C.first_call_valid] if C.first_call_valid in part else pd.Series(dtype=object)
         rep = part[C.repaired] if C.repaired in part else pd.Series(dtype=object)
-        rows.append({
-            **dict(zip(cols, keys)),
-            "n": len(part),
-            "first_call_valid": int(first.fillna(False).astype(bool).sum()),
-            "repaired": int(rep.fillna(False).astype(bool).sum()),
-            "solved": int(part[C.success].astype(bool).sum()),
-        })
+        rows.append(
+            {
+                **dict(zip(cols, keys, strict=True)),
+                "n": len(part),
+                "first_call_valid": int(first.fillna(False).astype(bool).sum()),
+                "repaired": int(rep.fillna(False).astype(bool).sum()),
+                "solved": int(part[C.success].astype(bool).sum()),
+            }
+        )
     return sort_cells(pd.DataFrame(rows), cols)
 
 

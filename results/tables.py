@@ -9,12 +9,12 @@ import pandas as pd
 from rich.console import Console
 
 from envs.study import BUDGET as STUDY_BUDGET
-from results.paper import SUITE as PAPER_SUITE
+from results.columns import C, is_reference_agent
 from results.dynamics import SHOWN_K
 from results.grid import ERRORS_ONLY, NOT_RUN, PARTIAL
+from results.paper import SUITE as PAPER_SUITE
 from results.report_model import Report
 from results.terminal import fit
-from results.columns import C, is_reference_agent
 
 KEY_ORDER = (C.condition, C.model, C.suite, C.budget, C.sample_seed)
 TEST_NAMES = {"mcnemar_exact": "McNemar", "sign_flip": "sign-flip"}
@@ -50,24 +50,28 @@ def cells_frame(report: Report) -> pd.DataFrame:
     for r in report.cells:
         p = r.paper
         theirs = "—" if p.solved is None else f"{p.solved}/{p.n} ({_pct(p.rate)})"
-        rows.append({
-            "condition": r.condition, **r.group(g),
-            "solved/N": f"{r.solved}/{r.n}",
-            "rate [95% CI]": f"{_pct(r.rate)} [{_pct(r.ci_low)}, {_pct(r.ci_high)}]",
-            "errors": r.harness_errors,
-            "usage unknown": r.usage_unknown,
-            "calls/ep": _num(r.model_calls_mean, 2),
-            "tokens/success": _num(r.tokens_per_success, 0),
-            "words/success": _num(r.words_per_success, 0),
-            "1st valid": _pct(r.first_call_valid_rate),
-            "repaired": _pct(r.repaired_rate),
-            "paper": theirs,
-            "paper calls/ep": _num(p.calls_per_game, 2),
-            "paper in CI": _yes(p.inside_ci),
-            # the model/condition labels are in the json; the table keeps only what qualifies a cell
-            "paper note": p.note.split("; ", 1)[1] if p.solved is not None and "; " in p.note
-            else ("" if p.solved is not None else p.note),
-        })
+        rows.append(
+            {
+                "condition": r.condition,
+                **r.group(g),
+                "solved/N": f"{r.solved}/{r.n}",
+                "rate [95% CI]": f"{_pct(r.rate)} [{_pct(r.ci_low)}, {_pct(r.ci_high)}]",
+                "errors": r.harness_errors,
+                "usage unknown": r.usage_unknown,
+                "calls/ep": _num(r.model_calls_mean, 2),
+                "tokens/success": _num(r.tokens_per_success, 0),
+                "words/success": _num(r.words_per_success, 0),
+                "1st valid": _pct(r.first_call_valid_rate),
+                "repaired": _pct(r.repaired_rate),
+                "paper": theirs,
+                "paper calls/ep": _num(p.calls_per_game, 2),
+                "paper in CI": _yes(p.inside_ci),
+                # the model/condition labels are in the json; the table keeps only what qualifies a cell
+                "paper note": p.note.split("; ", 1)[1]
+                if p.solved is not None and "; " in p.note
+                else ("" if p.solved is not None else p.note),
+            }
+        )
     frame = pd.DataFrame(rows)
     if rows and not has_paper(report):
         frame = frame.drop(columns=[c for c in PAPER_COLUMNS if c in frame])
@@ -79,19 +83,27 @@ def contrasts_frame(report: Report) -> pd.DataFrame:
     g = [c for c in report.meta.group_by if c != C.condition]
     rows = []
     for r in report.contrasts:
-        rows.append({
-            "contrast": r.contrast, **r.group(g), "pairs": r.n_pairs,
-            "diff pts [95% CI]": f"{100 * r.diff:+.1f} [{100 * r.ci_low:+.1f}, {100 * r.ci_high:+.1f}]"
-            if r.diff is not None else "—",
-            "A only/B only": f"{r.a_only}/{r.b_only}",
-            "test": TEST_NAMES.get(r.test, r.test), "p": _p(r.p_value), "p Holm": _p(r.p_holm),
-            "calls diff [95% CI]": "—" if r.calls_diff is None
-            else f"{r.calls_diff:+.2f} [{r.calls_ci_low:+.2f}, {r.calls_ci_high:+.2f}]",
-            "calls p Holm": _p(r.calls_p_holm),
-            "paper diff": "—" if r.paper_diff is None else f"{100 * r.paper_diff:+.1f}",
-            "paper in CI": _yes(r.paper_inside_ci),
-            "unpaired": r.n_unpaired,
-        })
+        rows.append(
+            {
+                "contrast": r.contrast,
+                **r.group(g),
+                "pairs": r.n_pairs,
+                "diff pts [95% CI]": f"{100 * r.diff:+.1f} [{100 * r.ci_low:+.1f}, {100 * r.ci_high:+.1f}]"
+                if r.diff is not None
+                else "—",
+                "A only/B only": f"{r.a_only}/{r.b_only}",
+                "test": TEST_NAMES.get(r.test, r.test),
+                "p": _p(r.p_value),
+                "p Holm": _p(r.p_holm),
+                "calls diff [95% CI]": "—"
+                if r.calls_diff is None
+                else f"{r.calls_diff:+.2f} [{r.calls_ci_low:+.2f}, {r.calls_ci_high:+.2f}]",
+                "calls p Holm": _p(r.calls_p_holm),
+                "paper diff": "—" if r.paper_diff is None else f"{100 * r.paper_diff:+.1f}",
+                "paper in CI": _yes(r.paper_inside_ci),
+                "unpaired": r.n_unpaired,
+            }
+        )
     frame = pd.DataFrame(rows)
     if rows and all(r.paper_diff is None for r in report.contrasts):
         frame = frame.drop(columns=["paper diff", "paper in CI"])
@@ -107,8 +119,9 @@ def failures_frame(report: Report) -> pd.DataFrame:
     for r in report.failures:
         key = (r.condition, *r.group(g).values())
         out.setdefault(key, []).append(f"{r.final_failure} {r.count}")  # shares: json and csv
-    return pd.DataFrame([{**dict(zip([C.condition, *g], k)), FAILURE_TEXT: ", ".join(v)}
-                         for k, v in out.items()])
+    return pd.DataFrame(
+        [{**dict(zip([C.condition, *g], k, strict=True)), FAILURE_TEXT: ", ".join(v)} for k, v in out.items()]
+    )
 
 
 def dynamics_frame(report: Report) -> pd.DataFrame:
@@ -118,19 +131,24 @@ def dynamics_frame(report: Report) -> pd.DataFrame:
     for r in report.dynamics:
         shown = [str(k) for k in SHOWN_K if str(k) in r.recovery_at]
         pass_k = ", ".join(f"{_num(v, 2)}" for v in r.pass_k.values()) + (" (flat: greedy)" if r.pass_k_flat else "")
-        rows.append({
-            "condition": r.condition, **r.group(g),
-            "retries": r.retries,
-            "identical": _pct(r.identical_resubmission),
-            "rec@1 [95% CI]": f"{_pct(r.recovery_at.get('1'))} [{_pct(r.recovery_at_1_ci_low)}, {_pct(r.recovery_at_1_ci_high)}]",
-            **{f"rec@{k}": _pct(r.recovery_at[k]) for k in shown[1:]},
-            "pass^k": pass_k,
-            "overhead tok/ep": _num(r.retry_overhead_tokens_per_episode, 0),
-            "overhead tok/success": _num(r.retry_overhead_tokens_per_success, 0),
-            "preventable": (f"{r.schema_rejections}/{r.rejections} ({_pct(r.preventable_share)})"
-                            if r.rejections else "—"),
-            "side effects": r.constrained_rejections,
-        })
+        rows.append(
+            {
+                "condition": r.condition,
+                **r.group(g),
+                "retries": r.retries,
+                "identical": _pct(r.identical_resubmission),
+                "rec@1 [95% CI]": f"{_pct(r.recovery_at.get('1'))} "
+                f"[{_pct(r.recovery_at_1_ci_low)}, {_pct(r.recovery_at_1_ci_high)}]",
+                **{f"rec@{k}": _pct(r.recovery_at[k]) for k in shown[1:]},
+                "pass^k": pass_k,
+                "overhead tok/ep": _num(r.retry_overhead_tokens_per_episode, 0),
+                "overhead tok/success": _num(r.retry_overhead_tokens_per_success, 0),
+                "preventable": (
+                    f"{r.schema_rejections}/{r.rejections} ({_pct(r.preventable_share)})" if r.rejections else "—"
+                ),
+                "side effects": r.constrained_rejections,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -148,8 +166,10 @@ def unpaired_frame(report: Report) -> pd.DataFrame:
     rows = []
     for r in report.section("unpaired"):
         absent = [r[arm] for arm, status in (("a", r["status_a"]), ("b", r["status_b"])) if status == "missing"]
-        if any(tuple(str(v) for v in (r[C.model], r[C.suite], cond, r[C.budget], r[C.sample_seed])) in never
-               for cond in absent):
+        if any(
+            tuple(str(v) for v in (r[C.model], r[C.suite], cond, r[C.budget], r[C.sample_seed])) in never
+            for cond in absent
+        ):
             continue
         rows.append(r)
     return pd.DataFrame(rows)
@@ -170,8 +190,19 @@ def gaps_frame(report: Report) -> pd.DataFrame:
     lines: dict[tuple, list[str]] = {}
     for (suite, budget, seed, model, what), conds in by_model.items():
         lines.setdefault((suite, budget, seed, what, ", ".join(conds)), []).append(model)
-    frame = pd.DataFrame([{C.suite: k[0], C.budget: k[1], C.sample_seed: k[2], "status": k[3], "conditions": k[4],
-                           "models": ", ".join(v)} for k, v in lines.items()])
+    frame = pd.DataFrame(
+        [
+            {
+                C.suite: k[0],
+                C.budget: k[1],
+                C.sample_seed: k[2],
+                "status": k[3],
+                "conditions": k[4],
+                "models": ", ".join(v),
+            }
+            for k, v in lines.items()
+        ]
+    )
     # a budget or seed column only where the gaps differ in it
     return frame.drop(columns=[c for c in (C.budget, C.sample_seed) if c in frame and frame[c].nunique() == 1])
 
@@ -181,16 +212,19 @@ def headline_frame(report: Report) -> pd.DataFrame:
     for r in report.headline:
         lo, hi = r.theirs_gain_points
         rlo, rhi = r.theirs_tokens_per_success_ratio
-        rows.append({
-            **r.group(list(KEY_ORDER)),
-            "ours: gain [95% CI]": "—" if r.gain_points is None
-            else f"{r.gain_points:+.1f} [{r.gain_ci_low_points:+.1f}, {r.gain_ci_high_points:+.1f}] pts",
-            "theirs: gain": f"+{lo}..+{hi} pts",
-            "overlap": _yes(r.gain_ci_overlaps_theirs),
-            "ours: tokens/success raw÷json": _num(r.tokens_per_success_ratio, 2),
-            "theirs": f"{rlo}..{rhi}x",
-            "ratio inside": _yes(r.ratio_inside_theirs),
-        })
+        rows.append(
+            {
+                **r.group(list(KEY_ORDER)),
+                "ours: gain [95% CI]": "—"
+                if r.gain_points is None
+                else f"{r.gain_points:+.1f} [{r.gain_ci_low_points:+.1f}, {r.gain_ci_high_points:+.1f}] pts",
+                "theirs: gain": f"+{lo}..+{hi} pts",
+                "overlap": _yes(r.gain_ci_overlaps_theirs),
+                "ours: tokens/success raw÷json": _num(r.tokens_per_success_ratio, 2),
+                "theirs": f"{rlo}..{rhi}x",
+                "ratio inside": _yes(r.ratio_inside_theirs),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -208,9 +242,9 @@ TITLES = {
     "contrasts": "Paired contrasts (A - B; bootstrap CI, exact McNemar or sign-flip, Holm per group)",
     "failures": "Failure taxonomy of the final attempt",
     "dynamics": "Repair dynamics (identical resubmission of retries; recovery@k after the first rejection; "
-                "pass^k over seeds; tokens after the first rejection; rejections a schema-constrained decoder prevents)",
+    "pass^k over seeds; tokens after the first rejection; rejections a schema-constrained decoder prevents)",
     "headline": "allowed_json vs raw beside the Self-Reflective APIs figures (a different setting: API side, "
-                "Anthropic models; shown on request)",
+    "Anthropic models; shown on request)",
     "unpaired": "Unpaired episodes (left out of the contrasts above)",
     "gaps": "Planned grid cells without full results",
 }
@@ -226,11 +260,31 @@ KEEP = {
     "gaps": (C.suite, "status"),
 }
 DROP_ORDER = {
-    "cells": ("usage unknown", "paper calls/ep", "words/success", "tokens/success", C.repaired, "1st valid",
-              "paper in CI", "calls/ep", "errors", "paper"),
+    "cells": (
+        "usage unknown",
+        "paper calls/ep",
+        "words/success",
+        "tokens/success",
+        C.repaired,
+        "1st valid",
+        "paper in CI",
+        "calls/ep",
+        "errors",
+        "paper",
+    ),
     "dynamics": ("side effects", "overhead tok/success", "rec@3", "rec@2", "overhead tok/ep", "pass^k", "retries"),
-    "contrasts": ("unpaired", "calls p Holm", "calls diff [95% CI]", "paper in CI", "test", "p", "A only/B only",
-                  "paper diff", "pairs", "p Holm"),
+    "contrasts": (
+        "unpaired",
+        "calls p Holm",
+        "calls diff [95% CI]",
+        "paper in CI",
+        "test",
+        "p",
+        "A only/B only",
+        "paper diff",
+        "pairs",
+        "p Holm",
+    ),
 }
 FOLD = {"failures": (FAILURE_TEXT,), "gaps": ("conditions", "models")}
 
@@ -256,13 +310,17 @@ def _meta_lines(report: Report) -> list[str]:
             lines.append(f"budget lane: {report.references.budget_lane}")
     if m.planned_cells:
         missing = len({(g.run_dir, *g.group(list(GAP_KEY)).values()) for g in report.gaps})
-        lines.append(f"grid: {m.planned_cells} cells planned, {m.planned_cells - missing} with full results"
-                     + (f", {missing} without (listed at the end)" if missing else ""))
+        lines.append(
+            f"grid: {m.planned_cells} cells planned, {m.planned_cells - missing} with full results"
+            + (f", {missing} without (listed at the end)" if missing else "")
+        )
     if m.contrasts_without_pairs:
         lines.append("no paired test (no task played under both conditions): " + "; ".join(m.contrasts_without_pairs))
     if any(c.sample_seeds > 1 for c in report.cells):
-        lines.append("sampling lane: the per-cell Wilson CIs count every seed's episode as independent; "
-                     "the contrasts resample whole tasks")
+        lines.append(
+            "sampling lane: the per-cell Wilson CIs count every seed's episode as independent; "
+            "the contrasts resample whole tasks"
+        )
     return lines
 
 
@@ -295,16 +353,21 @@ def render_table(report: Report, width: int = 160, headline: bool = False) -> st
             part = part.drop(columns=C.model, errors="ignore")
             # a model the paper did not run has no paper values: its table goes without those columns
             part = part.drop(columns=[c for c in PAPER_COLUMNS if c in part and set(part[c].astype(str)) <= {"—", ""}])
-            title = TITLES[name] + (", beside the paper" if name == "cells" and "paper" in part else "") \
+            title = (
+                TITLES[name]
+                + (", beside the paper" if name == "cells" and "paper" in part else "")
                 + (f" — {_who(model)}" if model is not None else "")
+            )
             console.print()
             console.print(title, highlight=False, markup=False)
-            table, dropped = fit(console, part,
-                                 KEEP.get(name, ()), DROP_ORDER.get(name, ()), FOLD.get(name, ()))
+            table, dropped = fit(console, part, KEEP.get(name, ()), DROP_ORDER.get(name, ()), FOLD.get(name, ()))
             console.print(table)
             if dropped:
-                console.print(f"(left out at {width} columns: {', '.join(dropped)}; --format md shows every column)",
-                              highlight=False, markup=False)
+                console.print(
+                    f"(left out at {width} columns: {', '.join(dropped)}; --format md shows every column)",
+                    highlight=False,
+                    markup=False,
+                )
         for note in notes:
             console.print(f"  note: {note}", highlight=False, markup=False)
     return console.file.getvalue()

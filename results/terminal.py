@@ -34,8 +34,9 @@ def _table(frame: pd.DataFrame, fold: Sequence[str]) -> Table:
     return table
 
 
-def fit(console: Console, frame: pd.DataFrame, keep: Sequence[str], drop_order: Sequence[str],
-        fold: Sequence[str] = ()) -> tuple[Table, list[str]]:
+def fit(
+    console: Console, frame: pd.DataFrame, keep: Sequence[str], drop_order: Sequence[str], fold: Sequence[str] = ()
+) -> tuple[Table, list[str]]:
     """The table of `frame` at the console's width, and the columns left out to get there.
 
     keep: never dropped. drop_order: dropped first to last while the table is too wide; columns in

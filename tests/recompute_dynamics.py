@@ -29,8 +29,13 @@ def cells(run_dirs: list[str]) -> list[dict]:
             record = json.loads(line)
             if record["success"] is None:  # a harness error says nothing about the agent
                 continue
-            key = (record["condition"], record["model"], record["suite"], record["budget"],
-                   record.get("constrain", "none"))
+            key = (
+                record["condition"],
+                record["model"],
+                record["suite"],
+                record["budget"],
+                record.get("constrain", "none"),
+            )
             cell = out[key]
             attempts = [c for c in record["calls"] if c["outcome"] not in NOT_ATTEMPTS]
             rejected = [c["outcome"] not in ACCEPTED for c in attempts]
@@ -44,11 +49,21 @@ def cells(run_dirs: list[str]) -> list[dict]:
                 cell["recovered_1"] += first + 1 < len(attempts) and not rejected[first + 1]
     rows = []
     for (condition, model, suite, budget, constrain), c in out.items():
-        rows.append({"condition": condition, "model": model, "suite": suite, "budget": budget, "constrain": constrain,
-                     "retries": c["retries"], "identical_retries": c["identical"],
-                     "identical_resubmission": c["identical"] / c["retries"] if c["retries"] else None,
-                     "episodes_with_rejection": c["with_rejection"], "recovered_within_1": c["recovered_1"],
-                     "recovery_at_1": c["recovered_1"] / c["with_rejection"] if c["with_rejection"] else None})
+        rows.append(
+            {
+                "condition": condition,
+                "model": model,
+                "suite": suite,
+                "budget": budget,
+                "constrain": constrain,
+                "retries": c["retries"],
+                "identical_retries": c["identical"],
+                "identical_resubmission": c["identical"] / c["retries"] if c["retries"] else None,
+                "episodes_with_rejection": c["with_rejection"],
+                "recovered_within_1": c["recovered_1"],
+                "recovery_at_1": c["recovered_1"] / c["with_rejection"] if c["with_rejection"] else None,
+            }
+        )
     return rows
 
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable
+from typing import Any
 
 Responder = Callable[[dict[str, Any]], "Reply"]
 
@@ -19,10 +20,18 @@ Responder = Callable[[dict[str, Any]], "Reply"]
 class Reply:
     """What the server sends back: a chat message, or an HTTP error, after an optional delay."""
 
-    def __init__(self, text: str | None = None, tool_calls: list[dict[str, Any]] | None = None,
-                 status: int = 200, delay_s: float = 0.0, headers: dict[str, str] | None = None,
-                 prompt_tokens: int = 11, completion_tokens: int = 7, usage: bool = True,
-                 body: dict[str, Any] | None = None):
+    def __init__(
+        self,
+        text: str | None = None,
+        tool_calls: list[dict[str, Any]] | None = None,
+        status: int = 200,
+        delay_s: float = 0.0,
+        headers: dict[str, str] | None = None,
+        prompt_tokens: int = 11,
+        completion_tokens: int = 7,
+        usage: bool = True,
+        body: dict[str, Any] | None = None,
+    ):
         self.text, self.tool_calls, self.status, self.delay_s = text, tool_calls, status, delay_s
         self.headers = headers or {}
         self.prompt_tokens, self.completion_tokens = prompt_tokens, completion_tokens
@@ -36,7 +45,7 @@ def call(name: str, arguments: dict[str, Any], call_id: str = "call_0") -> dict[
 
 
 def tagged(name: str, arguments: dict[str, Any]) -> str:
-    return f'<tool_call>{json.dumps({"name": name, "arguments": arguments})}</tool_call>'
+    return f"<tool_call>{json.dumps({'name': name, 'arguments': arguments})}</tool_call>"
 
 
 class ScriptedServer:
@@ -73,8 +82,13 @@ class ScriptedServer:
                 if self.path.rstrip("/").endswith("/models") and server.models_status != 200:
                     self._send(server.models_status, {"error": {"message": f"scripted {server.models_status}"}})
                 elif self.path.rstrip("/").endswith("/models"):
-                    self._send(200, {"object": "list", "data": [
-                        {"id": m, "object": "model", "owned_by": "tests"} for m in server.models]})
+                    self._send(
+                        200,
+                        {
+                            "object": "list",
+                            "data": [{"id": m, "object": "model", "owned_by": "tests"} for m in server.models],
+                        },
+                    )
                 else:
                     self._send(404, {"error": {"message": "not found"}})
 
@@ -89,19 +103,30 @@ class ScriptedServer:
                     self._send(reply.status, reply.body, reply.headers)
                     return
                 if reply.status != 200:
-                    self._send(reply.status, {"error": {"message": f"scripted {reply.status}", "type": "scripted"}}, reply.headers)
+                    self._send(
+                        reply.status,
+                        {"error": {"message": f"scripted {reply.status}", "type": "scripted"}},
+                        reply.headers,
+                    )
                     return
                 message: dict[str, Any] = {"role": "assistant", "content": reply.text}
                 if reply.tool_calls:
                     message["tool_calls"] = reply.tool_calls
                 completion: dict[str, Any] = {
-                    "id": f"chatcmpl-{len(server.requests)}", "object": "chat.completion", "created": 0,
+                    "id": f"chatcmpl-{len(server.requests)}",
+                    "object": "chat.completion",
+                    "created": 0,
                     "model": body.get("model") if body.get("model") in server.models else server.model,
-                    "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if reply.tool_calls else "stop"}],
+                    "choices": [
+                        {"index": 0, "message": message, "finish_reason": "tool_calls" if reply.tool_calls else "stop"}
+                    ],
                 }
                 if reply.usage:
-                    completion["usage"] = {"prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens,
-                                           "total_tokens": reply.prompt_tokens + reply.completion_tokens}
+                    completion["usage"] = {
+                        "prompt_tokens": reply.prompt_tokens,
+                        "completion_tokens": reply.completion_tokens,
+                        "total_tokens": reply.prompt_tokens + reply.completion_tokens,
+                    }
                 self._send(200, completion)
 
         class Server(ThreadingHTTPServer):
@@ -116,7 +141,7 @@ class ScriptedServer:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
 
-    def __enter__(self) -> "ScriptedServer":
+    def __enter__(self) -> ScriptedServer:
         self.thread.start()
         return self
 

@@ -22,7 +22,9 @@ ERROR_PREFIX = "Error during execution: "
 
 
 def backend_class(cls: str) -> type:
-    return getattr(importlib.import_module(f"bfcl_eval.eval_checker.multi_turn_eval.func_source_code.{CLASSES[cls]}"), cls)
+    return getattr(
+        importlib.import_module(f"bfcl_eval.eval_checker.multi_turn_eval.func_source_code.{CLASSES[cls]}"), cls
+    )
 
 
 def functions(classes: list[str]) -> dict[str, Any]:

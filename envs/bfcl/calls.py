@@ -12,7 +12,8 @@ from __future__ import annotations
 import ast
 import inspect
 import keyword
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from envs.contract import ToolCall
 
@@ -28,8 +29,11 @@ def parse(text: str, method: Callable[[str], Callable[..., Any]]) -> ToolCall:
     if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
         raise NotACall(f"not a call: {text!r}")
     name = node.func.id
-    params = [p for p in inspect.signature(method(name)).parameters.values()
-              if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.name != "self"]
+    params = [
+        p
+        for p in inspect.signature(method(name)).parameters.values()
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.name != "self"
+    ]
     args = {params[i].name: ast.literal_eval(a) for i, a in enumerate(node.args)}
     args.update({k.arg: ast.literal_eval(k.value) for k in node.keywords if k.arg is not None})
     return ToolCall(name=name, arguments=args)

@@ -21,17 +21,35 @@ from envs.bfcl.calls import parse
 from envs.contract import ToolCall, Violation
 
 _TYPES: dict[str, tuple[type, ...]] = {
-    "string": (str,), "integer": (int,), "float": (float, int), "boolean": (bool,), "array": (list,),
-    "tuple": (list,), "dict": (dict,),
+    "string": (str,),
+    "integer": (int,),
+    "float": (float, int),
+    "boolean": (bool,),
+    "array": (list,),
+    "tuple": (list,),
+    "dict": (dict,),
 }
-_CODES = {"string": "string_type", "integer": "int_type", "float": "float_type", "boolean": "bool_type",
-          "array": "list_type", "tuple": "list_type", "dict": "dict_type"}
+_CODES = {
+    "string": "string_type",
+    "integer": "int_type",
+    "float": "float_type",
+    "boolean": "bool_type",
+    "array": "list_type",
+    "tuple": "list_type",
+    "dict": "dict_type",
+}
 _ENUM = re.compile(r"(?:\[Enum\]:|Options are:|Here are the options:)\s*(.+?)\s*$")
 
 
 def type_name(value: Any) -> str:
-    for name, kinds in (("boolean", (bool,)), ("integer", (int,)), ("float", (float,)), ("string", (str,)),
-                        ("array", (list,)), ("dict", (dict,))):
+    for name, kinds in (
+        ("boolean", (bool,)),
+        ("integer", (int,)),
+        ("float", (float,)),
+        ("string", (str,)),
+        ("array", (list,)),
+        ("dict", (dict,)),
+    ):
         if isinstance(value, kinds):
             return name
     return "null" if value is None else type(value).__name__
@@ -88,24 +106,46 @@ def check(call: ToolCall, doc: dict[str, Any] | None, tools: list[str]) -> Viola
     props: dict[str, Any] = params.get("properties", {})
     for name in call.arguments:
         if name not in props:
-            return Violation(code="unexpected_keyword_argument", location=f"arguments.{name}", observed=name[:200],
-                             allowed=sorted(props), tool=call.name,
-                             message=f"{call.name}() got an unexpected keyword argument {name[:100]!r}")
+            return Violation(
+                code="unexpected_keyword_argument",
+                location=f"arguments.{name}",
+                observed=name[:200],
+                allowed=sorted(props),
+                tool=call.name,
+                message=f"{call.name}() got an unexpected keyword argument {name[:100]!r}",
+            )
     for name in params.get("required", []):
         if name not in call.arguments:
-            return Violation(code="missing", location=f"arguments.{name}", tool=call.name, allowed=[],
-                             message=f"{call.name}() is missing the required argument {name!r}")
+            return Violation(
+                code="missing",
+                location=f"arguments.{name}",
+                tool=call.name,
+                allowed=[],
+                message=f"{call.name}() is missing the required argument {name!r}",
+            )
     passes = ground_truth_passes()
     for name, value in call.arguments.items():
         prop, gold = props[name], passes.get((call.name, name), set())
         kind = prop.get("type")
         if not _fits(value, kind) and type_name(value) not in gold:
-            return Violation(code=_CODES[kind], location=f"arguments.{name}", observed=value, tool=call.name,
-                             allowed=[kind], message=f"{name} must be of type {kind}, got {type_name(value)}")
+            return Violation(
+                code=_CODES[kind],
+                location=f"arguments.{name}",
+                observed=value,
+                tool=call.name,
+                allowed=[kind],
+                message=f"{name} must be of type {kind}, got {type_name(value)}",
+            )
         allowed = enum_of(prop) or enum_of(prop.get("items", {}))
         if allowed:
             for item in value if isinstance(value, list) else [value]:
                 if str(item) not in allowed and ("value", item) not in gold:
-                    return Violation(code="enum", location=f"arguments.{name}", observed=item, allowed=allowed,
-                                     tool=call.name, message=f"{name}: {str(item)[:100]!r} is not one of the options")
+                    return Violation(
+                        code="enum",
+                        location=f"arguments.{name}",
+                        observed=item,
+                        allowed=allowed,
+                        tool=call.name,
+                        message=f"{name}: {str(item)[:100]!r} is not one of the options",
+                    )
     return None

@@ -24,9 +24,14 @@ _HINT = " Note that the provided function is in Python 3 syntax."
 # BFCL's multi-turn classes -> the module in func_source_code and the doc file of each (one name
 # for both: constants.executable_backend_config)
 CLASSES = {
-    "GorillaFileSystem": "gorilla_file_system", "MathAPI": "math_api", "MessageAPI": "message_api",
-    "TwitterAPI": "posting_api", "TicketAPI": "ticket_api", "TradingBot": "trading_bot",
-    "TravelAPI": "travel_booking", "VehicleControlAPI": "vehicle_control",
+    "GorillaFileSystem": "gorilla_file_system",
+    "MathAPI": "math_api",
+    "MessageAPI": "message_api",
+    "TwitterAPI": "posting_api",
+    "TicketAPI": "ticket_api",
+    "TradingBot": "trading_bot",
+    "TravelAPI": "travel_booking",
+    "VehicleControlAPI": "vehicle_control",
 }
 
 
@@ -53,7 +58,7 @@ def _lines(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def docs(cls: str) -> tuple[dict[str, Any], ...]:
     """A class's function docs, each description with BFCL's Python hint."""
     out = _lines(package_dir() / "data" / "multi_turn_func_doc" / f"{CLASSES[cls]}.json")
@@ -62,11 +67,13 @@ def docs(cls: str) -> tuple[dict[str, Any], ...]:
     return tuple(out)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _entries(category: str) -> dict[str, dict[str, Any]]:
     data = package_dir() / "data"
     entries = _lines(data / f"{_PREFIX}_multi_turn_{category}.json")
-    truth = {e["id"]: e["ground_truth"] for e in _lines(data / "possible_answer" / f"{_PREFIX}_multi_turn_{category}.json")}
+    truth = {
+        e["id"]: e["ground_truth"] for e in _lines(data / "possible_answer" / f"{_PREFIX}_multi_turn_{category}.json")
+    }
     return {e["id"]: {**e, "ground_truth": truth[e["id"]]} for e in entries}
 
 

@@ -66,20 +66,30 @@ class BfclEnv:
         self.verdict: dict[str, Any] | None = None
 
     def reset(self) -> Opening:
-        self.backends = Backends(self.entry["involved_classes"], self.entry.get("initial_config", {}),
-                                 long_context=self.category == "long_context")
+        self.backends = Backends(
+            self.entry["involved_classes"],
+            self.entry.get("initial_config", {}),
+            long_context=self.category == "long_context",
+        )
         self.docs, self.held = data.functions(self.entry)
         self.turn, self.executed, self.verdict = 0, [[]], None
-        return Opening(messages=[dict(m) for m in self.entry["question"][0]], tools=self._tools(),
-                       accepts=frozenset({"tool", "text"}))
+        return Opening(
+            messages=[dict(m) for m in self.entry["question"][0]],
+            tools=self._tools(),
+            accepts=frozenset({"tool", "text"}),
+        )
 
     def _tools(self) -> list[ToolSpec]:
         return [tool_spec(d) for d in self.docs]
 
     def submit(self, action: Action) -> Outcome:
         if self.verdict is not None:
-            return Accepted(observation="The conversation has ended.", done=True, won=self.verdict["valid"],
-                            lost=not self.verdict["valid"])
+            return Accepted(
+                observation="The conversation has ended.",
+                done=True,
+                won=self.verdict["valid"],
+                lost=not self.verdict["valid"],
+            )
         if isinstance(action, TextAnswer):
             return self._next_turn()
         return self._call(action)
@@ -92,8 +102,12 @@ class BfclEnv:
         for t, turn in enumerate(self.entry["ground_truth"]):
             for text in turn:
                 names.setdefault(parse(text, self.functions.__getitem__).name, t)
-        return {d["name"]: d for turn, docs in self.held.items() for d in docs
-                if turn > self.turn >= names.get(d["name"], len(self.entry["question"]))}
+        return {
+            d["name"]: d
+            for turn, docs in self.held.items()
+            for d in docs
+            if turn > self.turn >= names.get(d["name"], len(self.entry["question"]))
+        }
 
     def _call(self, call: ToolCall) -> Outcome:
         assert self.backends is not None
@@ -134,9 +148,15 @@ class BfclEnv:
 
     def record_extra(self) -> dict[str, Any]:
         return {
-            "bfcl": {"entry_id": self.entry["id"], "category": self.category, "turns": len(self.entry["question"]),
-                     "turns_started": len(self.executed), "turns_answered": self.turn,
-                     "executed": self.executed, "verdict": self.verdict},
+            "bfcl": {
+                "entry_id": self.entry["id"],
+                "category": self.category,
+                "turns": len(self.entry["question"]),
+                "turns_started": len(self.executed),
+                "turns_answered": self.turn,
+                "executed": self.executed,
+                "verdict": self.verdict,
+            },
         }
 
     def close(self) -> None:

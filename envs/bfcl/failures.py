@@ -9,7 +9,8 @@ it stays in what the checker replays.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from envs.contract import OBSERVED_CHARS, ToolCall, Violation
 
@@ -62,7 +63,12 @@ def violation(call: ToolCall, cls: str, instance: Any, shown: str, exc: BaseExce
     at = quoted(call, shown, cls, instance)
     live = LIVE.get((cls, at)) if at is not None else None
     allowed = [v for v in live(instance) if v != str(call.arguments.get(at))] if live is not None else []
-    return Violation(code="execution_error" if exc is not None else "backend_error",
-                     location=None if at is None else f"arguments.{at}",
-                     observed=None if at is None else call.arguments.get(at), allowed=allowed,
-                     message=shown[:OBSERVED_CHARS * 4], raw=shown, tool=call.name)
+    return Violation(
+        code="execution_error" if exc is not None else "backend_error",
+        location=None if at is None else f"arguments.{at}",
+        observed=None if at is None else call.arguments.get(at),
+        allowed=allowed,
+        message=shown[: OBSERVED_CHARS * 4],
+        raw=shown,
+        tool=call.name,
+    )

@@ -29,8 +29,11 @@ def judge(entry: dict[str, Any], executed: list[list[dict[str, Any]]]) -> dict[s
 
     truth = entry["ground_truth"]
     if len(executed) < len(truth):
-        return {"valid": False, "error_type": "multi_turn:turns_not_reached",
-                "error_message": f"reached {len(executed)} of {len(truth)} turns"}
+        return {
+            "valid": False,
+            "error_type": "multi_turn:turns_not_reached",
+            "error_message": f"reached {len(executed)} of {len(truth)} turns",
+        }
     decoded = [[[call_string(ToolCall(**c)) for c in turn]] if turn else [] for turn in executed[: len(truth)]]
     category = entry["id"].rsplit("_", 1)[0]
     with _LOCK:

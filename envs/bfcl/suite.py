@@ -24,8 +24,10 @@ class BfclSuite:
         data.package_dir()  # a missing package is a clear error here, when the spec loads
 
     def tasks(self, options: BaseModel) -> list[Task]:
-        return [Task(suite=self.name, task_id=entry_id.removeprefix("multi_turn_"), params={"entry_id": entry_id})
-                for entry_id in data.entry_ids(self.category)]
+        return [
+            Task(suite=self.name, task_id=entry_id.removeprefix("multi_turn_"), params={"entry_id": entry_id})
+            for entry_id in data.entry_ids(self.category)
+        ]
 
     def make(self, task: Task, options: BaseModel, ctx: EpisodeContext):
         from envs.bfcl.env import BfclEnv  # the backends' modules load with the first episode

@@ -15,11 +15,11 @@ import subprocess
 import sys
 import tempfile
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
-from typing import Callable
 
 from pydantic import ValidationError
 
@@ -94,8 +94,19 @@ def generate(root: Path, params: GenParams, timeout_s: float = GEN_TIMEOUT_S) ->
     files.dir.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{params.seed}-", dir=files.dir.parent))
     cmd = [
-        sys.executable, "-m", "envs.textworld.generate", "--seed", str(params.seed), "--rooms", str(params.rooms),
-        "--objects", str(params.objects), "--quest-length", str(params.quest_length), "--dest", str(tmp),
+        sys.executable,
+        "-m",
+        "envs.textworld.generate",
+        "--seed",
+        str(params.seed),
+        "--rooms",
+        str(params.rooms),
+        "--objects",
+        str(params.objects),
+        "--quest-length",
+        str(params.quest_length),
+        "--dest",
+        str(tmp),
     ]
     try:
         try:
@@ -122,7 +133,9 @@ def generate(root: Path, params: GenParams, timeout_s: float = GEN_TIMEOUT_S) ->
         shutil.rmtree(tmp, ignore_errors=True)
     entry = load_cached(root, params)
     if entry is None:
-        raise GameGenerationError(f"TextWorld game seed {params.seed} ({params.slug}) was generated but does not verify")
+        raise GameGenerationError(
+            f"TextWorld game seed {params.seed} ({params.slug}) was generated but does not verify"
+        )
     return entry
 
 

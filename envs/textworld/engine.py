@@ -47,11 +47,11 @@ class GameModel:
         each; a command shared by two actions maps to the first, as TextWorld's own engine does."""
         actions = list(state.all_applicable_actions(self._rules, self._constants))
         by_command: dict = {}
-        for command, action in zip(self._i7.gen_commands_from_actions(actions), actions):
+        for command, action in zip(self._i7.gen_commands_from_actions(actions), actions, strict=True):
             by_command.setdefault(command, action)
         return sorted(by_command), by_command
 
-    def start(self) -> "Replay":
+    def start(self) -> Replay:
         return Replay(self)
 
 
@@ -81,12 +81,12 @@ class Replay:
 
     @property
     def won(self) -> bool:
-        completable = [done for done, q in zip(self._completed, self.model._quests) if q.win_events]
+        completable = [done for done, q in zip(self._completed, self.model._quests, strict=True) if q.win_events]
         return bool(completable) and all(completable) and not self.lost
 
     @property
     def score(self) -> int:
-        return sum(q.reward for done, q in zip(self._completed, self.model._quests) if done)
+        return sum(q.reward for done, q in zip(self._completed, self.model._quests, strict=True) if done)
 
 
 @lru_cache(maxsize=256)

@@ -70,11 +70,18 @@ def describe_game(z8: Path, params: GenParams) -> GameEntry:
         state = env.reset()
         walkthrough = list(state["extra.walkthrough"] or [])
         entry = GameEntry(
-            task_id=params.task_id, seed=params.seed, options=params.options(),
-            objective=state.objective, description=state.description,
-            inventory=state.inventory, walkthrough=walkthrough, max_score=int(state.max_score),
-            initial_admissible=list(state.admissible_commands), sha256=sha256_file(z8),
-            json_sha256=sha256_game_json(z8.with_suffix(".json")), textworld_version=version("textworld"),
+            task_id=params.task_id,
+            seed=params.seed,
+            options=params.options(),
+            objective=state.objective,
+            description=state.description,
+            inventory=state.inventory,
+            walkthrough=walkthrough,
+            max_score=int(state.max_score),
+            initial_admissible=list(state.admissible_commands),
+            sha256=sha256_file(z8),
+            json_sha256=sha256_game_json(z8.with_suffix(".json")),
+            textworld_version=version("textworld"),
         )
         for command in walkthrough:
             state, _, _ = env.step(command)

@@ -14,6 +14,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from envs import study
+
 # a seed list longer than this is a typo (an "A..B" with a missing digit), not a suite
 MAX_SEEDS = 100_000
 _RANGE = re.compile(r"^\s*(-?\d+)\s*\.\.\s*(-?\d+)\s*$")

@@ -39,14 +39,25 @@ _GOAL = "a command sequence that completes the objective"
 class PlanRejected(Exception):
     """A plan failed one check. Raised, so that the Violation carries a real traceback."""
 
-    def __init__(self, code: str, message: str, *, location: str | None = None, observed: Any = None,
-                 allowed: list[str] | None = None):
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        *,
+        location: str | None = None,
+        observed: Any = None,
+        allowed: list[str] | None = None,
+    ):
         super().__init__(message)
         self.code, self.location, self.observed, self.allowed = code, location, observed, allowed or []
 
     def violation(self) -> Violation:
         return Violation.from_exception(
-            self, code=self.code, message=str(self), location=self.location, observed=self.observed,
+            self,
+            code=self.code,
+            message=str(self),
+            location=self.location,
+            observed=self.observed,
             allowed=self.allowed,
         )
 
@@ -64,47 +75,78 @@ def parse_plan(text: str, fence_strip: bool) -> list[Any]:
     `answer` may also be a JSON string holding that object, as the paper's parser allowed."""
     form = [PLAN_SCHEMA_EXAMPLE]
     if len(text) > MAX_ANSWER_CHARS:
-        raise PlanRejected("unparseable_plan", f"the answer is longer than {MAX_ANSWER_CHARS} characters",
-                           observed=_cut(text), allowed=form)
+        raise PlanRejected(
+            "unparseable_plan",
+            f"the answer is longer than {MAX_ANSWER_CHARS} characters",
+            observed=_cut(text),
+            allowed=form,
+        )
     fence = find_fence(text) if fence_strip else None
     body = fence.group(1) if fence else text
     try:
         data = json.loads(body)
     except (ValueError, RecursionError) as exc:
-        raise PlanRejected("unparseable_plan", f"the answer is not valid JSON: {exc}", observed=_cut(text),
-                           allowed=form) from exc
+        raise PlanRejected(
+            "unparseable_plan", f"the answer is not valid JSON: {exc}", observed=_cut(text), allowed=form
+        ) from exc
     if not isinstance(data, dict) or "answer" not in data:
-        raise PlanRejected("unparseable_plan", 'the answer has no "answer" key', location="answer",
-                           observed=data, allowed=form)
+        raise PlanRejected(
+            "unparseable_plan", 'the answer has no "answer" key', location="answer", observed=data, allowed=form
+        )
     answer = data["answer"]
     if isinstance(answer, str):
         try:
             answer = json.loads(answer)
         except (ValueError, RecursionError) as exc:
-            raise PlanRejected("unparseable_plan", f'"answer" is a string that is not valid JSON: {exc}',
-                               location="answer", observed=data["answer"], allowed=form) from exc
+            raise PlanRejected(
+                "unparseable_plan",
+                f'"answer" is a string that is not valid JSON: {exc}',
+                location="answer",
+                observed=data["answer"],
+                allowed=form,
+            ) from exc
     if not isinstance(answer, dict) or "commands" not in answer:
-        raise PlanRejected("unparseable_plan", 'the answer has no "commands" list', location="answer.commands",
-                           observed=answer, allowed=form)
+        raise PlanRejected(
+            "unparseable_plan",
+            'the answer has no "commands" list',
+            location="answer.commands",
+            observed=answer,
+            allowed=form,
+        )
     commands = answer["commands"]
     if not isinstance(commands, list):
-        raise PlanRejected("unparseable_plan", '"commands" is not a list', location="answer.commands",
-                           observed=commands, allowed=form)
+        raise PlanRejected(
+            "unparseable_plan", '"commands" is not a list', location="answer.commands", observed=commands, allowed=form
+        )
     for i, command in enumerate(commands):
         if not isinstance(command, str):
-            raise PlanRejected("unparseable_plan", f"command {i} is not a string", location=f"answer.commands[{i}]",
-                               observed=command, allowed=["a command string"])
+            raise PlanRejected(
+                "unparseable_plan",
+                f"command {i} is not a string",
+                location=f"answer.commands[{i}]",
+                observed=command,
+                allowed=["a command string"],
+            )
     return commands
 
 
 def check_size(commands: list[str], max_commands: int) -> None:
     if not commands:
-        raise PlanRejected("empty_plan", "the plan has no commands", location="answer.commands", observed=[],
-                           allowed=["at least 1 command"])
+        raise PlanRejected(
+            "empty_plan",
+            "the plan has no commands",
+            location="answer.commands",
+            observed=[],
+            allowed=["at least 1 command"],
+        )
     if len(commands) > max_commands:
-        raise PlanRejected("too_many_commands", f"the plan has {len(commands)} commands",
-                           location="answer.commands", observed=len(commands),
-                           allowed=[f"at most {max_commands} commands"])
+        raise PlanRejected(
+            "too_many_commands",
+            f"the plan has {len(commands)} commands",
+            location="answer.commands",
+            observed=len(commands),
+            allowed=[f"at most {max_commands} commands"],
+        )
 
 
 def replay(model: GameModel, commands: list[str], k_allowed: int | None, max_chars: int) -> Accepted:
@@ -115,27 +157,48 @@ def replay(model: GameModel, commands: list[str], k_allowed: int | None, max_cha
         where = f"answer.commands[{i}]"
         shown = game.admissible if k_allowed is None else game.admissible[:k_allowed]
         if len(command) > max_chars:
-            raise PlanRejected("invalid_action", f"command {i} is longer than {max_chars} characters",
-                               location=where, observed=command[:max_chars] + "…", allowed=shown)
+            raise PlanRejected(
+                "invalid_action",
+                f"command {i} is longer than {max_chars} characters",
+                location=where,
+                observed=command[:max_chars] + "…",
+                allowed=shown,
+            )
         if any(unicodedata.category(ch) == "Cc" for ch in command):
-            raise PlanRejected("invalid_action", f"command {i} contains control characters", location=where,
-                               observed=command, allowed=shown)
+            raise PlanRejected(
+                "invalid_action",
+                f"command {i} contains control characters",
+                location=where,
+                observed=command,
+                allowed=shown,
+            )
         if command not in game.admissible:
-            raise PlanRejected("invalid_action", f"command {i} is not admissible", location=where,
-                               observed=command, allowed=shown)
+            raise PlanRejected(
+                "invalid_action", f"command {i} is not admissible", location=where, observed=command, allowed=shown
+            )
         game.step(command)
         if game.won:
-            return Accepted(observation=f"You won: the objective is complete after {i + 1} commands "
-                            f"(score {game.score}).", done=True, won=True)
+            return Accepted(
+                observation=f"You won: the objective is complete after {i + 1} commands (score {game.score}).",
+                done=True,
+                won=True,
+            )
         if game.lost:
-            raise PlanRejected("game_lost", f"the game was lost at command {i}", location=where,
-                               observed=command, allowed=[_GOAL])
-    raise PlanRejected("quest_incomplete", "the plan ended without completing the objective",
-                       location="answer.commands", observed=[c.strip() for c in commands], allowed=[_GOAL])
+            raise PlanRejected(
+                "game_lost", f"the game was lost at command {i}", location=where, observed=command, allowed=[_GOAL]
+            )
+    raise PlanRejected(
+        "quest_incomplete",
+        "the plan ended without completing the objective",
+        location="answer.commands",
+        observed=[c.strip() for c in commands],
+        allowed=[_GOAL],
+    )
 
 
 class PlanEnv:
     """One game under the plan protocol. Stateless between calls: every plan starts afresh."""
+
     # every plan is replayed on the game: milliseconds of CPU
     blocking = True
 
@@ -146,8 +209,11 @@ class PlanEnv:
 
     def reset(self) -> Opening:
         return Opening(
-            messages=plan_messages(self.entry, self.options.max_commands, self.budget), tools=[], history="last",
-            accepts=frozenset({"text"}), echo_chars=self.options.echo_chars,
+            messages=plan_messages(self.entry, self.options.max_commands, self.budget),
+            tools=[],
+            history="last",
+            accepts=frozenset({"text"}),
+            echo_chars=self.options.echo_chars,
         )
 
     def submit(self, action: Action) -> Outcome:
@@ -155,9 +221,13 @@ class PlanEnv:
             raise RuntimeError("submit() on a closed TextWorld env")
         try:
             if not isinstance(action, TextAnswer):
-                raise PlanRejected("unparseable_plan", "expected a JSON plan as text, got a tool call",
-                                   location="answer", observed={"tool": action.name, "arguments": action.arguments},
-                                   allowed=[PLAN_SCHEMA_EXAMPLE])
+                raise PlanRejected(
+                    "unparseable_plan",
+                    "expected a JSON plan as text, got a tool call",
+                    location="answer",
+                    observed={"tool": action.name, "arguments": action.arguments},
+                    allowed=[PLAN_SCHEMA_EXAMPLE],
+                )
             self.fenced.append(bool(action.fenced or find_fence(action.text)))
             commands = parse_plan(action.text, self.options.fence_strip)
             check_size(commands, self.options.max_commands)
@@ -170,8 +240,13 @@ class PlanEnv:
         return [TextAnswer(text=json.dumps({"answer": {"commands": list(self.entry.walkthrough)}}))]
 
     def record_extra(self) -> dict[str, Any]:
-        return {"protocol": "plan", "game_seed": self.entry.seed, "fence_strip": self.options.fence_strip,
-                "fenced_answers": sum(self.fenced), "fenced": list(self.fenced)}
+        return {
+            "protocol": "plan",
+            "game_seed": self.entry.seed,
+            "fence_strip": self.options.fence_strip,
+            "fenced_answers": sum(self.fenced),
+            "fenced": list(self.fenced),
+        }
 
     def close(self) -> None:
         self._closed = True

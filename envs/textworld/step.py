@@ -22,6 +22,7 @@ from envs.textworld.zmachine import ZSession, clean_feedback
 
 class StepEnv:
     """One game under the step protocol. `reset()` starts the game; `close()` ends it."""
+
     # every step runs the Z-machine
     blocking = True
 
@@ -39,8 +40,12 @@ class StepEnv:
         self.done = False
         self.commands = []
         return Opening(
-            messages=step_messages(self.entry, self.budget), tools=[t.spec() for t in self.tools.values()],
-            history="full", accepts=frozenset({"tool"}), echo_chars=self.options.echo_chars, budget_unit="tool_calls",
+            messages=step_messages(self.entry, self.budget),
+            tools=[t.spec() for t in self.tools.values()],
+            history="full",
+            accepts=frozenset({"tool"}),
+            echo_chars=self.options.echo_chars,
+            budget_unit="tool_calls",
         )
 
     def submit(self, action: Action) -> Outcome:

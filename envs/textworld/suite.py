@@ -9,8 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from envs import study
-from envs.errors import UnknownName
 from envs.contract import Env, EpisodeContext, Task
+from envs.errors import UnknownName
 from envs.textworld import cache
 from envs.textworld.engine import load_model
 from envs.textworld.manifest import GameEntry, GenParams, Manifest

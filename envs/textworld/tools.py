@@ -22,8 +22,16 @@ from envs.validation import LISTING_WORDING, TypedTool
 
 MAX_ARG_CHARS = 200
 # TextWorld's type letters in command templates
-_KINDS = {"o": "portable object", "c": "container", "s": "supporter", "d": "door", "k": "key", "f": "food item",
-          "t": "thing", "r": "room"}
+_KINDS = {
+    "o": "portable object",
+    "c": "container",
+    "s": "supporter",
+    "d": "door",
+    "k": "key",
+    "f": "food item",
+    "t": "thing",
+    "r": "room",
+}
 # a verb whose templates are fixed words ("go east") gets one enumerated argument of this name
 _LITERAL_ARG = {"go": "direction"}
 _SLOT = re.compile(r"^\{(\w+)\}$")
@@ -35,8 +43,12 @@ class Tool(TypedTool):
     protocol words pydantic's errors for a player, names the first error only, quotes nothing for
     a missing argument, and cuts long arguments as the schema does."""
 
-    wording = {**LISTING_WORDING, "missing": "argument missing", "extra_forbidden": "unknown argument",
-               "invalid_action": "not possible here"}
+    wording = {
+        **LISTING_WORDING,
+        "missing": "argument missing",
+        "extra_forbidden": "unknown argument",
+        "invalid_action": "not possible here",
+    }
     count_more = False
     quote_call_when_missing = False
     observed_chars = MAX_ARG_CHARS
@@ -109,10 +121,12 @@ def _check(arg: str, head: str):
         by_norm = {normalise(a): a for a in allowed}
         if normalise(value) not in by_norm:
             raise PydanticCustomError(
-                "invalid_action", "not possible here",
+                "invalid_action",
+                "not possible here",
                 {"field": arg, "observed": value, "allowed": allowed},
             )
         return by_norm[normalise(value)]
+
     return check
 
 
@@ -124,9 +138,14 @@ def _complete(self: BaseModel, info: ValidationInfo) -> BaseModel:
         for arg in tool.args[1:]:
             needed = tool.choices(arg, args, info.context["admissible"]) if args.get(arg) is None else []
             if needed:
-                raise PydanticCustomError("missing", "argument needed here", {"field": arg, "observed": None, "allowed": needed})
-        raise PydanticCustomError("invalid_action", "this command is not possible here",
-                                  {"field": "", "observed": tool.command(args), "allowed": []})
+                raise PydanticCustomError(
+                    "missing", "argument needed here", {"field": arg, "observed": None, "allowed": needed}
+                )
+        raise PydanticCustomError(
+            "invalid_action",
+            "this command is not possible here",
+            {"field": "", "observed": tool.command(args), "allowed": []},
+        )
     return self
 
 
@@ -145,8 +164,9 @@ def _build_model(tool: Tool) -> type[BaseModel]:
             fields[py] = (str | None, Field(None, alias=arg, max_length=MAX_ARG_CHARS, description=desc))
         validators[f"check_{py}"] = field_validator(py)(_check(arg, tool.args[0]))
     validators["complete"] = model_validator(mode="after")(_complete)
-    return create_model(f"{tool.name}_arguments", __config__=ConfigDict(extra="forbid"), __validators__=validators,
-                        **fields)
+    return create_model(
+        f"{tool.name}_arguments", __config__=ConfigDict(extra="forbid"), __validators__=validators, **fields
+    )
 
 
 def _parse_template(tool: Tool, template: str) -> None:
@@ -154,7 +174,11 @@ def _parse_template(tool: Tool, template: str) -> None:
     if len(rest) == 1 and not _SLOT.match(rest[0]):
         arg = _LITERAL_ARG.get(tool.name, "what")
         tool.literals.append(rest[0])
-        names, parts, form = [arg], [re.escape(tool.name), f"(?P<{arg}>{re.escape(rest[0])})"], [tool.name, f"{{{arg}}}"]
+        names, parts, form = (
+            [arg],
+            [re.escape(tool.name), f"(?P<{arg}>{re.escape(rest[0])})"],
+            [tool.name, f"{{{arg}}}"],
+        )
     else:
         names, parts, form = [], [re.escape(tool.name)], [tool.name]
         for j, word in enumerate(rest):

@@ -19,8 +19,16 @@ from textworld import EnvInfos
 from envs.textworld.engine import GAME_LOAD_LOCK
 
 INFOS = EnvInfos(
-    admissible_commands=True, description=True, inventory=True, objective=True, max_score=True,
-    score=True, won=True, lost=True, command_templates=True, entities=True,
+    admissible_commands=True,
+    description=True,
+    inventory=True,
+    objective=True,
+    max_score=True,
+    score=True,
+    won=True,
+    lost=True,
+    command_templates=True,
+    entities=True,
 )
 
 _lock = threading.Lock()
@@ -86,7 +94,7 @@ class ZSession:
     def close(self) -> None:
         self._finalizer()
 
-    def __enter__(self) -> "ZSession":
+    def __enter__(self) -> ZSession:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -7,8 +7,9 @@ check is that the episode's backend state equals it, exactly).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -56,6 +57,9 @@ class WaitInput(ToolInput):
 
 def wait_tool(run: Callable[[WaitInput], Any]) -> Tool:
     return Tool(
-        name="wait", description="Let the given number of seconds pass before your next call. Time here is simulated.",
-        model=WaitInput, run=run, allowed_for=lambda f: ["1..600"] if f == "seconds" else [],
+        name="wait",
+        description="Let the given number of seconds pass before your next call. Time here is simulated.",
+        model=WaitInput,
+        run=run,
+        allowed_for=lambda f: ["1..600"] if f == "seconds" else [],
     )

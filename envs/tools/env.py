@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import functools
 from collections import Counter
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from envs.contract import Accepted, Action, Opening, Outcome, Task, TextAnswer, Violation
 from envs.tools.case import Case, State, WaitInput, gold_state, wait_tool
@@ -179,7 +180,15 @@ class ToolsEnv:
                 continue  # an empty value claims nothing
             hidden = [s for s in slots if s in customer.withheld and not customer.store.revealed(s)]
             if hidden:
-                out.append({"tool": tool.name, "field": name, "slots": hidden, "value": str(arguments[name])[:80], "reached_backend": False})
+                out.append(
+                    {
+                        "tool": tool.name,
+                        "field": name,
+                        "slots": hidden,
+                        "value": str(arguments[name])[:80],
+                        "reached_backend": False,
+                    }
+                )
         return out
 
     def _touches_pending(self, tool: Tool, arguments: dict[str, Any]) -> bool:
@@ -199,7 +208,9 @@ class ToolsEnv:
 
     def _finish(self, won: bool, end: str, observation: str) -> Accepted:
         self.end, self.won = end, won
-        return Accepted(observation=observation or f"The conversation is over ({end}).", done=True, won=won, lost=not won)
+        return Accepted(
+            observation=observation or f"The conversation is over ({end}).", done=True, won=won, lost=not won
+        )
 
     def _fault_outcome(self) -> str:
         if self.plan is None:
@@ -219,7 +230,9 @@ class ToolsEnv:
         customer = self.case.customer
         c = customer.correction
         return {
-            "domain": self.case.domain, "kind": self.case.kind, "dialogue": self.case.dialogue,
+            "domain": self.case.domain,
+            "kind": self.case.kind,
+            "dialogue": self.case.dialogue,
             "options": self._recorded_options(),
             "end": self.end,
             "state_matches_gold": self.case.state() == self.gold,
@@ -228,7 +241,9 @@ class ToolsEnv:
             "slots_withheld": list(customer.withheld),
             "slots_revealed": sorted(customer.store.values),
             "customer_turns": customer.turns,
-            "correction": None if c is None else {"slot": c.slot, "value": c.value, "fired": c.fired, "confirmed": c.confirmed},
+            "correction": None
+            if c is None
+            else {"slot": c.slot, "value": c.value, "fired": c.fired, "confirmed": c.confirmed},
             "unconfirmed_change": self.unconfirmed,
             "fault": None if self.plan is None else {"kind": self.plan.kind, "retry_after": self.plan.retry_after},
             "fault_outcome": self._fault_outcome(),

@@ -47,15 +47,18 @@ class FaultPlan:
         return self.kind == "auth"
 
     @classmethod
-    def draw(cls, seed: int, rate: float) -> "FaultPlan | None":
+    def draw(cls, seed: int, rate: float) -> FaultPlan | None:
         """Every draw is made whatever the rate, so the tasks faulted at a lower rate are a subset
         of those faulted at a higher one, with the same kind and delay."""
         rng = random.Random(seed * 1_000_003 + _SALT)
         u = rng.random()
         kind = rng.choice(FAULT_KINDS)
         delays: dict[str, int | None] = {
-            "timeout": 0, "connection_reset": 0, "rate_limit": rng.choice([5, 10, 20, 30]),
-            "unavailable": rng.choice([15, 30, 60]), "auth": None,
+            "timeout": 0,
+            "connection_reset": 0,
+            "rate_limit": rng.choice([5, 10, 20, 30]),
+            "unavailable": rng.choice([15, 30, 60]),
+            "auth": None,
         }
         return cls(kind, delays[kind]) if u < rate else None
 
@@ -65,24 +68,45 @@ def _exception(kind: FaultKind, url: str) -> Exception:
         return ReadTimeout("The read operation timed out")
     if kind == "connection_reset":
         return ConnectionResetError(104, "Connection reset by peer")
-    status, reason = {"rate_limit": (429, "Too Many Requests"), "unavailable": (503, "Service Unavailable"), "auth": (401, "Unauthorized")}[kind]
+    status, reason = {
+        "rate_limit": (429, "Too Many Requests"),
+        "unavailable": (503, "Service Unavailable"),
+        "auth": (401, "Unauthorized"),
+    }[kind]
     return HTTPStatusError(status, reason, url)
 
 
 _PROBLEMS: dict[str, tuple[int, str, str]] = {
     "timeout": (504, "The service did not answer in time", "The request was not executed; sending it again is safe."),
-    "connection_reset": (502, "The connection to the service was reset", "The request did not reach the service; sending it again is safe."),
+    "connection_reset": (
+        502,
+        "The connection to the service was reset",
+        "The request did not reach the service; sending it again is safe.",
+    ),
     "rate_limit": (429, "Too many requests", "The rate limit of the service is reached; the request was not executed."),
-    "unavailable": (503, "The service is temporarily unavailable", "The service is down for maintenance; the request was not executed."),
-    "auth": (401, "The tool's credentials were rejected", "The service refused the credentials of this tool. Retrying will not help: a person has to restore the access."),
+    "unavailable": (
+        503,
+        "The service is temporarily unavailable",
+        "The service is down for maintenance; the request was not executed.",
+    ),
+    "auth": (
+        401,
+        "The tool's credentials were rejected",
+        "The service refused the credentials of this tool. Retrying will not help: a person has to restore the access.",
+    ),
 }
 
 
 def problem(kind: FaultKind, service: str, retry_after: int | None) -> ProblemDetails:
     status, title, detail = _PROBLEMS[kind]
     return ProblemDetails(
-        type=f"https://{service}/problems/{kind.replace('_', '-')}", title=title, status=status, detail=detail,
-        retryable=kind != "auth", retry_after=retry_after, owner_action_required=kind == "auth",
+        type=f"https://{service}/problems/{kind.replace('_', '-')}",
+        title=title,
+        status=status,
+        detail=detail,
+        retryable=kind != "auth",
+        retry_after=retry_after,
+        owner_action_required=kind == "auth",
     )
 
 

@@ -14,7 +14,12 @@ from typing import Annotated
 from pydantic import BeforeValidator
 
 from envs.tools.notation import (
-    normalize_choice, normalize_count, normalize_day, normalize_local_datetime, normalize_minutes, normalize_seconds,
+    normalize_choice,
+    normalize_count,
+    normalize_day,
+    normalize_local_datetime,
+    normalize_minutes,
+    normalize_seconds,
 )
 from envs.validation import normalised, normalised_on_day
 

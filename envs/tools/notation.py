@@ -14,8 +14,16 @@ from typing import Literal
 Direction = Literal["past", "future"]
 
 RELATIVE = {
-    "сегодня": 0, "today": 0, "вчера": -1, "yesterday": -1, "позавчера": -2, "day before yesterday": -2,
-    "завтра": 1, "tomorrow": 1, "послезавтра": 2, "day after tomorrow": 2,
+    "сегодня": 0,
+    "today": 0,
+    "вчера": -1,
+    "yesterday": -1,
+    "позавчера": -2,
+    "day before yesterday": -2,
+    "завтра": 1,
+    "tomorrow": 1,
+    "послезавтра": 2,
+    "day after tomorrow": 2,
 }
 # stems: "марта", "март", "мар" all start with "мар"; May/"мая"/"май" need the whole stem
 RU_MONTH_STEMS = ["янв", "фев", "мар", "апр", "ма", "июн", "июл", "авг", "сен", "окт", "ноя", "дек"]
@@ -26,17 +34,58 @@ WEEKDAYS = {
     **{w: i for i, w in enumerate(["mon", "tue", "wed", "thu", "fri", "sat", "sun"])},
 }
 NUMBER_WORDS = {
-    "ноль": 0, "zero": 0, "none": 0, "no": 0, "нет": 0,
-    "один": 1, "одна": 1, "одного": 1, "одну": 1, "one": 1, "a": 1, "an": 1,
-    "два": 2, "две": 2, "двое": 2, "двух": 2, "two": 2, "три": 3, "трое": 3, "трёх": 3, "троих": 3, "three": 3,
-    "четыре": 4, "четверо": 4, "four": 4, "пять": 5, "пятеро": 5, "five": 5, "шесть": 6, "шестеро": 6, "six": 6,
-    "семь": 7, "seven": 7, "восемь": 8, "eight": 8, "девять": 9, "nine": 9,
+    "ноль": 0,
+    "zero": 0,
+    "none": 0,
+    "no": 0,
+    "нет": 0,
+    "один": 1,
+    "одна": 1,
+    "одного": 1,
+    "одну": 1,
+    "one": 1,
+    "a": 1,
+    "an": 1,
+    "два": 2,
+    "две": 2,
+    "двое": 2,
+    "двух": 2,
+    "two": 2,
+    "три": 3,
+    "трое": 3,
+    "трёх": 3,
+    "троих": 3,
+    "three": 3,
+    "четыре": 4,
+    "четверо": 4,
+    "four": 4,
+    "пять": 5,
+    "пятеро": 5,
+    "five": 5,
+    "шесть": 6,
+    "шестеро": 6,
+    "six": 6,
+    "семь": 7,
+    "seven": 7,
+    "восемь": 8,
+    "eight": 8,
+    "девять": 9,
+    "nine": 9,
 }
 _CONNECTIVES = {"в", "во", "на", "at", "on", "the"}
 _FILLER = re.compile(r"^(?:on|at|for|the|в|во|на|к)\s+")
 SPOKEN_MINUTES = {
-    "полчаса": 30, "half an hour": 30, "час": 60, "1 час": 60, "an hour": 60, "one hour": 60,
-    "полтора часа": 90, "an hour and a half": 90, "one and a half hours": 90, "два часа": 120, "two hours": 120,
+    "полчаса": 30,
+    "half an hour": 30,
+    "час": 60,
+    "1 час": 60,
+    "an hour": 60,
+    "one hour": 60,
+    "полтора часа": 90,
+    "an hour and a half": 90,
+    "one and a half hours": 90,
+    "два часа": 120,
+    "two hours": 120,
 }
 _DOTTED = re.compile(r"^(\d{1,2})[./](\d{1,2})(?:[./](\d{2,4}))?$")
 _ISO = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -148,7 +197,7 @@ def normalize_local_datetime(v: object, today: date) -> object:
     clock = parse_time(raw)
     if m is None or clock is None:
         return raw
-    rest = (raw[: m.start()] + " " + raw[m.end():]).replace(",", " ")
+    rest = (raw[: m.start()] + " " + raw[m.end() :]).replace(",", " ")
     rest = " ".join(w for w in rest.split() if w.lower() not in _CONNECTIVES)
     day = parse_day(rest, today, "future")
     if day is None:

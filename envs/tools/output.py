@@ -42,7 +42,9 @@ class ToolOutput(BaseModel):
         """Compact JSON; a problem keeps `retry_after: null` (it says "no point in waiting")."""
         body = self.model_dump(mode="json", exclude_none=True)
         if isinstance(self.error, ProblemDetails):
-            body["error"] = self.error.model_dump(mode="json", exclude={"instance"} if self.error.instance is None else None)
+            body["error"] = self.error.model_dump(
+                mode="json", exclude={"instance"} if self.error.instance is None else None
+            )
         return json.dumps(body, ensure_ascii=False, separators=(",", ":"))
 
 

@@ -13,8 +13,10 @@ from envs.contract import Action, TextAnswer, ToolCall
 from envs.tools.case import Case, State
 from envs.tools.faults import FaultPlan
 
-REPORT = {"ru": "Сервис сейчас недоступен для этой операции; передаю обращение сотруднику.",
-          "en": "The service refused this operation; I am handing your request to a colleague."}
+REPORT = {
+    "ru": "Сервис сейчас недоступен для этой операции; передаю обращение сотруднику.",
+    "en": "The service refused this operation; I am handing your request to a colleague.",
+}
 DONE = {"ru": "Готово, вот результат проверки.", "en": "Done: here is what I found."}
 
 

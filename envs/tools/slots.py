@@ -16,7 +16,10 @@ from typing import Literal
 
 Lang = Literal["ru", "en"]
 
-NOTHING_LEFT = {"ru": "Я рассказал(а) всё, что знаю. Оформите, пожалуйста.", "en": "That's all I know. Please go ahead."}
+NOTHING_LEFT = {
+    "ru": "Я рассказал(а) всё, что знаю. Оформите, пожалуйста.",
+    "en": "That's all I know. Please go ahead.",
+}
 TRY_AGAIN = {"ru": "Попробуйте ещё раз, пожалуйста, я подожду.", "en": "Please try again, I can wait."}
 CONFIRM = {"ru": "Да, верно: {value}.", "en": "Yes, that's right: {value}."}
 

@@ -10,8 +10,9 @@ same in both views, so a rejected call yields the same Violation whichever the m
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Literal
+from typing import Any, Literal
 
 import orjson
 from pydantic import BaseModel, ConfigDict, ValidationInfo, model_validator
@@ -31,7 +32,7 @@ class ToolInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     @model_validator(mode="after")
-    def _after(self, info: ValidationInfo) -> "ToolInput":
+    def _after(self, info: ValidationInfo) -> ToolInput:
         self.rules(context_of(info))
         return self
 
@@ -56,12 +57,14 @@ def _add_enum(prop: dict[str, Any], values: list[str]) -> None:
     prop["enum"] = list(values)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _schema(model: type[BaseModel]) -> dict[str, Any]:
     return model_schema(model)
 
 
-def schema_view(model: type[BaseModel], view: SchemaView, dynamic: dict[str, list[str]] | None = None) -> dict[str, Any]:
+def schema_view(
+    model: type[BaseModel], view: SchemaView, dynamic: dict[str, list[str]] | None = None
+) -> dict[str, Any]:
     # a JSON schema is JSON: orjson's round trip copies it in a tenth of deepcopy's time (an episode's
     # largest cost in bank-disputes' set-up)
     schema = orjson.loads(orjson.dumps(_schema(model)))
@@ -94,7 +97,9 @@ class Tool(TypedTool):
     enums: Callable[[], dict[str, list[str]]] = dict
 
     def spec(self, view: SchemaView) -> ToolSpec:
-        return ToolSpec(name=self.name, description=self.description, parameters=schema_view(self.model, view, self.enums()))
+        return ToolSpec(
+            name=self.name, description=self.description, parameters=schema_view(self.model, view, self.enums())
+        )
 
     def allowed(self, field: str, arguments: dict[str, Any], context: dict[str, Any]) -> list[str]:
         return self.allowed_for(field)

@@ -15,11 +15,10 @@ import hashlib
 import json
 from typing import Any
 
-from envs.contract import Action, Env, TextAnswer, ToolCall
+from envs.contract import Action, Decoding, Env, TextAnswer, ToolCall, ToolSpec
 from harness.backends.base import ToolMode
 from harness.errors import HarnessError
 from harness.types import ModelTurn, Usage
-from envs.contract import Decoding, ToolSpec
 
 PREFIX = "agent:"
 
@@ -54,7 +53,7 @@ class ReferenceAgent:
         self._reference: list[Action] | None = None
         self.turns = 0
 
-    def for_episode(self, env: Any) -> "ReferenceAgent":
+    def for_episode(self, env: Any) -> ReferenceAgent:
         return type(self)(env)
 
     async def model_id(self) -> str | None:
@@ -70,14 +69,16 @@ class ReferenceAgent:
             self._reference = reference_of(self._env)
         return self._reference
 
-    async def generate(self, messages: list[dict[str, Any]], tools: list[ToolSpec], decoding: Decoding,
-                       tool_mode: ToolMode) -> ModelTurn:
+    async def generate(
+        self, messages: list[dict[str, Any]], tools: list[ToolSpec], decoding: Decoding, tool_mode: ToolMode
+    ) -> ModelTurn:
         action = self.decide(messages, tools, self.reference(), decoding)
         self.turns += 1
         return as_turn(action, tool_mode, self.name)
 
-    def decide(self, messages: list[dict[str, Any]], tools: list[ToolSpec], reference: list[Action],
-               decoding: Decoding) -> Action:
+    def decide(
+        self, messages: list[dict[str, Any]], tools: list[ToolSpec], reference: list[Action], decoding: Decoding
+    ) -> Action:
         raise NotImplementedError
 
 

@@ -13,12 +13,26 @@ import random
 import re
 from typing import Any
 
-from envs.contract import Action, TextAnswer, ToolCall
+from envs.contract import TextAnswer, ToolCall
 from harness.agents.base import ReferenceAgent, task_seed
 from harness.agents.reader import _commands
 
-VERBS = ("go north", "go south", "go east", "go west", "look", "inventory", "take {}", "open {}", "close {}",
-         "unlock {} with {}", "put {} on {}", "insert {} into {}", "drop {}", "eat {}")
+VERBS = (
+    "go north",
+    "go south",
+    "go east",
+    "go west",
+    "look",
+    "inventory",
+    "take {}",
+    "open {}",
+    "close {}",
+    "unlock {} with {}",
+    "put {} on {}",
+    "insert {} into {}",
+    "drop {}",
+    "eat {}",
+)
 _WORD = re.compile(r"[a-z]{3,}")
 
 

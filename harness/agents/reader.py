@@ -55,7 +55,7 @@ def swap_letters(text: str, rng: random.Random) -> str:
     if not spots:
         return text + "x"
     i = rng.choice(spots)
-    return text[:i] + text[i + 1] + text[i] + text[i + 2:]
+    return text[:i] + text[i + 1] + text[i] + text[i + 2 :]
 
 
 def _commands(action: TextAnswer) -> tuple[dict[str, Any], list[str]] | None:
@@ -97,7 +97,9 @@ def plant(reference: list[Action], rng: random.Random) -> Mistake | None:
         if action.name == "wait" or not action.arguments:
             continue
         fields = sorted(action.arguments)
-        lettered = [f for f in fields if isinstance(action.arguments[f], str) and any(c.isalpha() for c in action.arguments[f])]
+        lettered = [
+            f for f in fields if isinstance(action.arguments[f], str) and any(c.isalpha() for c in action.arguments[f])
+        ]
         kind = "typo" if lettered and rng.random() < 0.5 else "missing_field"
         field = rng.choice(lettered if kind == "typo" else fields)
         right = action.arguments[field]
@@ -113,7 +115,7 @@ def feedback_of(messages: list[dict[str, Any]]) -> tuple[str, bool]:
     last = max((i for i, m in enumerate(messages) if m.get("role") == "assistant"), default=None)
     if last is None:
         return str(messages[-1].get("content") or ""), True
-    replies = "\n".join(str(m.get("content") or "") for m in messages[last + 1:])
+    replies = "\n".join(str(m.get("content") or "") for m in messages[last + 1 :])
     return replies, any(r in replies for r in _REJECTED)
 
 
@@ -156,8 +158,10 @@ def repair(m: Mistake, text: str) -> tuple[bool, Any]:
     """Whether the feedback lets it fix the mistake, and the value it then sends."""
     items = read_feedback(text)
     if m.kind == "missing_field":
-        named = any(loc is not None and loc.endswith(m.where) for loc, _ in items) or re.search(
-            rf"\b{re.escape(m.field)}\b", text) is not None
+        named = (
+            any(loc is not None and loc.endswith(m.where) for loc, _ in items)
+            or re.search(rf"\b{re.escape(m.field)}\b", text) is not None
+        )
         return (True, m.right) if named else (False, None)
     options = [v for loc, values in items if loc is not None and loc.endswith(m.where) for v in values]
     options = [o for o in options if o != m.sent]

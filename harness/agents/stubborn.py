@@ -13,7 +13,9 @@ from harness.agents.reader import ReaderAgent, feedback_of
 
 class StubbornAgent(ReaderAgent):
     kind = "stubborn"
-    description = "one seeded mistake, then the rejected call again, unchanged, until the budget ends: the floor of repair"
+    description = (
+        "one seeded mistake, then the rejected call again, unchanged, until the budget ends: the floor of repair"
+    )
 
     def __init__(self, env: Any = None):
         super().__init__(env)

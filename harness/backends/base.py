@@ -25,7 +25,7 @@ class Backend(Protocol):
 
     async def model_id(self) -> str | None: ...
 
-    def for_episode(self, env: Env) -> "Backend":
+    def for_episode(self, env: Env) -> Backend:
         """The player of one episode: a model backend is itself (shared by concurrent workers); a
         reference agent (harness.agents) a fresh agent that reads this env's reference()."""
         ...

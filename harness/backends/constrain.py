@@ -29,8 +29,25 @@ STYLES: tuple[Style, ...] = ("llama.cpp", "openai")
 
 # JSON Schema keywords each style turns into a constraint; any other keyword in a tool's schema
 # (bounds on numbers, uniqueItems, not, if/then, most formats) is checked by the tool only
-_SHAPE = {"type", "properties", "required", "additionalProperties", "items", "enum", "const", "anyOf", "oneOf",
-          "allOf", "$ref", "$defs", "definitions", "title", "description", "default", "examples"}
+_SHAPE = {
+    "type",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "enum",
+    "const",
+    "anyOf",
+    "oneOf",
+    "allOf",
+    "$ref",
+    "$defs",
+    "definitions",
+    "title",
+    "description",
+    "default",
+    "examples",
+}
 ENFORCED: dict[Style, set[str]] = {
     # `pattern` is left out: llama-cpp-python 0.3 compiles `\\d` in a pattern into a grammar its
     # parser rejects, and the server then dies (SIGSEGV); patterns are dropped from what it is sent
@@ -39,20 +56,32 @@ ENFORCED: dict[Style, set[str]] = {
 }
 # the formats llama.cpp's grammar knows; another `format` is a plain string to it
 LLAMA_FORMATS = {"date", "time", "date-time", "uuid"}
-MESSAGE = {"type": "object", "properties": {"message": {"type": "string"}}, "required": ["message"],
-           "additionalProperties": False}
+MESSAGE = {
+    "type": "object",
+    "properties": {"message": {"type": "string"}},
+    "required": ["message"],
+    "additionalProperties": False,
+}
 
 
 def output_schema(tools: list[ToolSpec], style: Style = "openai") -> dict[str, Any]:
     """One answer: a call of one of the tools, or a message to the user; each tool's schema with
     only the keywords the style enforces."""
-    calls = [{"type": "object", "properties": {"name": {"const": t.name}, "arguments": enforceable(t.parameters, style)},
-              "required": ["name", "arguments"], "additionalProperties": False} for t in tools]
+    calls = [
+        {
+            "type": "object",
+            "properties": {"name": {"const": t.name}, "arguments": enforceable(t.parameters, style)},
+            "required": ["name", "arguments"],
+            "additionalProperties": False,
+        }
+        for t in tools
+    ]
     return {"anyOf": [*calls, MESSAGE]}
 
 
-def request_fields(constrain: str, style: Style, tools: list[ToolSpec],
-                   native_tools: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def request_fields(
+    constrain: str, style: Style, tools: list[ToolSpec], native_tools: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
     """The body fields that ask the server to constrain this answer (none for `none`).
     `native_tools`: the body's tools in native mode, where only the openai style gets (the
     llama.cpp style is refused at start): `schema` makes each one `strict`."""
@@ -65,7 +94,9 @@ def request_fields(constrain: str, style: Style, tools: list[ToolSpec],
     schema = output_schema(tools, style)
     if style == "llama.cpp":
         return {"response_format": {"type": "json_object", "schema": schema}}
-    return {"response_format": {"type": "json_schema", "json_schema": {"name": "answer", "schema": schema, "strict": True}}}
+    return {
+        "response_format": {"type": "json_schema", "json_schema": {"name": "answer", "schema": schema, "strict": True}}
+    }
 
 
 def strict_tools(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -30,7 +30,7 @@ def is_gguf_name(name: str) -> bool:
 
 def gguf_file(name: str) -> Path:
     """The file a `gguf:PATH` model name points at, checked: a GGUF with a chat template."""
-    raw = name[len(PREFIX):] if is_gguf_name(name) else name
+    raw = name[len(PREFIX) :] if is_gguf_name(name) else name
     if not raw:
         raise GgufError("--model gguf: needs a path, e.g. --model gguf:/models/qwen2.5-0.5b-instruct-q4_k_m.gguf")
     path = Path(raw).expanduser()
@@ -52,7 +52,9 @@ def served_alias(path: Path) -> str:
 _SCALARS = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<?", 10: "<Q", 11: "<q", 12: "<d"}
 
 
-def metadata(path: Path, keys: frozenset[str] = frozenset({"tokenizer.chat_template", "general.name"})) -> dict[str, Any]:
+def metadata(
+    path: Path, keys: frozenset[str] = frozenset({"tokenizer.chat_template", "general.name"})
+) -> dict[str, Any]:
     """The string/scalar metadata `keys` of a GGUF file, read from its header (no model load)."""
     out: dict[str, Any] = {}
     try:
@@ -95,8 +97,10 @@ def chat_template(path: Path) -> str:
     """The file's declared chat template; GgufError when it has none."""
     template = metadata(path).get("tokenizer.chat_template")
     if not template:
-        raise GgufError(f"{str(path)!r} declares no chat template (tokenizer.chat_template); "
-                        "pass a GGUF of an instruction-tuned model that carries one")
+        raise GgufError(
+            f"{str(path)!r} declares no chat template (tokenizer.chat_template); "
+            "pass a GGUF of an instruction-tuned model that carries one"
+        )
     return template
 
 
@@ -105,12 +109,26 @@ class GgufServer(LlamaServer):
 
     label = "llama.cpp server (gguf)"
 
-    def __init__(self, path: Path, *, n_ctx: int = N_CTX, n_threads: int = 2, seed: int = SEED,
-                 startup_timeout_s: float = 180.0, log_path: str | Path | None = None):
+    def __init__(
+        self,
+        path: Path,
+        *,
+        n_ctx: int = N_CTX,
+        n_threads: int = 2,
+        seed: int = SEED,
+        startup_timeout_s: float = 180.0,
+        log_path: str | Path | None = None,
+    ):
         self.alias = served_alias(path)
         entry: dict[str, Any] = {
-            "model": str(path), "model_alias": self.alias, "chat_format": "chat_template.default",
-            "n_ctx": n_ctx, "n_threads": n_threads, "n_threads_batch": n_threads, "seed": seed,
-            "verbose": False, "n_gpu_layers": 0,
+            "model": str(path),
+            "model_alias": self.alias,
+            "chat_format": "chat_template.default",
+            "n_ctx": n_ctx,
+            "n_threads": n_threads,
+            "n_threads_batch": n_threads,
+            "seed": seed,
+            "verbose": False,
+            "n_gpu_layers": 0,
         }
         super().__init__([entry], startup_timeout_s=startup_timeout_s, log_path=log_path)

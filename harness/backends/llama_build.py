@@ -39,8 +39,10 @@ def install_command() -> str:
 
 def reinstall_command(python: str | None = None) -> str:
     """The command that replaces the installed llama.cpp build with the portable one."""
-    return (f'CMAKE_ARGS="{PORTABLE_CMAKE_ARGS}" {python or sys.executable} -m pip install --no-cache-dir '
-            f'--force-reinstall --no-deps "{LLAMA_REQUIREMENT.replace("[server]", "")}"')
+    return (
+        f'CMAKE_ARGS="{PORTABLE_CMAKE_ARGS}" {python or sys.executable} -m pip install --no-cache-dir '
+        f'--force-reinstall --no-deps "{LLAMA_REQUIREMENT.replace("[server]", "")}"'
+    )
 
 
 def is_arm(machine: str | None = None) -> bool:
@@ -54,13 +56,31 @@ def isa_flags(machine: str | None = None) -> dict[str, str]:
 
 # ggml's name of an instruction set -> the /proc/cpuinfo flag a CPU that has it shows
 X86_FLAGS = {
-    "SSE3": "pni", "SSSE3": "ssse3", "AVX": "avx", "AVX2": "avx2", "F16C": "f16c", "FMA": "fma", "BMI2": "bmi2",
-    "AVX_VNNI": "avx_vnni", "AVX512": "avx512f", "AVX512_VBMI": "avx512vbmi", "AVX512_VNNI": "avx512_vnni",
-    "AVX512_BF16": "avx512_bf16", "AMX_INT8": "amx_int8", "AMX_BF16": "amx_bf16", "AMX_TILE": "amx_tile",
+    "SSE3": "pni",
+    "SSSE3": "ssse3",
+    "AVX": "avx",
+    "AVX2": "avx2",
+    "F16C": "f16c",
+    "FMA": "fma",
+    "BMI2": "bmi2",
+    "AVX_VNNI": "avx_vnni",
+    "AVX512": "avx512f",
+    "AVX512_VBMI": "avx512vbmi",
+    "AVX512_VNNI": "avx512_vnni",
+    "AVX512_BF16": "avx512_bf16",
+    "AMX_INT8": "amx_int8",
+    "AMX_BF16": "amx_bf16",
+    "AMX_TILE": "amx_tile",
 }
 ARM_FLAGS = {
-    "NEON": "asimd", "ARM_FMA": "asimd", "FP16_VA": "asimdhp", "DOTPROD": "asimddp", "MATMUL_INT8": "i8mm",
-    "SVE": "sve", "SVE2": "sve2", "SME": "sme",
+    "NEON": "asimd",
+    "ARM_FMA": "asimd",
+    "FP16_VA": "asimdhp",
+    "DOTPROD": "asimddp",
+    "MATMUL_INT8": "i8mm",
+    "SVE": "sve",
+    "SVE2": "sve2",
+    "SME": "sme",
 }
 # what every x86-64 host the README supports has: the portable build uses no more
 X86_BASELINE = frozenset({"SSE3", "SSSE3", "AVX", "AVX2", "F16C", "FMA", "BMI2"})
@@ -69,8 +89,11 @@ ARM_BASELINE = frozenset({"NEON", "ARM_FMA"})
 
 def parse_system_info(text: str) -> list[str]:
     """The instruction sets in `llama_print_system_info()` ("CPU : SSE3 = 1 | AVX2 = 1 | ... |")."""
-    return [name for name, value in re.findall(r"([A-Z][A-Z0-9_]*) = (\d+)", text)
-            if value != "0" and (name in X86_FLAGS or name in ARM_FLAGS)]
+    return [
+        name
+        for name, value in re.findall(r"([A-Z][A-Z0-9_]*) = (\d+)", text)
+        if value != "0" and (name in X86_FLAGS or name in ARM_FLAGS)
+    ]
 
 
 def read_cpuinfo() -> str:
@@ -101,6 +124,7 @@ def cpu_name(cpuinfo: str) -> str:
 @dataclass
 class Probe:
     """What the child process that loads the model showed."""
+
     system_info: str | None = None
     seconds: float | None = None  # the load and a few tokens, when it succeeded
     returncode: int | None = None
@@ -144,8 +168,12 @@ def portable(build: list[str], machine: str | None = None) -> tuple[bool, list[s
 def run_probe(gguf: Path, timeout_s: float = 180.0) -> Probe:
     """`python -m harness.backends.llama_probe GGUF` in a child: a crash there cannot take us down."""
     try:
-        done = subprocess.run([sys.executable, "-m", "harness.backends.llama_probe", str(gguf)], capture_output=True,
-                              text=True, timeout=timeout_s)
+        done = subprocess.run(
+            [sys.executable, "-m", "harness.backends.llama_probe", str(gguf)],
+            capture_output=True,
+            text=True,
+            timeout=timeout_s,
+        )
     except subprocess.TimeoutExpired:
         return Probe(returncode=None, error=f"no answer within {timeout_s:.0f} s")
     probe = Probe(returncode=done.returncode)
@@ -188,8 +216,21 @@ def library_files() -> list[Path]:
     return sorted(seen.values())
 
 
-AMX_MNEMONICS = ("tilezero", "tileloadd", "tileloaddt1", "tilestored", "tilerelease", "ldtilecfg", "sttilecfg",
-                 "tdpbssd", "tdpbsud", "tdpbusd", "tdpbuud", "tdpbf16ps", "tdpfp16ps")
+AMX_MNEMONICS = (
+    "tilezero",
+    "tileloadd",
+    "tileloaddt1",
+    "tilestored",
+    "tilerelease",
+    "ldtilecfg",
+    "sttilecfg",
+    "tdpbssd",
+    "tdpbsud",
+    "tdpbusd",
+    "tdpbuud",
+    "tdpbf16ps",
+    "tdpfp16ps",
+)
 
 
 def scan_library(path: Path) -> dict[str, int]:
@@ -197,8 +238,9 @@ def scan_library(path: Path) -> dict[str, int]:
     (AVX-512). Reads `objdump -d` as it streams; needs binutils (a C compiler brings them)."""
     amx = re.compile(r"\t(" + "|".join(AMX_MNEMONICS) + r")\b")
     counts = {"instructions": 0, "amx": 0, "zmm": 0}
-    with subprocess.Popen(["objdump", "-d", "--no-show-raw-insn", str(path)], stdout=subprocess.PIPE, text=True,
-                          errors="replace") as proc:
+    with subprocess.Popen(
+        ["objdump", "-d", "--no-show-raw-insn", str(path)], stdout=subprocess.PIPE, text=True, errors="replace"
+    ) as proc:
         assert proc.stdout is not None
         for line in proc.stdout:
             if not line.startswith(" ") or "\t" not in line:

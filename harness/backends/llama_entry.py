@@ -33,6 +33,7 @@ def _fresh(method):  # type: ignore[no-untyped-def]
 Llama.create_chat_completion = _fresh(Llama.create_chat_completion)  # type: ignore[method-assign]
 Llama.create_completion = _fresh(Llama.create_completion)  # type: ignore[method-assign]
 
+
 def _with_key(load, key: str):  # type: ignore[no-untyped-def]
     """The key reaches the server's settings from our environment, never from the config file."""
 

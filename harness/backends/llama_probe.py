@@ -16,8 +16,9 @@ def main(gguf: str) -> None:
     import llama_cpp
 
     info = llama_cpp.llama_print_system_info()
-    print(json.dumps({"system_info": info.decode(errors="replace") if isinstance(info, bytes) else str(info)}),
-          flush=True)
+    print(
+        json.dumps({"system_info": info.decode(errors="replace") if isinstance(info, bytes) else str(info)}), flush=True
+    )
     t0 = time.perf_counter()
     model = llama_cpp.Llama(model_path=gguf, n_ctx=256, n_threads=1, n_batch=64, verbose=False, seed=1)
     # a prompt long enough for the batched matrix kernels (where AMX or AVX-512 code would run)

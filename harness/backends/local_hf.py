@@ -52,8 +52,9 @@ def convert(gguf: Path, out: Path) -> Path:
         return out
     missing = [m for m in _CONVERT_NEEDS if importlib.util.find_spec(m) is None]
     if missing:
-        raise MissingExtra(f"turning {gguf.name} into a Hugging Face folder needs {', '.join(missing)}; "
-                           f"install: {EXTRA_HINT}")
+        raise MissingExtra(
+            f"turning {gguf.name} into a Hugging Face folder needs {', '.join(missing)}; install: {EXTRA_HINT}"
+        )
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -64,8 +65,10 @@ def convert(gguf: Path, out: Path) -> Path:
             tokenizer = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
             model = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name, dtype=torch.float32)
         except Exception as exc:  # noqa: BLE001  (transformers raises many kinds for a bad file)
-            raise GgufError(f"cannot turn {str(gguf)!r} into a Hugging Face folder: {type(exc).__name__}: "
-                            f"{str(exc).splitlines()[0] if str(exc) else ''}") from None
+            raise GgufError(
+                f"cannot turn {str(gguf)!r} into a Hugging Face folder: {type(exc).__name__}: "
+                f"{str(exc).splitlines()[0] if str(exc) else ''}"
+            ) from None
         # the weights are dequantised already; the GGUF marker only stops save_pretrained
         model.hf_quantizer = None
         if hasattr(model.config, "quantization_config"):
@@ -97,7 +100,11 @@ def local_row(create: bool = False) -> VllmPreset:
     """`--model local` on vLLM: the converted SmolLM2 on the CPU, eager, float32, hermes tool calls
     (SmolLM2's own template renders no tools: ours adds them in the Hermes format)."""
     return VllmPreset(
-        name="local", hf_id=HF_ID, tool_parser="hermes", chat_template=str(TOOLS_TEMPLATE), max_model_len=N_CTX,
+        name="local",
+        hf_id=HF_ID,
+        tool_parser="hermes",
+        chat_template=str(TOOLS_TEMPLATE),
+        max_model_len=N_CTX,
         weights=str(local_weights(create)),
         # eager: compiling the graph costs minutes on 2 cores, for a model this small
         engine={"enforce_eager": True, "dtype": "float32"},

@@ -20,22 +20,22 @@ import asyncio
 import json
 import os
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import openai
 import orjson
 from openai.types.chat import ChatCompletion
 
+from envs.contract import Decoding, ToolCall, ToolSpec
 from harness import defaults
 from harness.backends.base import ToolMode
 from harness.backends.constrain import Style, read_answer, request_fields
 from harness.backends.prompt_tools import with_tools_prompt
 from harness.backends.transport import MIB, StatusError, Transport, TransportError
-from harness.backends.turns import to_turn, RawCall
+from harness.backends.turns import RawCall, to_turn
 from harness.errors import HarnessError
 from harness.types import ModelTurn, Usage
-from envs.contract import Decoding, ToolCall, ToolSpec
-
 
 
 def _sanitize(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -53,7 +53,8 @@ def _flatten_tool_turns(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
             out.append({"role": "user", "content": f"Tool result:\n{m.get('content') or ''}"})
         elif m["role"] == "assistant" and m.get("tool_calls"):
             calls = "".join(
-                f'<tool_call>{{"name": {json.dumps(c["function"]["name"])}, "arguments": {c["function"]["arguments"]}}}</tool_call>'
+                f'<tool_call>{{"name": {json.dumps(c["function"]["name"])}, '
+                f'"arguments": {c["function"]["arguments"]}}}</tool_call>'
                 for c in m["tool_calls"]
             )
             out.append({"role": "assistant", "content": f"{m.get('content') or ''}{calls}"})
@@ -102,13 +103,17 @@ class OpenAIBackend:
         # the key is read here and handed only to the transport: it is never part of a record
         key = os.environ.get(api_key_env) or "no-key"
         try:
-            self.transport = Transport(base_url, api_key=key, timeout_s=timeout_s,
-                                       max_response_bytes=int(max_response_mib * MIB),
-                                       user_agent=f"repair-harness openai/{openai.__version__}")
+            self.transport = Transport(
+                base_url,
+                api_key=key,
+                timeout_s=timeout_s,
+                max_response_bytes=int(max_response_mib * MIB),
+                user_agent=f"repair-harness openai/{openai.__version__}",
+            )
         except ValueError as exc:  # every call would fail alike: the run stops
             raise HarnessError(f"{self.base_url}: {exc}", fatal=True) from None
 
-    def for_episode(self, env: Any) -> "OpenAIBackend":
+    def for_episode(self, env: Any) -> OpenAIBackend:
         """A model plays every episode as it is: the env is never shown to it."""
         return self
 
@@ -147,8 +152,9 @@ class OpenAIBackend:
             if attempt < self.max_retries:
                 await asyncio.sleep(self._delay(error, attempt))
         assert last is not None
-        raise HarnessError(f"{self.base_url}: gave up after {self.max_retries + 1} attempts: {last}",
-                           fatal=last.gone) from None
+        raise HarnessError(
+            f"{self.base_url}: gave up after {self.max_retries + 1} attempts: {last}", fatal=last.gone
+        ) from None
 
     def _delay(self, error: TransportError, attempt: int) -> float:
         """The backoff, or the wait the server asked for; a wait past the maximum stops the run
@@ -160,17 +166,22 @@ class OpenAIBackend:
                 raise HarnessError(
                     f"{self.base_url}: HTTP {error.status} with Retry-After {asked:.0f} s, longer than the "
                     f"{defaults.MAX_RETRY_AFTER_S:.0f} s the harness waits; the run stops: resume it later",
-                    fatal=True)
+                    fatal=True,
+                )
             delay = max(delay, asked)
         return delay
 
-    async def generate(self, messages: list[dict[str, Any]], tools: list[ToolSpec], decoding: Decoding, tool_mode: ToolMode) -> ModelTurn:
+    async def generate(
+        self, messages: list[dict[str, Any]], tools: list[ToolSpec], decoding: Decoding, tool_mode: ToolMode
+    ) -> ModelTurn:
         if tools and tool_mode == "prompt":
             messages = with_tools_prompt(messages, tools)
         if self.flatten_tool_turns:
             messages = _flatten_tool_turns(messages)
         kwargs: dict[str, Any] = {
-            "model": self.model, "messages": _sanitize(messages), "temperature": decoding.temperature,
+            "model": self.model,
+            "messages": _sanitize(messages),
+            "temperature": decoding.temperature,
             "max_tokens": decoding.max_tokens,
         }
         # optional keys are sent only when set: a protocol reproducing another harness's requests
@@ -207,24 +218,35 @@ class OpenAIBackend:
         except ValueError:
             data = None
         if not isinstance(data, dict):
-            raise HarnessError(f"{self.base_url}: the server answered 200 with a body that is not a JSON object: "
-                               f"{raw[:300]!r}")
+            raise HarnessError(
+                f"{self.base_url}: the server answered 200 with a body that is not a JSON object: {raw[:300]!r}"
+            )
         # a server's odd answer: read as the SDK reads every answer, unvalidated
         return ChatCompletion.construct(**data)
 
     def _turn(self, resp: Any, latency: float, tools: list[ToolSpec], tool_mode: ToolMode) -> ModelTurn:
         choice = resp.choices[0]
         # a server relays what the model wrote: a call may lack parts, and that is the model's failure
-        native = [RawCall(getattr(c.function, "name", None), getattr(c.function, "arguments", None), getattr(c, "id", None))
-                  for c in choice.message.tool_calls or []]
+        native = [
+            RawCall(getattr(c.function, "name", None), getattr(c.function, "arguments", None), getattr(c, "id", None))
+            for c in choice.message.tool_calls or []
+        ]
         usage = Usage(
             prompt_tokens=getattr(resp.usage, "prompt_tokens", None),
             completion_tokens=getattr(resp.usage, "completion_tokens", None),
         )
         # the server ran its tool parser: a call left in the text is one it did not accept
-        turn = to_turn(choice.message.content, native_calls=native, usage=usage, finish_reason=choice.finish_reason,
-                       latency_s=latency, model_id=resp.model, tools=tools, tool_mode=tool_mode,
-                       text_calls=self.text_calls)
+        turn = to_turn(
+            choice.message.content,
+            native_calls=native,
+            usage=usage,
+            finish_reason=choice.finish_reason,
+            latency_s=latency,
+            model_id=resp.model,
+            tools=tools,
+            tool_mode=tool_mode,
+            text_calls=self.text_calls,
+        )
         refusal = getattr(choice.message, "refusal", None)
         return turn.model_copy(update={"refusal": str(refusal)}) if refusal else turn
 
@@ -239,5 +261,9 @@ def _constrained(turn: ModelTurn, tools: list[ToolSpec]) -> ModelTurn:
     if kind == "message":
         return turn.model_copy(update={"text": value, "parse_error": None})
     name, arguments = value
-    return turn.model_copy(update={"tool_calls": [ToolCall(name=name, arguments=arguments, id="call_0",
-                                                           parse_mode="constrained")], "parse_error": None})
+    return turn.model_copy(
+        update={
+            "tool_calls": [ToolCall(name=name, arguments=arguments, id="call_0", parse_mode="constrained")],
+            "parse_error": None,
+        }
+    )

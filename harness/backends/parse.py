@@ -105,7 +105,7 @@ class _Reader:
             rest = {k: v for k, v in obj.items() if k not in _META_KEYS | {"name", "function"}}
             if not (self.tool_names and name in self.tool_names):
                 self.problems.append(
-                    f"{where}: an object with \"name\" but no \"arguments\" (keys: {', '.join(list(obj)[:8])})"
+                    f'{where}: an object with "name" but no "arguments" (keys: {", ".join(list(obj)[:8])})'
                 )
                 return None
             return ToolCall(name=name.strip(), arguments=rest, id=call_id, parse_mode=mode)
@@ -119,12 +119,12 @@ class _Reader:
     def _keyed_by_tool(self, obj: dict[str, Any], mode: str, where: str) -> ToolCall | None:
         # {"move": {"direction": "north"}}: only when the one key is a tool we know of
         if self.tool_names and len(obj) == 1:
-            (key, val), = obj.items()
+            ((key, val),) = obj.items()
             if key in self.tool_names and isinstance(val, dict):
                 return ToolCall(name=key, arguments=val, parse_mode=mode)
         keys = ", ".join(list(obj)[:8]) or "none"
         self.problems.append(
-            f'{where}: a JSON object without a tool name (keys: {keys}); '
+            f"{where}: a JSON object without a tool name (keys: {keys}); "
             'a call looks like {"name": ..., "arguments": {...}}'
         )
         return None

@@ -32,8 +32,7 @@ def tools_prompt(tools: list[ToolSpec]) -> str:
         # no filled-in example: a small model copies example values verbatim
         "To use a tool, answer with exactly one line in this format and nothing else:",
         _FORMAT,
-        "The arguments must be a JSON object that matches the tool's schema, with double-quoted keys "
-        "and strings.",
+        "The arguments must be a JSON object that matches the tool's schema, with double-quoted keys and strings.",
         "Do not put the call in a code block. Call one tool per answer and wait for its result.",
     ]
     return "\n".join(lines)

@@ -28,7 +28,7 @@ WORDS: dict[str, dict[int, str]] = {
 
 
 def signal_words(signum: int, kind: str = "any") -> str:
-    """"SIGILL (illegal instruction: ...)": the signal's name and what it means for this kind of server."""
+    """ "SIGILL (illegal instruction: ...)": the signal's name and what it means for this kind of server."""
     try:
         name = signal.Signals(signum).name
     except ValueError:
@@ -42,8 +42,18 @@ def exit_words(returncode: int, kind: str = "any") -> str:
     return f"killed by {signal_words(-returncode, kind)}" if returncode < 0 else f"exited with code {returncode}"
 
 
-def report(label: str, *, returncode: int, kind: str, phase: str, log_path: object, tail: list[str],
-           fix: str, pid: int | None = None, after_s: float | None = None) -> str:
+def report(
+    label: str,
+    *,
+    returncode: int,
+    kind: str,
+    phase: str,
+    log_path: object,
+    tail: list[str],
+    fix: str,
+    pid: int | None = None,
+    after_s: float | None = None,
+) -> str:
     """The one message: what died, how and when, where its log is, its last lines, what to run."""
     when = f" after {after_s:.0f} s" if after_s is not None else ""
     head = f"the {label}{f' (pid {pid})' if pid else ''} died {phase}{when}: {exit_words(returncode, kind)}."

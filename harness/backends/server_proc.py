@@ -14,17 +14,17 @@ import os
 import signal
 import socket
 import subprocess
-import tempfile
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
 from envs.errors import UserError
-from harness.errors import ServerDied, ServerStartError
 from harness.backends import server_death
 from harness.backends.serve_auth import connect_host
+from harness.errors import ServerDied, ServerStartError
 
 
 class MissingExtra(UserError):
@@ -123,7 +123,7 @@ class ManagedServer:
     def pid(self) -> int | None:
         return self._proc.pid if self._proc else None
 
-    def start(self) -> "ManagedServer":
+    def start(self) -> ManagedServer:
         self._spawn()
         self._ready_or_stop()
         return self
@@ -141,8 +141,13 @@ class ManagedServer:
         self._t0 = time.monotonic()
         env = {**os.environ, **(self.env or {})}
         self._proc = subprocess.Popen(
-            self.command, stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT,
-            env=env, start_new_session=True, preexec_fn=_die_with_parent if sys.platform == "linux" else None,
+            self.command,
+            stdin=subprocess.DEVNULL,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            env=env,
+            start_new_session=True,
+            preexec_fn=_die_with_parent if sys.platform == "linux" else None,
         )
         atexit.register(self.stop)
 
@@ -170,7 +175,8 @@ class ManagedServer:
                         raise ServerDied(self.death_report("while starting"))
                     if time.monotonic() > deadline:
                         raise ServerStartError(
-                            f"{self.label} did not answer {path} within {self.startup_timeout_s:.0f} s.\n{self.log_tail()}"
+                            f"{self.label} did not answer {path} within {self.startup_timeout_s:.0f} s."
+                            f"\n{self.log_tail()}"
                         )
                     try:
                         resp = client.get(self.root_url + path)
@@ -195,9 +201,17 @@ class ManagedServer:
     def death_report(self, phase: str) -> str:
         assert self._proc is not None and self._proc.returncode is not None
         code = self._proc.returncode
-        return server_death.report(self.label, returncode=code, kind=self.kind, phase=phase, log_path=self.log_path,
-                                   tail=self.tail_lines(12), fix=self.fix(code), pid=self._proc.pid,
-                                   after_s=time.monotonic() - self._t0)
+        return server_death.report(
+            self.label,
+            returncode=code,
+            kind=self.kind,
+            phase=phase,
+            log_path=self.log_path,
+            tail=self.tail_lines(12),
+            fix=self.fix(code),
+            pid=self._proc.pid,
+            after_s=time.monotonic() - self._t0,
+        )
 
     def fix(self, returncode: int) -> str:
         """The command or step that fixes a death with this return code."""
@@ -256,13 +270,13 @@ class ManagedServer:
         except (ProcessLookupError, PermissionError):
             pass
 
-    def __enter__(self) -> "ManagedServer":
+    def __enter__(self) -> ManagedServer:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    async def __aenter__(self) -> "ManagedServer":
+    async def __aenter__(self) -> ManagedServer:
         # spawned from the loop's thread, so the parent-death signal follows that thread, not a
         # worker thread; only the wait for readiness runs in a thread
         self._spawn()

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
-import json
 import ipaddress
+import json
 import os
 import re
 import socket
@@ -79,8 +79,15 @@ def retry_after_s(value: str | None, now: float | None = None) -> float | None:
 class Transport:
     """GETs and POSTs of JSON to one server over keep-alive connections."""
 
-    def __init__(self, base_url: str, *, api_key: str, timeout_s: float, max_response_bytes: int,
-                 user_agent: str = "repair-harness"):
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        api_key: str,
+        timeout_s: float,
+        max_response_bytes: int,
+        user_agent: str = "repair-harness",
+    ):
         parts = urlsplit(base_url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError(f"{without_credentials(base_url)!r} is not an http(s) URL")
@@ -97,9 +104,14 @@ class Transport:
             timeout=httpx2.Timeout(timeout_s, connect=min(CONNECT_TIMEOUT_S, timeout_s / 2)),
             # one connection per call in flight, each kept for the next call
             limits=httpx2.Limits(max_connections=None, max_keepalive_connections=None),
-            headers={"Authorization": f"Bearer {api_key}", "User-Agent": user_agent, "Accept": "application/json",
-                     "Accept-Encoding": "gzip, deflate"},
-            trust_env=True, follow_redirects=False,
+            headers={
+                "Authorization": f"Bearer {api_key}",
+                "User-Agent": user_agent,
+                "Accept": "application/json",
+                "Accept-Encoding": "gzip, deflate",
+            },
+            trust_env=True,
+            follow_redirects=False,
         )
 
     async def aclose(self) -> None:
@@ -143,8 +155,10 @@ class Transport:
 
 
 def _too_large(size: int, cap: int, how: str) -> str:
-    return (f"response too large ({size / MIB:.1f} MiB {how} > cap {cap / MIB:g} MiB); read no further "
-            "(--max-response-mib raises the cap)")
+    return (
+        f"response too large ({size / MIB:.1f} MiB {how} > cap {cap / MIB:g} MiB); read no further "
+        "(--max-response-mib raises the cap)"
+    )
 
 
 def _said(body: bytes) -> str:
@@ -176,36 +190,49 @@ def describe(exc: BaseException, url: str) -> TransportError:
     root = _root(exc)
     detail = str(exc) or type(exc).__name__
     if isinstance(root, ssl.SSLCertVerificationError):
-        return TransportError(f"TLS verification of {parts.hostname} failed: {root.verify_message or root.reason} "
-                              "(SSL_CERT_FILE names another CA bundle)", retryable=False, gone=True)
+        return TransportError(
+            f"TLS verification of {parts.hostname} failed: {root.verify_message or root.reason} "
+            "(SSL_CERT_FILE names another CA bundle)",
+            retryable=False,
+            gone=True,
+        )
     if isinstance(root, ssl.SSLError):
         return TransportError(f"TLS with {where} failed: {root.reason or root}", retryable=False, gone=True)
     if isinstance(exc, httpx2.ProxyError):
         return TransportError(f"the proxy refused: {detail}", retryable=True, gone=True)
     if isinstance(root, socket.gaierror):
-        return TransportError(f"DNS: cannot resolve {parts.hostname}: {root.strerror or root}", retryable=True, gone=True)
+        return TransportError(
+            f"DNS: cannot resolve {parts.hostname}: {root.strerror or root}", retryable=True, gone=True
+        )
     if isinstance(exc, httpx2.ConnectTimeout):
         return TransportError(f"connect timeout: {where} accepted no connection in time", retryable=True, gone=True)
     if isinstance(exc, (httpx2.ReadTimeout, httpx2.WriteTimeout, httpx2.PoolTimeout)):
         return TransportError(f"read timeout: {where} sent no answer in time", retryable=True)
     if isinstance(exc, httpx2.ConnectError):
-        reason = os.strerror(root.errno) if isinstance(getattr(root, "errno", None), int) and root.errno > 0 else str(root)
+        reason = (
+            os.strerror(root.errno) if isinstance(getattr(root, "errno", None), int) and root.errno > 0 else str(root)
+        )
         hop = _address(root)
         if hop is not None and _proxy_set() and not _is_target(hop, parts):
-            return TransportError(f"cannot connect to the proxy at {hop[0]}:{hop[1]} (the environment's "
-                                  f"HTTP(S)_PROXY; NO_PROXY names what is reached directly): {reason}",
-                                  retryable=True, gone=True)
+            return TransportError(
+                f"cannot connect to the proxy at {hop[0]}:{hop[1]} (the environment's "
+                f"HTTP(S)_PROXY; NO_PROXY names what is reached directly): {reason}",
+                retryable=True,
+                gone=True,
+            )
         return TransportError(f"cannot connect to {where}: {reason}", retryable=True, gone=True)
     if isinstance(exc, httpx2.RemoteProtocolError):
         if "peer closed" in detail.lower() or "incomplete" in detail.lower() or "without sending" in detail.lower():
             return TransportError(f"{where} closed the connection mid-answer: {detail}", retryable=True)
         return TransportError(f"{where} answered with malformed HTTP (a server fault): {detail}", retryable=True)
     if isinstance(exc, httpx2.DecodingError):
-        return TransportError(f"{where} sent a body that does not decode as its Content-Encoding says: {detail}",
-                              retryable=True)
+        return TransportError(
+            f"{where} sent a body that does not decode as its Content-Encoding says: {detail}", retryable=True
+        )
     if isinstance(exc, (httpx2.ReadError, httpx2.WriteError, httpx2.CloseError)):
-        return TransportError(f"the connection to {where} broke: {getattr(root, 'strerror', None) or detail}",
-                              retryable=True)
+        return TransportError(
+            f"the connection to {where} broke: {getattr(root, 'strerror', None) or detail}", retryable=True
+        )
     return TransportError(f"{type(exc).__name__}: {detail}", retryable=False)
 
 

@@ -22,10 +22,10 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
+from envs.contract import ToolCall, ToolSpec
 from harness.backends.base import ToolMode
 from harness.backends.parse import MAX_ANSWER_CHARS, MAX_DEPTH, json_depth, parse_tool_calls
 from harness.types import ModelTurn, Usage
-from envs.contract import ToolCall, ToolSpec
 
 # the parse modes that vLLM's server-side parser of each family turns into tool calls
 NATIVE_TEXT_MODES: dict[str, frozenset[str]] = {
@@ -64,8 +64,14 @@ def to_turn(
     native_text_modes: Collection[str] = frozenset(),
 ) -> ModelTurn:
     text = text or ""
-    turn = ModelTurn(text=text[:MAX_ANSWER_CHARS], usage=usage, latency_s=latency_s, finish_reason=finish_reason,
-                     truncated=len(text) > MAX_ANSWER_CHARS, model_id=model_id)
+    turn = ModelTurn(
+        text=text[:MAX_ANSWER_CHARS],
+        usage=usage,
+        latency_s=latency_s,
+        finish_reason=finish_reason,
+        truncated=len(text) > MAX_ANSWER_CHARS,
+        model_id=model_id,
+    )
     if not tools or native_calls:
         turn.fenced = "```" in turn.text
         if tools and native_calls:

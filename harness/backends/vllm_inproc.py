@@ -22,14 +22,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from envs.contract import Decoding, ToolSpec
 from harness.backends.base import ToolMode
-from harness.errors import HarnessError
 from harness.backends.prompt_tools import with_tools_prompt
 from harness.backends.server_proc import MissingExtra
 from harness.backends.turns import native_text_modes, to_turn
 from harness.backends.vllm_presets import EXTRA_HINT, VllmPreset, prepare, preset_row
+from harness.errors import HarnessError
 from harness.types import ModelTurn, Usage
-from envs.contract import Decoding, ToolSpec
 
 
 def import_vllm() -> Any:
@@ -37,8 +37,7 @@ def import_vllm() -> Any:
         return importlib.import_module("vllm")
     except ImportError as exc:
         raise MissingExtra(
-            f"the in-process vLLM backend needs vLLM, which is not installed ({exc}); "
-            f"install the extra: {EXTRA_HINT}"
+            f"the in-process vLLM backend needs vLLM, which is not installed ({exc}); install the extra: {EXTRA_HINT}"
         ) from exc
 
 
@@ -93,9 +92,19 @@ class VllmInprocBackend:
 
     name = "vllm-inproc"
 
-    def __init__(self, preset: str | VllmPreset, *, tool_parser: str | None = None, text_calls: str = "parse",
-                 max_batch: int = 256, batch_window_s: float = 0.05, llm: Any = None,
-                 sampling_params_cls: Any = None, native_tools: bool = True, **llm_kwargs: Any):
+    def __init__(
+        self,
+        preset: str | VllmPreset,
+        *,
+        tool_parser: str | None = None,
+        text_calls: str = "parse",
+        max_batch: int = 256,
+        batch_window_s: float = 0.05,
+        llm: Any = None,
+        sampling_params_cls: Any = None,
+        native_tools: bool = True,
+        **llm_kwargs: Any,
+    ):
         self.preset = preset_row(preset, tool_parser=tool_parser, native_tools=native_tools)
         if not native_tools:  # prompt mode: the model's own template, no tool template needed
             self.preset = self.preset.model_copy(update={"chat_template": None})
@@ -107,9 +116,13 @@ class VllmInprocBackend:
             self.preset = prepare(self.preset)
             for key, value in self.preset.env.items():
                 os.environ.setdefault(key, value)
-            llm = vllm.LLM(model=self.preset.weights or self.preset.hf_id, max_model_len=self.preset.max_model_len,
-                           quantization=self.preset.quantization, generation_config="vllm",
-                           **{**self.preset.engine, **llm_kwargs})
+            llm = vllm.LLM(
+                model=self.preset.weights or self.preset.hf_id,
+                max_model_len=self.preset.max_model_len,
+                quantization=self.preset.quantization,
+                generation_config="vllm",
+                **{**self.preset.engine, **llm_kwargs},
+            )
             sampling_params_cls = vllm.SamplingParams
             if self.preset.chat_template:  # what `vllm serve --chat-template` would render with
                 self._template = Path(self.preset.chat_template).read_text()
@@ -118,7 +131,7 @@ class VllmInprocBackend:
         self._worker: asyncio.Task | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
-    def for_episode(self, env: Any) -> "VllmInprocBackend":
+    def for_episode(self, env: Any) -> VllmInprocBackend:
         """A model plays every episode as it is: the env is never shown to it."""
         return self
 
@@ -127,11 +140,17 @@ class VllmInprocBackend:
 
     def sampling_params(self, d: Decoding) -> Any:
         # special tokens stay in the text: Llama's <|python_tag|> and Mistral's [TOOL_CALLS] mark calls
-        return self._sampling_cls(temperature=d.temperature, top_p=1.0 if d.top_p is None else d.top_p, max_tokens=d.max_tokens,
-                                  seed=d.seed, skip_special_tokens=False)
+        return self._sampling_cls(
+            temperature=d.temperature,
+            top_p=1.0 if d.top_p is None else d.top_p,
+            max_tokens=d.max_tokens,
+            seed=d.seed,
+            skip_special_tokens=False,
+        )
 
-    async def generate(self, messages: list[dict[str, Any]], tools: list[ToolSpec], decoding: Decoding,
-                       tool_mode: ToolMode) -> ModelTurn:
+    async def generate(
+        self, messages: list[dict[str, Any]], tools: list[ToolSpec], decoding: Decoding, tool_mode: ToolMode
+    ) -> ModelTurn:
         loop = asyncio.get_running_loop()
         if self._loop is not loop:  # a new event loop (a second asyncio.run): a new worker
             self._loop, self._queue = loop, asyncio.Queue()
@@ -162,9 +181,12 @@ class VllmInprocBackend:
         t0 = time.perf_counter()
         try:
             outputs = await asyncio.to_thread(
-                self._llm.chat, [r.conversation for r in reqs],
+                self._llm.chat,
+                [r.conversation for r in reqs],
                 sampling_params=[self.sampling_params(r.decoding) for r in reqs],
-                use_tqdm=False, tools=native_tools or None, chat_template=self._template,
+                use_tqdm=False,
+                tools=native_tools or None,
+                chat_template=self._template,
             )
         except Exception as exc:  # noqa: BLE001  (an engine failure is the harness's, not the agent's)
             for r in reqs:
@@ -178,9 +200,17 @@ class VllmInprocBackend:
             gen = out.outputs[0]
             try:
                 usage = Usage(prompt_tokens=len(out.prompt_token_ids or []), completion_tokens=len(gen.token_ids or []))
-                turn = to_turn(gen.text, usage=usage, finish_reason=gen.finish_reason, latency_s=latency,
-                               model_id=self.preset.hf_id, tools=r.tools, tool_mode=r.tool_mode,
-                               text_calls=self.text_calls, native_text_modes=self.native_modes)
+                turn = to_turn(
+                    gen.text,
+                    usage=usage,
+                    finish_reason=gen.finish_reason,
+                    latency_s=latency,
+                    model_id=self.preset.hf_id,
+                    tools=r.tools,
+                    tool_mode=r.tool_mode,
+                    text_calls=self.text_calls,
+                    native_text_modes=self.native_modes,
+                )
             except Exception as exc:  # noqa: BLE001
                 r.future.set_exception(HarnessError(f"reading vLLM output failed: {exc}"))
                 continue

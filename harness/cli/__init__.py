@@ -26,14 +26,19 @@ def _version(value: bool) -> None:
         except PackageNotFoundError:
             installed = "(not installed)"
         commit = git_commit()
-        echo(f"repair-harness {installed}" + (f" (git {commit['commit'][:12]}{', modified' if commit['dirty'] else ''})"
-                                              if commit["commit"] else ""))
+        echo(
+            f"repair-harness {installed}"
+            + (f" (git {commit['commit'][:12]}{', modified' if commit['dirty'] else ''})" if commit["commit"] else "")
+        )
         raise typer.Exit()
 
 
 @app.callback()
-def main(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
-                                      help="print the version and exit")) -> None:
+def main(
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="print the version and exit"
+    ),
+) -> None:
     """Measure how LLM agents repair a failed tool call."""
 
 

@@ -16,20 +16,34 @@ from harness.cli.common import echo, group, split_list, terminal_width
 
 app = group()
 
-Dirs = Annotated[list[Path], typer.Argument(help="run directories (or records.jsonl files, or a folder of run "
-                                                  "directories such as runs/demo)", show_default=False)]
+Dirs = Annotated[
+    list[Path],
+    typer.Argument(
+        help="run directories (or records.jsonl files, or a folder of run directories such as runs/demo)",
+        show_default=False,
+    ),
+]
 
 
 @app.command()
 def report(
     dirs: Dirs,
-    contrasts: Annotated[str | None, typer.Option(help='e.g. "allowed_json-raw,allowed_prose-raw"; default: the paper\'s planned contrasts present')] = None,
+    contrasts: Annotated[
+        str | None,
+        typer.Option(help='e.g. "allowed_json-raw,allowed_prose-raw"; default: the paper\'s planned contrasts present'),
+    ] = None,
     by: Annotated[str | None, typer.Option(help="extra grouping columns, e.g. model,budget")] = None,
     fmt: Annotated[str, typer.Option("--format", help="table | md | csv | latex | json")] = "table",
-    headline: Annotated[bool, typer.Option(help="also set allowed_json vs raw beside the Self-Reflective APIs figures "
-                                                 "(a different setting: API side, Anthropic models)")] = False,
-    width: Annotated[int | None, typer.Option(min=40, help="table width in columns  [default: the terminal's]",
-                                              show_default=False)] = None,
+    headline: Annotated[
+        bool,
+        typer.Option(
+            help="also set allowed_json vs raw beside the Self-Reflective APIs figures "
+            "(a different setting: API side, Anthropic models)"
+        ),
+    ] = False,
+    width: Annotated[
+        int | None, typer.Option(min=40, help="table width in columns  [default: the terminal's]", show_default=False)
+    ] = None,
 ) -> None:
     """Solved/N with Wilson CIs and paired contrasts; the paper's numbers beside ours where they apply."""
     # results (scipy, statsmodels) is imported here, not at start-up: `run` does not need it
@@ -42,8 +56,17 @@ def report(
     groups = split_list(by)
     # only the columns the report reads are kept (not the call logs of every episode)
     df = load(run_dirs(dirs), columns=report_columns(groups))
-    echo(render_report(df, contrasts=contrasts, by=groups, fmt=fmt, width=width or terminal_width(),
-                       headline=headline, planned=grid.plans(dirs)).rstrip("\n"))
+    echo(
+        render_report(
+            df,
+            contrasts=contrasts,
+            by=groups,
+            fmt=fmt,
+            width=width or terminal_width(),
+            headline=headline,
+            planned=grid.plans(dirs),
+        ).rstrip("\n")
+    )
 
 
 @app.command()
@@ -52,10 +75,9 @@ def plot(
     out: Annotated[Path, typer.Option("--out", help="folder for the PNG and PDF figures")] = Path("figures"),
 ) -> None:
     """Success by condition, success vs budget, tokens per success vs success, repair funnel."""
-    from results.plots import save_figures  # matplotlib only when plotting
-
     from results import load
     from results.load import run_dirs
+    from results.plots import save_figures  # matplotlib only when plotting
 
     for p in save_figures(load(run_dirs(dirs)), out):
         echo(str(p))
@@ -64,11 +86,19 @@ def plot(
 @app.command()
 def export(
     dirs: Dirs,
-    parquet: Annotated[Path | None, typer.Option("--parquet", help="write the episode frame (one row per "
-                                                                    "episode) as this .parquet file")] = None,
-    inspect_dir: Annotated[Path | None, typer.Option("--inspect", help="write inspect_ai logs (one .eval per suite, "
-                                                                        "model, condition and budget) into this "
-                                                                        "folder, for `inspect view` (extra [inspect])")] = None,
+    parquet: Annotated[
+        Path | None,
+        typer.Option("--parquet", help="write the episode frame (one row per episode) as this .parquet file"),
+    ] = None,
+    inspect_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--inspect",
+            help="write inspect_ai logs (one .eval per suite, "
+            "model, condition and budget) into this "
+            "folder, for `inspect view` (extra [inspect])",
+        ),
+    ] = None,
 ) -> None:
     """Write the runs as Parquet (one row per episode) and/or as inspect_ai logs for `inspect view`."""
     if parquet is None and inspect_dir is None:
@@ -89,7 +119,12 @@ def export(
         done = to_inspect(runs, inspect_dir)
         for run in done.runs:
             if run.partial:
-                err.print(f"[yellow]warning:[/yellow] {run.path} is still being written (or was cut short); "
-                          "exported as it stands", highlight=False)
-        echo(f"{len(done.files)} inspect logs, {done.samples} samples from {done.records} records -> {inspect_dir}"
-             f"  (inspect view --log-dir {inspect_dir})")
+                err.print(
+                    f"[yellow]warning:[/yellow] {run.path} is still being written (or was cut short); "
+                    "exported as it stands",
+                    highlight=False,
+                )
+        echo(
+            f"{len(done.files)} inspect logs, {done.samples} samples from {done.records} records -> {inspect_dir}"
+            f"  (inspect view --log-dir {inspect_dir})"
+        )

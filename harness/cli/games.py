@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import typer
 
@@ -38,8 +38,12 @@ def _suite_and_options(suite: str, rooms, objects, quest_length, seeds, cache_di
     try:
         return s, s.options_model.model_validate(opts)
     except ValidationError as exc:
-        raise UserError("; ".join(f"{'.'.join(map(str, e['loc'])) or 'options'}: {e['msg'].removeprefix('Value error, ')}"
-                                  for e in exc.errors(include_url=False))) from None
+        raise UserError(
+            "; ".join(
+                f"{'.'.join(map(str, e['loc'])) or 'options'}: {e['msg'].removeprefix('Value error, ')}"
+                for e in exc.errors(include_url=False)
+            )
+        ) from None
 
 
 _SUITE = typer.Option(..., "--suite", help="paper-textworld or textworld")
@@ -53,13 +57,13 @@ _CACHE = typer.Option(None, "--cache-dir", help="game cache (default $REPAIR_HAR
 @app.command("build")
 def build(
     suite: str = _SUITE,
-    out_dir: Optional[Path] = typer.Option(None, "--out", help="where manifest.json goes (default: in the cache)"),
-    rooms: Optional[int] = _ROOMS,
-    objects: Optional[int] = _OBJECTS,
-    quest_length: Optional[int] = _QUEST,
-    seeds: Optional[str] = _SEEDS,
-    cache_dir: Optional[Path] = _CACHE,
-    jobs: Optional[int] = typer.Option(None, "--jobs", min=1, help="games generated at once (default: CPU count)"),
+    out_dir: Path | None = typer.Option(None, "--out", help="where manifest.json goes (default: in the cache)"),
+    rooms: int | None = _ROOMS,
+    objects: int | None = _OBJECTS,
+    quest_length: int | None = _QUEST,
+    seeds: str | None = _SEEDS,
+    cache_dir: Path | None = _CACHE,
+    jobs: int | None = typer.Option(None, "--jobs", min=1, help="games generated at once (default: CPU count)"),
 ) -> None:
     """Generate the suite's games that are not cached yet and write its manifest.json."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -72,8 +76,14 @@ def build(
     n = len(options.seed_list())
     generated = 0
     started = time.perf_counter()
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=err, transient=True) as progress:
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+    ) as progress:
         bar = progress.add_task(f"building {s.name}", total=n)
 
         def done(entry, fresh: bool) -> None:
@@ -84,8 +94,14 @@ def build(
         manifest = s.build(options, jobs=jobs, on_done=done)
     elapsed = time.perf_counter() - started
     path = write_manifest((out_dir / "manifest.json") if out_dir else s.manifest_path(options), manifest)
-    options_text = ", ".join(sorted({f"{g.options['rooms']} rooms, {g.options['objects']} objects, quest length "
-                                     f"{g.options['quest_length']}" for g in manifest.games}))
+    options_text = ", ".join(
+        sorted(
+            {
+                f"{g.options['rooms']} rooms, {g.options['objects']} objects, quest length {g.options['quest_length']}"
+                for g in manifest.games
+            }
+        )
+    )
     table = Table(title=f"{s.name}: {len(manifest.games)} games ({options_text})", title_justify="left")
     table.add_column("task", no_wrap=True)
     table.add_column("walkthrough", overflow="fold", max_width=32)
@@ -111,11 +127,11 @@ def game_seed(game: str) -> int:
 def show(
     game: str = typer.Argument(..., help="task id or game seed, e.g. tw-20261051 or 20261051", show_default=False),
     suite: str = typer.Option("paper-textworld", "--suite", help="paper-textworld or textworld"),
-    rooms: Optional[int] = _ROOMS,
-    objects: Optional[int] = _OBJECTS,
-    quest_length: Optional[int] = _QUEST,
+    rooms: int | None = _ROOMS,
+    objects: int | None = _OBJECTS,
+    quest_length: int | None = _QUEST,
     protocol: str = typer.Option("plan", "--protocol", help="plan or step"),
-    cache_dir: Optional[Path] = _CACHE,
+    cache_dir: Path | None = _CACHE,
 ) -> None:
     """Print the opening one game gives the agent (generating the game if needed)."""
     from rich.panel import Panel
@@ -128,8 +144,10 @@ def show(
     seed = game_seed(game)
     if s.name == "paper-textworld" and seed not in study.GAME_SEEDS:
         first, last = study.GAME_SEEDS.start, study.GAME_SEEDS.stop - 1
-        raise UserError(f"{game!r} is not a game of paper-textworld; its games are tw-{first} .. tw-{last} "
-                        f"(or the seeds {first}..{last}); --suite textworld generates a game from any seed")
+        raise UserError(
+            f"{game!r} is not a game of paper-textworld; its games are tw-{first} .. tw-{last} "
+            f"(or the seeds {first}..{last}); --suite textworld generates a game from any seed"
+        )
     entry = s.entry(seed, options)
     # the task as the suite's own task list would hold it
     task = Task(suite=s.name, task_id=entry.task_id, params={"seed": entry.seed, **entry.options})
@@ -142,4 +160,6 @@ def show(
     for m in opening.messages:
         out.print(Panel(str(m["content"]), title=m["role"], title_align="left"), highlight=False)
     for t in opening.tools:
-        out.print(f"tool [bold]{t.name}[/bold]: {t.description}  parameters: {', '.join(t.parameters.get('properties', {}))}")
+        out.print(
+            f"tool [bold]{t.name}[/bold]: {t.description}  parameters: {', '.join(t.parameters.get('properties', {}))}"
+        )

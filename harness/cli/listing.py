@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import types
 import typing
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -27,21 +27,29 @@ def list_conditions() -> None:
 
     from harness.cli.common import out
 
-    table = Table(Column("name", no_wrap=True), Column("paper", no_wrap=True), Column("what the agent is told", ratio=1),
-                  box=box.SIMPLE_HEAD, pad_edge=False, expand=False)
+    table = Table(
+        Column("name", no_wrap=True),
+        Column("paper", no_wrap=True),
+        Column("what the agent is told", ratio=1),
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        expand=False,
+    )
     from conditions import CONDITIONS  # here: help and `suites` import no condition or pydantic model
 
     for c in CONDITIONS.values():
         # the renderer and arbiter are worth a line only where they are not the name and the validator
         how = [] if c.feedback == c.name else [f"feedback {c.feedback}"]
         how += [] if c.arbiter == "validator" else [f"arbiter {c.arbiter}"]
-        table.add_row(c.name, c.paper_name or "", escape(c.description) + (f"\n[dim]({', '.join(how)})[/dim]" if how else ""))
+        table.add_row(
+            c.name, c.paper_name or "", escape(c.description) + (f"\n[dim]({', '.join(how)})[/dim]" if how else "")
+        )
     out.print(table, highlight=False)
 
 
 @app.command("suites")
 def list_suites(
-    name: Optional[str] = typer.Argument(None, help="a suite: show its --env options and its budget", show_default=False),
+    name: str | None = typer.Argument(None, help="a suite: show its --env options and its budget", show_default=False),
 ) -> None:
     """List the suites, or show one suite's --env options and the budget `run` uses."""
     if name is not None:
@@ -52,13 +60,21 @@ def list_suites(
 
     from harness.cli.common import out
 
-    table = Table(Column("name", no_wrap=True), Column("budget", justify="right", no_wrap=True),
-                  Column("description", ratio=1), box=box.SIMPLE_HEAD, pad_edge=False)
+    table = Table(
+        Column("name", no_wrap=True),
+        Column("budget", justify="right", no_wrap=True),
+        Column("description", ratio=1),
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+    )
     for s in describe_suites():
         table.add_row(s["name"], str(s["default_budget"]), escape(s["description"]))
     out.print(table, highlight=False)
-    out.print("budget: model calls per episode that `run` uses unless --budget is given. "
-              "`repair-harness suites NAME` shows a suite's --env options.", highlight=False)
+    out.print(
+        "budget: model calls per episode that `run` uses unless --budget is given. "
+        "`repair-harness suites NAME` shows a suite's --env options.",
+        highlight=False,
+    )
 
 
 def _show_suite(name: str) -> None:
@@ -71,11 +87,19 @@ def _show_suite(name: str) -> None:
     entry = suite_entry(name)
     s = get_suite(name)
     out.print(f"[bold]{s.name}[/bold]: {entry.description}", highlight=False)
-    out.print(f"budget: {entry.budget} model calls per episode (what `run` uses unless --budget is given)",
-              highlight=False)
-    table = Table(Column("--env KEY", no_wrap=True), Column("type", no_wrap=True), Column("default", overflow="fold"),
-                  Column("allowed", ratio=1), box=box.SIMPLE_HEAD, pad_edge=False, title="options (--env KEY=VALUE)",
-                  title_justify="left")
+    out.print(
+        f"budget: {entry.budget} model calls per episode (what `run` uses unless --budget is given)", highlight=False
+    )
+    table = Table(
+        Column("--env KEY", no_wrap=True),
+        Column("type", no_wrap=True),
+        Column("default", overflow="fold"),
+        Column("allowed", ratio=1),
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        title="options (--env KEY=VALUE)",
+        title_justify="left",
+    )
     for row in option_rows(s.options_model):
         table.add_row(*(escape(v) for v in row))
     out.print(table, highlight=False)
@@ -107,9 +131,13 @@ def _kind(annotation: Any) -> tuple[str, str]:
 
 
 def _bounds(field: FieldInfo) -> str:
-    """"1..100000" for a closed range, ">= 0" for a half-open one."""
-    found = {key: getattr(m, key) for m in field.metadata for key in ("ge", "gt", "le", "lt")
-             if getattr(m, key, None) is not None}
+    """ "1..100000" for a closed range, ">= 0" for a half-open one."""
+    found = {
+        key: getattr(m, key)
+        for m in field.metadata
+        for key in ("ge", "gt", "le", "lt")
+        if getattr(m, key, None) is not None
+    }
     if "ge" in found and "le" in found:
         return f"{found['ge']}..{found['le']}"
     marks = {"ge": ">=", "gt": ">", "le": "<=", "lt": "<"}

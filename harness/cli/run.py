@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import typer
 
 from envs import study
-from harness import defaults
 from envs.errors import UserError
+from harness import defaults
 from harness.cli.common import group, parse_ints, run_spec, split_list
 
 app = group()
@@ -24,34 +24,73 @@ def _default(value: Any) -> str:
     return f"  [default: {value}]"
 
 
+_OUT_HELP = "run directory" + _default(defaults.OUT)
+
+
 @app.command()
 def run(
-    config: Optional[Path] = typer.Option(None, "--config", help="TOML grid file (keys = RunSpec fields); flags given too override it"),
-    suite: Optional[str] = typer.Option(None, help="suite name, required (see `repair-harness suites`)"),
-    model: Optional[str] = typer.Option(None, "--model", "--models", help="model name(s), comma-separated, required: local, a vLLM preset, or a model served by --endpoint"),
-    endpoint: Optional[str] = typer.Option(None, "--endpoint", help="OpenAI-compatible base URL(s), comma-separated  [default: none: start the model's own server]"),
-    conditions: Optional[str] = typer.Option(None, help="condition names, comma-separated, required (see `repair-harness conditions`)"),
-    budget: Optional[str] = typer.Option(None, "--budget", help="budget(s) per episode, e.g. 4 or 2,4,6,8: model calls, review calls included (tool calls in TextWorld's step protocol)  [default: the suite's, see `repair-harness suites`]"),
-    tasks: Optional[int] = typer.Option(None, help="first N tasks of the suite  [default: all of them]"),
-    task_ids: Optional[str] = typer.Option(None, help="task ids, comma-separated"),
-    seeds: Optional[str] = typer.Option(None, help="sample seeds, e.g. 0 or 3101..3103" + _default(defaults.SAMPLE_SEEDS)),
-    temperature: Optional[float] = typer.Option(None, help="sampling temperature" + _default(study.TEMPERATURE)),
-    top_p: Optional[float] = typer.Option(None, help="nucleus sampling" + _default(study.TOP_P)),
-    max_tokens: Optional[int] = typer.Option(None, help="output tokens per call" + _default(study.MAX_TOKENS)),
-    tool_mode: Optional[str] = typer.Option(None, help="native | prompt" + _default(defaults.TOOL_MODE)),
-    text_calls: Optional[str] = typer.Option(None, help="native mode, a call returned as text: parse | violation" + _default(defaults.TEXT_CALLS)),
-    constrain: Optional[str] = typer.Option(
-        None, help="decoding arms, comma-separated: none | json (any JSON object) | schema (the tools' JSON Schema), "
-        "constrained by the server  [default: none]"),
-    feedback_cut: Optional[int] = typer.Option(None, help="cut every rendered feedback value to N chars (paper: 240)  [default: no cut]"),
-    env: Optional[list[str]] = typer.Option(None, "--env", help="suite option KEY=VALUE, repeatable (`repair-harness suites NAME` lists them)"),
-    concurrency: Optional[int] = typer.Option(None, help="concurrent episodes per endpoint" + _default(defaults.CONCURRENCY)),
-    api_key_env: Optional[str] = typer.Option(
-        None, help="environment variable holding the endpoints' API key; its value is never recorded" + _default(defaults.API_KEY_ENV)),
-    backend: Optional[str] = typer.Option(None, help="openai (any endpoint) | vllm (in-process: GPU, or the CPU build)" + _default(defaults.BACKEND)),
-    max_response_mib: Optional[float] = typer.Option(
-        None, help="an answer larger than this many MiB is a harness error, read no further" + _default(defaults.MAX_RESPONSE_MIB)),
-    out_dir: Optional[Path] = typer.Option(None, "--out", help="run directory" + _default(defaults.OUT)),
+    config: Path | None = typer.Option(
+        None, "--config", help="TOML grid file (keys = RunSpec fields); flags given too override it"
+    ),
+    suite: str | None = typer.Option(None, help="suite name, required (see `repair-harness suites`)"),
+    model: str | None = typer.Option(
+        None,
+        "--model",
+        "--models",
+        help="model name(s), comma-separated, required: local, a vLLM preset, or a model served by --endpoint",
+    ),
+    endpoint: str | None = typer.Option(
+        None,
+        "--endpoint",
+        help="OpenAI-compatible base URL(s), comma-separated  [default: none: start the model's own server]",
+    ),
+    conditions: str | None = typer.Option(
+        None, help="condition names, comma-separated, required (see `repair-harness conditions`)"
+    ),
+    budget: str | None = typer.Option(
+        None,
+        "--budget",
+        help="budget(s) per episode, e.g. 4 or 2,4,6,8: model calls, review calls included (tool calls in "
+        "TextWorld's step protocol)  [default: the suite's, see `repair-harness suites`]",
+    ),
+    tasks: int | None = typer.Option(None, help="first N tasks of the suite  [default: all of them]"),
+    task_ids: str | None = typer.Option(None, help="task ids, comma-separated"),
+    seeds: str | None = typer.Option(None, help="sample seeds, e.g. 0 or 3101..3103" + _default(defaults.SAMPLE_SEEDS)),
+    temperature: float | None = typer.Option(None, help="sampling temperature" + _default(study.TEMPERATURE)),
+    top_p: float | None = typer.Option(None, help="nucleus sampling" + _default(study.TOP_P)),
+    max_tokens: int | None = typer.Option(None, help="output tokens per call" + _default(study.MAX_TOKENS)),
+    tool_mode: str | None = typer.Option(None, help="native | prompt" + _default(defaults.TOOL_MODE)),
+    text_calls: str | None = typer.Option(
+        None, help="native mode, a call returned as text: parse | violation" + _default(defaults.TEXT_CALLS)
+    ),
+    constrain: str | None = typer.Option(
+        None,
+        help="decoding arms, comma-separated: none | json (any JSON object) | schema (the tools' JSON Schema), "
+        "constrained by the server  [default: none]",
+    ),
+    feedback_cut: int | None = typer.Option(
+        None, help="cut every rendered feedback value to N chars (paper: 240)  [default: no cut]"
+    ),
+    env: list[str] | None = typer.Option(
+        None, "--env", help="suite option KEY=VALUE, repeatable (`repair-harness suites NAME` lists them)"
+    ),
+    concurrency: int | None = typer.Option(
+        None, help="concurrent episodes per endpoint" + _default(defaults.CONCURRENCY)
+    ),
+    api_key_env: str | None = typer.Option(
+        None,
+        help="environment variable holding the endpoints' API key; its value is never recorded"
+        + _default(defaults.API_KEY_ENV),
+    ),
+    backend: str | None = typer.Option(
+        None, help="openai (any endpoint) | vllm (in-process: GPU, or the CPU build)" + _default(defaults.BACKEND)
+    ),
+    max_response_mib: float | None = typer.Option(
+        None,
+        help="an answer larger than this many MiB is a harness error, read no further"
+        + _default(defaults.MAX_RESPONSE_MIB),
+    ),
+    out_dir: Path | None = typer.Option(None, "--out", help=_OUT_HELP),
     retry_errors: bool = typer.Option(False, help="rerun episodes recorded as harness errors"),
 ) -> None:
     """Run a grid of episodes; a rerun with the same --out resumes it."""
@@ -59,10 +98,21 @@ def run(
 
     values: dict[str, Any] = load_toml(config) if config else {}
     flags = {
-        "suite": suite, "models": split_list(model), "endpoints": split_list(endpoint),
-        "conditions": split_list(conditions), "budgets": parse_ints(budget), "tasks": tasks,
-        "task_ids": split_list(task_ids), "sample_seeds": parse_ints(seeds), "tool_mode": tool_mode,
-        "text_calls": text_calls, "feedback_cut": feedback_cut, "constrain": split_list(constrain), "concurrency": concurrency, "api_key_env": api_key_env, "backend": backend,
+        "suite": suite,
+        "models": split_list(model),
+        "endpoints": split_list(endpoint),
+        "conditions": split_list(conditions),
+        "budgets": parse_ints(budget),
+        "tasks": tasks,
+        "task_ids": split_list(task_ids),
+        "sample_seeds": parse_ints(seeds),
+        "tool_mode": tool_mode,
+        "text_calls": text_calls,
+        "feedback_cut": feedback_cut,
+        "constrain": split_list(constrain),
+        "concurrency": concurrency,
+        "api_key_env": api_key_env,
+        "backend": backend,
         "max_response_mib": max_response_mib,
         "out": str(out_dir) if out_dir else None,
     }

@@ -14,15 +14,15 @@ from __future__ import annotations
 
 import shlex
 import time
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING
 
 import typer
 
-from harness.defaults import N_CTX
 from envs.errors import UserError
 from harness.backends.serve_auth import DEFAULT_KEY_ENV, VLLM_KEY_ENV, WAIVER_FLAG, serve_key
 from harness.backends.vllm_table import PRESET_ROWS
 from harness.cli.common import EXIT_INTERRUPTED, group, terminate_as_interrupt
+from harness.defaults import N_CTX
 from harness.errors import ServerDied
 
 if TYPE_CHECKING:
@@ -56,7 +56,7 @@ WAIVER_HELP = "serve beyond loopback with no key (only on a closed network: anyo
 
 @app.command()
 def local(
-    port: Optional[int] = typer.Option(None, help="port (default: a free one)"),
+    port: int | None = typer.Option(None, help="port (default: a free one)"),
     host: str = typer.Option("127.0.0.1", help="address to bind; beyond loopback a key is required"),
     n_ctx: int = typer.Option(N_CTX, help="context length in tokens"),
     threads: int = typer.Option(2, help="CPU threads"),
@@ -79,17 +79,17 @@ def local(
 
 @app.command()
 def vllm(
-    preset: Optional[str] = typer.Option(None, help=f"one of: {', '.join(PRESET_ROWS)}"),
-    model: Optional[str] = typer.Option(None, help="local (the embedded SmolLM2), a preset's HF id, or any org/name id"),
+    preset: str | None = typer.Option(None, help=f"one of: {', '.join(PRESET_ROWS)}"),
+    model: str | None = typer.Option(None, help="local (the embedded SmolLM2), a preset's HF id, or any org/name id"),
     tp: int = typer.Option(1, help="tensor-parallel size (GPUs per replica, a power of two)"),
     dp: int = typer.Option(1, help="data-parallel size (replicas)"),
     port: int = typer.Option(8000),
     host: str = typer.Option("127.0.0.1", help="0.0.0.0 to serve other machines (then a key is required)"),
     api_key_env: str = typer.Option(DEFAULT_KEY_ENV, help=KEY_ENV_HELP),
     insecure_no_key: bool = typer.Option(False, WAIVER_FLAG, help=WAIVER_HELP),
-    tool_parser: Optional[str] = typer.Option(None, help="vLLM tool parser (needed with --model)"),
-    chat_template: Optional[str] = typer.Option(None, help="chat template file, overrides the preset's"),
-    max_model_len: Optional[int] = typer.Option(None, help="overrides the preset's (8192)"),
+    tool_parser: str | None = typer.Option(None, help="vLLM tool parser (needed with --model)"),
+    chat_template: str | None = typer.Option(None, help="chat template file, overrides the preset's"),
+    max_model_len: int | None = typer.Option(None, help="overrides the preset's (8192)"),
     native_tools: bool = typer.Option(True, "--native-tools/--no-native-tools", help="serve with tool parsing on"),
     dry_run: bool = typer.Option(False, "--dry-run", help="print the command and exit"),
 ) -> None:
@@ -100,10 +100,16 @@ def vllm(
     if (preset is None) == (model is None):
         raise UserError(f"give exactly one of --preset (one of: {', '.join(PRESET_ROWS)}) or --model ORG/NAME")
     if model is not None and "/" not in model and model != "local":
-        raise UserError(f"--model takes local or a Hugging Face id of the form org/name, got {model!r} "
-                        "(presets go to --preset)")
-    row = preset_row(preset or model, tool_parser=tool_parser, chat_template=chat_template,
-                     max_model_len=max_model_len, native_tools=native_tools)
+        raise UserError(
+            f"--model takes local or a Hugging Face id of the form org/name, got {model!r} (presets go to --preset)"
+        )
+    row = preset_row(
+        preset or model,
+        tool_parser=tool_parser,
+        chat_template=chat_template,
+        max_model_len=max_model_len,
+        native_tools=native_tools,
+    )
     key = serve_key(host, api_key_env, insecure_no_key)
     cmd = vllm_command(row, tp=tp, dp=dp, port=port, host=host, native_tools=native_tools)
     if dry_run:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -26,8 +26,13 @@ if TYPE_CHECKING:
 app = group()
 
 # record field -> the option of `show` that picks it
-FLAGS = {"task_id": "--task", "condition": "--condition", "model": "--model", "budget": "--budget",
-         "sample_seed": "--seed"}
+FLAGS = {
+    "task_id": "--task",
+    "condition": "--condition",
+    "model": "--model",
+    "budget": "--budget",
+    "sample_seed": "--seed",
+}
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
@@ -43,16 +48,21 @@ def plain(value: Any) -> Text:
 @app.command("show")
 def show(
     run_dir: Path = typer.Argument(..., help="a run directory", show_default=False),
-    task: Optional[str] = typer.Option(None, "--task", help="task id, e.g. bank-0000 or tw-20261051  [default: the first]",
-                                       show_default=False),
-    condition: Optional[str] = typer.Option(None, "--condition", help="condition  [default: the first recorded]",
-                                            show_default=False),
-    model: Optional[str] = typer.Option(None, "--model", help="model; required when the run has several",
-                                        show_default=False),
-    budget: Optional[int] = typer.Option(None, "--budget", help="budget  [default: the first recorded]",
-                                         show_default=False),
-    seed: Optional[int] = typer.Option(None, "--seed", help="sample seed  [default: the first recorded]",
-                                       show_default=False),
+    task: str | None = typer.Option(
+        None, "--task", help="task id, e.g. bank-0000 or tw-20261051  [default: the first]", show_default=False
+    ),
+    condition: str | None = typer.Option(
+        None, "--condition", help="condition  [default: the first recorded]", show_default=False
+    ),
+    model: str | None = typer.Option(
+        None, "--model", help="model; required when the run has several", show_default=False
+    ),
+    budget: int | None = typer.Option(
+        None, "--budget", help="budget  [default: the first recorded]", show_default=False
+    ),
+    seed: int | None = typer.Option(
+        None, "--seed", help="sample seed  [default: the first recorded]", show_default=False
+    ),
 ) -> None:
     """Print one episode's conversation: what was sent, what came back, what the condition told the agent."""
     from rich.text import Text
@@ -67,15 +77,20 @@ def show(
         for key, value in asked.items():
             known = list(dict.fromkeys(r[key] for r in records))
             if value is not None and value not in known:
-                raise UserError(f"no episode with {FLAGS[key]} {value!r} in {run_dir}; recorded: "
-                                f"{', '.join(map(str, known[:20]))}" + (", ..." if len(known) > 20 else ""))
-        raise UserError(f"no episode in {run_dir} matches " + " ".join(f"{FLAGS[k]} {v}" for k, v in asked.items()
-                                                                         if v is not None))
+                raise UserError(
+                    f"no episode with {FLAGS[key]} {value!r} in {run_dir}; recorded: "
+                    f"{', '.join(map(str, known[:20]))}" + (", ..." if len(known) > 20 else "")
+                )
+        raise UserError(
+            f"no episode in {run_dir} matches " + " ".join(f"{FLAGS[k]} {v}" for k, v in asked.items() if v is not None)
+        )
     models = list(dict.fromkeys(r[C.model] for r in picked))
     if model is None and len(models) > 1:
         # the reference agents share a run's folder with the model: which one is meant must be said
-        raise UserError(f"{run_dir} holds the episodes of {len(models)} models: {', '.join(models)}; "
-                        f"pick one with --model (e.g. --model {models[0]})")
+        raise UserError(
+            f"{run_dir} holds the episodes of {len(models)} models: {', '.join(models)}; "
+            f"pick one with --model (e.g. --model {models[0]})"
+        )
     record = picked[0]
     _header(record, len(picked))
     if not record.get(C.transcript):
@@ -109,28 +124,43 @@ def _header(r: dict[str, Any], matches: int) -> None:
     from results.columns import C
 
     result = "harness error" if r[C.success] is None else ("solved" if r[C.success] else "not solved")
-    out.print(Text.assemble(
-        (f"{r[C.task_id]}", "bold"), f"  {r[C.suite]}, model {r[C.model]}, condition ", (r[C.condition], "bold"),
-        f", budget {r[C.budget]}, seed {r[C.sample_seed]}"))
-    out.print(plain(f"{result} ({r[C.end_reason]}) after {r[C.model_calls]} model calls"
-                    + (f"; final failure {r[C.final_failure]}" if r.get(C.final_failure) else "")))
+    out.print(
+        Text.assemble(
+            (f"{r[C.task_id]}", "bold"),
+            f"  {r[C.suite]}, model {r[C.model]}, condition ",
+            (r[C.condition], "bold"),
+            f", budget {r[C.budget]}, seed {r[C.sample_seed]}",
+        )
+    )
+    out.print(
+        plain(
+            f"{result} ({r[C.end_reason]}) after {r[C.model_calls]} model calls"
+            + (f"; final failure {r[C.final_failure]}" if r.get(C.final_failure) else "")
+        )
+    )
     mode = (r.get(C.condition_params) or {}).get("tool_mode")
     out.print(Text(f"(tool mode {mode}: the tool schemas sent with every call are not repeated here)", style="dim"))
     if matches > 1:
-        out.print(Text(f"({matches} episodes match; this is the first: narrow with {' / '.join(FLAGS.values())})",
-                       style="dim"))
+        out.print(
+            Text(
+                f"({matches} episodes match; this is the first: narrow with {' / '.join(FLAGS.values())})", style="dim"
+            )
+        )
 
 
-def _new_part(sent: list[dict[str, Any]], before: list[dict[str, Any]], opening: list[dict[str, Any]],
-              answer: str) -> list[tuple[str, str]]:
+def _new_part(
+    sent: list[dict[str, Any]], before: list[dict[str, Any]], opening: list[dict[str, Any]], answer: str
+) -> list[tuple[str, str]]:
     """The messages of `sent` that the previous call did not hold, as (role, text). A message that
     grew from the previous call's or the opening's (history `last` folds the previous answer and
     its feedback into the opening) counts with its added text only."""
     new: list[tuple[str, str]] = []
     for i, m in enumerate(sent):
         content = str(m.get("content") or "")
-        same = [str(ms[i].get("content") or "") if i < len(ms) and ms[i].get("role") == m.get("role") else None
-                for ms in (before, opening)]
+        same = [
+            str(ms[i].get("content") or "") if i < len(ms) and ms[i].get("role") == m.get("role") else None
+            for ms in (before, opening)
+        ]
         if content == same[1] or (content == same[0] and i < len(sent) - 1):
             continue  # the opening, or an earlier turn of a growing history
         # the last message is what this call was told, even when it repeats the previous call's
@@ -138,7 +168,7 @@ def _new_part(sent: list[dict[str, Any]], before: list[dict[str, Any]], opening:
         if m.get("role") == "assistant" and content.strip() == answer.strip():
             continue  # the previous answer, already shown
         prefix = max((o for o in olds if o and content.startswith(o)), key=len, default="")
-        content = content[len(prefix):].lstrip("\n")
+        content = content[len(prefix) :].lstrip("\n")
         if m.get("tool_calls") and not content:
             continue
         new.append((m.get("role", "?"), content))
@@ -155,20 +185,28 @@ def print_turns(turns: list[dict[str, Any]], condition: str) -> None:
     opening: list[dict[str, Any]] = []
     previous_answer = ""
     action = 0
-    for turn, full in zip(turns, full_messages(turns)):
+    for turn, full in zip(turns, full_messages(turns), strict=True):
         # a review turn is shown by what it added; an action turn by its whole conversation
         sent = turn.get("messages", []) if turn.get("kind") == "review" else full
         if turn.get("kind") == "review":
-            for role, text in _new_part(sent, [], [], previous_answer):
-                out.print(Panel(plain(text), title=f"review prompt ({condition})", title_align="left", border_style="magenta"))
+            for _role, text in _new_part(sent, [], [], previous_answer):
+                out.print(
+                    Panel(plain(text), title=f"review prompt ({condition})", title_align="left", border_style="magenta")
+                )
         elif not before:
             opening = sent
             for m in sent:
                 out.print(Panel(plain(str(m.get("content") or "")), title=f"sent: {m.get('role')}", title_align="left"))
         else:
             for role, text in _new_part(sent, before, opening, previous_answer):
-                out.print(Panel(plain(text), title=f"told the agent ({condition}, as {role})", title_align="left",
-                                border_style="yellow"))
+                out.print(
+                    Panel(
+                        plain(text),
+                        title=f"told the agent ({condition}, as {role})",
+                        title_align="left",
+                        border_style="yellow",
+                    )
+                )
         if turn.get("kind") != "review":
             action += 1
             before = sent
@@ -196,12 +234,25 @@ def _answer(a: dict[str, Any], n: int, kind: str) -> None:
     if not body:
         body = Text("(empty answer)", style="dim")
     usage = a.get("usage") or {}
-    facts = [f"{usage.get('prompt_tokens', '?')}+{usage.get('completion_tokens', '?')} tokens",
-             f"finish {a.get('finish_reason')}"] + (["truncated"] if a.get("truncated") else []) \
+    facts = (
+        [
+            f"{usage.get('prompt_tokens', '?')}+{usage.get('completion_tokens', '?')} tokens",
+            f"finish {a.get('finish_reason')}",
+        ]
+        + (["truncated"] if a.get("truncated") else [])
         + ([f"parse error: {a['parse_error']}"] if a.get("parse_error") else [])
+    )
     title = f"call {n}: the model answered" + (" (review)" if kind == "review" else "")
-    out.print(Panel(body, title=title, subtitle=", ".join(facts), title_align="left", subtitle_align="right",
-                    border_style="cyan"))
+    out.print(
+        Panel(
+            body,
+            title=title,
+            subtitle=", ".join(facts),
+            title_align="left",
+            subtitle_align="right",
+            border_style="cyan",
+        )
+    )
 
 
 def _outcome(o: dict[str, Any]) -> None:
@@ -217,5 +268,7 @@ def _outcome(o: dict[str, Any]) -> None:
         line = Text.assemble(("rejected ", "red"), (o.get("code", "?"), "bold"), ": ")
         line.append_text(plain(o.get("message", "")))
         if o.get("location"):
-            line.append_text(plain(f" (at {o['location']}, observed {json.dumps(o.get('observed'), ensure_ascii=False)})"))
+            line.append_text(
+                plain(f" (at {o['location']}, observed {json.dumps(o.get('observed'), ensure_ascii=False)})")
+            )
     out.print(line)

@@ -4,19 +4,26 @@ import re
 import pytest
 
 from conditions import CONDITIONS, PAPER_CONDITIONS, get_condition
-from envs.errors import UnknownName
 from envs.contract import Violation
+from envs.errors import UnknownName
 
 V = Violation(
-    code="invalid_action", location="commands[1]", observed="take the golden key",
-    allowed=["go east", "take worm", "open chest", 'say "hi"'], message="command 2 is not admissible",
+    code="invalid_action",
+    location="commands[1]",
+    observed="take the golden key",
+    allowed=["go east", "take worm", "open chest", 'say "hi"'],
+    message="command 2 is not admissible",
     raw="Traceback (most recent call last):\n  ...\nValueError: 'take the golden key' not in ['go east', 'take worm']",
 )
 
 
 def parse_prose(text: str) -> dict:
     """Read the four fields back out of the prose rendering (values are JSON-quoted there)."""
-    m = re.search(r'The error was (".*?") at (".*?"): you sent (".*?"), which is not accepted\. The allowed values are: (.*)\.$', text, re.S)
+    m = re.search(
+        r'The error was (".*?") at (".*?"): you sent (".*?"), which is not accepted\. The allowed values are: (.*)\.$',
+        text,
+        re.S,
+    )
     assert m, text
     allowed = json.loads("[" + m[4] + "]")
     return {"error": json.loads(m[1]), "location": json.loads(m[2]), "observed": json.loads(m[3]), "allowed": allowed}

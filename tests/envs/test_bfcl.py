@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
+from conditions import get_condition
 from envs.bfcl import data
 from envs.bfcl.calls import NotACall, call_string, parse
 from envs.bfcl.env import MORE_FUNCTIONS, BfclEnv
 from envs.bfcl.judge import judge
 from envs.bfcl.suite import Base, LongContext, MissFunc, MissParam
 from envs.contract import Accepted, EpisodeContext, TextAnswer, ToolCall, Violation
-from conditions import get_condition
 from harness.agents import get_agent
 from harness.loop import run_episode
 
@@ -59,6 +59,7 @@ def test_a_second_check_of_the_same_entry_is_not_fooled_by_the_first_ones_instan
     assert judge(env.entry, env.executed)["valid"] and not judge(env.entry, wrong)["valid"]
     assert judge(env.entry, env.executed)["valid"]  # and gold again after a failure
     from bfcl_eval.eval_checker.multi_turn_eval import multi_turn_utils
+
     assert not [k for k in vars(multi_turn_utils) if k.startswith("repair_harness_")]  # instances dropped
 
 
@@ -69,21 +70,32 @@ def test_fewer_turns_than_the_entry_has_is_a_failure():
 
 def test_positional_ground_truth_arguments_are_named_by_the_backends_signature_not_the_docs_order():
     from envs.bfcl.backends import Backends
+
     travel = Backends(["TravelAPI"], {}, long_context=False)
     call = parse("purchase_insurance('tok', 'comprehensive', 'b1', 50.0, 'card')", travel.method)
     import inspect
+
     names = [p for p in inspect.signature(travel.method("purchase_insurance")).parameters][:5]
     assert list(call.arguments) == names and call.arguments[names[3]] == 50.0
-    doc_order = list(next(d for d in data.docs("TravelAPI") if d["name"] == "purchase_insurance")["parameters"]["properties"])
+    doc_order = list(
+        next(d for d in data.docs("TravelAPI") if d["name"] == "purchase_insurance")["parameters"]["properties"]
+    )
     assert doc_order != names  # the trap the signature avoids
 
 
-@pytest.mark.parametrize("call, code, location", [
-    (ToolCall(name="rm_rf", arguments={}), "unknown_tool", "name"),
-    (ToolCall(name="cd", arguments={"folder": "x", "force": True}), "unexpected_keyword_argument", "arguments.force"),
-    (ToolCall(name="cd", arguments={}), "missing", "arguments.folder"),
-    (ToolCall(name="cd", arguments={"folder": 3}), "string_type", "arguments.folder"),
-])
+@pytest.mark.parametrize(
+    "call, code, location",
+    [
+        (ToolCall(name="rm_rf", arguments={}), "unknown_tool", "name"),
+        (
+            ToolCall(name="cd", arguments={"folder": "x", "force": True}),
+            "unexpected_keyword_argument",
+            "arguments.force",
+        ),
+        (ToolCall(name="cd", arguments={}), "missing", "arguments.folder"),
+        (ToolCall(name="cd", arguments={"folder": 3}), "string_type", "arguments.folder"),
+    ],
+)
 def test_a_call_that_breaks_its_doc_is_rejected_before_it_runs(call, code, location):
     env = _env(Base, "multi_turn_base_0")
     out = env.submit(call)
@@ -92,7 +104,9 @@ def test_a_call_that_breaks_its_doc_is_rejected_before_it_runs(call, code, locat
 
 
 def test_an_enum_stated_only_in_a_description_is_checked_and_listed():
-    entry_id = next(i for i in data.entry_ids("base") if "VehicleControlAPI" in data.entry("base", i)["involved_classes"])
+    entry_id = next(
+        i for i in data.entry_ids("base") if "VehicleControlAPI" in data.entry("base", i)["involved_classes"]
+    )
     env = _env(Base, entry_id)
     out = env.submit(ToolCall(name="setHeadlights", arguments={"mode": "bright"}))
     assert isinstance(out, Violation) and out.code == "enum" and out.allowed == ["on", "off", "auto"]
@@ -101,6 +115,7 @@ def test_an_enum_stated_only_in_a_description_is_checked_and_listed():
 
 def test_a_string_ticket_id_is_accepted_where_bfcls_ground_truth_passes_one():
     from envs.bfcl.checks import ground_truth_passes
+
     assert "string" in ground_truth_passes()[("close_ticket", "ticket_id")]
 
 
@@ -109,8 +124,14 @@ def test_a_backend_error_is_a_violation_with_bfcls_own_text_the_quoted_argument_
     out = env.submit(ToolCall(name="cd", arguments={"folder": "documnet"}))
     assert isinstance(out, Violation) and out.code == "backend_error"
     from bfcl_eval.eval_checker.multi_turn_eval import multi_turn_utils as bfcl
-    shown, _ = bfcl.execute_multi_turn_func_call(["cd(folder='documnet')"], env.entry["initial_config"],
-                                                 env.entry["involved_classes"], "test_raw", env.entry["id"])
+
+    shown, _ = bfcl.execute_multi_turn_func_call(
+        ["cd(folder='documnet')"],
+        env.entry["initial_config"],
+        env.entry["involved_classes"],
+        "test_raw",
+        env.entry["id"],
+    )
     for k in [k for k in vars(bfcl) if k.startswith("test_raw")]:
         del vars(bfcl)[k]
     assert out.raw == shown[0]  # exactly what BFCL shows a model
@@ -167,11 +188,16 @@ def test_model_text_never_reaches_the_checker_as_code(tmp_path):
 
 
 def test_a_missing_package_names_the_install_command_and_exits_2(tmp_path):
-    hide = "import sys; sys.modules['bfcl_eval'] = None; from harness.cli import app; app(sys.argv[1:], prog_name='repair-harness')"
+    hide = (
+        "import sys; sys.modules['bfcl_eval'] = None; from harness.cli import app; "
+        "app(sys.argv[1:], prog_name='repair-harness')"
+    )
     root = Path(__file__).resolve().parents[2]
     env = {**os.environ, "PYTHONPATH": str(root)}
-    for args in (["suites", "bfcl-base"], ["run", "--suite", "bfcl-base", "--model", "agent:gold", "--conditions", "raw",
-                                           "--out", str(tmp_path / "r")]):
+    for args in (
+        ["suites", "bfcl-base"],
+        ["run", "--suite", "bfcl-base", "--model", "agent:gold", "--conditions", "raw", "--out", str(tmp_path / "r")],
+    ):
         p = subprocess.run([sys.executable, "-c", hide, *args], capture_output=True, text=True, env=env, cwd=tmp_path)
         text = " ".join((p.stdout + p.stderr).split())
         assert p.returncode == 2 and "bfcl-eval==" in text and "--no-deps" in text and "Traceback" not in text, text
@@ -182,6 +208,8 @@ def test_a_missing_package_names_the_install_command_and_exits_2(tmp_path):
 def test_an_error_quoting_two_arguments_is_located_at_the_one_the_live_state_lacks():
     env = _env(Base, "multi_turn_base_0")
     assert isinstance(env.submit(ToolCall(name="cd", arguments={"folder": "document"})), Accepted)
-    out = env.submit(ToolCall(name="diff", arguments={"file_name1": "final_report.pdf", "file_name2": "previuos_report.pdf"}))
+    out = env.submit(
+        ToolCall(name="diff", arguments={"file_name1": "final_report.pdf", "file_name2": "previuos_report.pdf"})
+    )
     assert isinstance(out, Violation) and out.location == "arguments.file_name2"
     assert "previous_report.pdf" in out.allowed and "previuos_report.pdf" not in out.allowed

@@ -13,14 +13,20 @@ from harness.cli import app
 
 def _bfcl_data():
     import bfcl_eval
+
     return Path(bfcl_eval.__file__).parent / "data"
 
 
 def _entry(category, entry_id):
     data = _bfcl_data()
-    lines = lambda p: [json.loads(x) for x in p.read_text().splitlines() if x.strip()]
+
+    def lines(p):
+        return [json.loads(x) for x in p.read_text().splitlines() if x.strip()]
+
     entry = next(e for e in lines(data / f"BFCL_v4_multi_turn_{category}.json") if e["id"] == entry_id)
-    truth = next(e for e in lines(data / "possible_answer" / f"BFCL_v4_multi_turn_{category}.json") if e["id"] == entry_id)
+    truth = next(
+        e for e in lines(data / "possible_answer" / f"BFCL_v4_multi_turn_{category}.json") if e["id"] == entry_id
+    )
     return entry, truth["ground_truth"]
 
 
@@ -32,8 +38,10 @@ def _rejudge(record, n):
     entry, truth = _entry(b["category"], b["entry_id"])
     if b["turns_answered"] < len(truth):
         return False
-    decoded = [[[f"{c['name']}({', '.join(f'{k}={v!r}' for k, v in c['arguments'].items())})" for c in turn]] if turn else []
-               for turn in b["executed"]]
+    decoded = [
+        [[f"{c['name']}({', '.join(f'{k}={v!r}' for k, v in c['arguments'].items())})" for c in turn]] if turn else []
+        for turn in b["executed"]
+    ]
     name = f"rejudge_{n}"
     try:
         return multi_turn_checker(decoded, truth, entry, entry["id"].rsplit("_", 1)[0], name)["valid"]
@@ -42,15 +50,32 @@ def _rejudge(record, n):
             del vars(multi_turn_utils)[k]
 
 
-@pytest.mark.parametrize("suite, models, conditions, tasks", [
-    ("bfcl-base", "agent:reader,agent:random,agent:stubborn", "none,raw,allowed_json", 200),
-    ("bfcl-miss-func", "agent:gold,agent:reader", "raw,allowed_prose", 60),
-    ("bfcl-long-context", "agent:reader", "loc_obs", 40),
-])
+@pytest.mark.parametrize(
+    "suite, models, conditions, tasks",
+    [
+        ("bfcl-base", "agent:reader,agent:random,agent:stubborn", "none,raw,allowed_json", 200),
+        ("bfcl-miss-func", "agent:gold,agent:reader", "raw,allowed_prose", 60),
+        ("bfcl-long-context", "agent:reader", "loc_obs", 40),
+    ],
+)
 def test_every_recorded_verdict_is_bfcls_own_on_the_recorded_calls(tmp_path, suite, models, conditions, tasks):
     out = tmp_path / "run"
-    result = CliRunner().invoke(app, ["run", "--suite", suite, "--model", models, "--conditions", conditions,
-                                      "--tasks", str(tasks), "--out", str(out)])
+    result = CliRunner().invoke(
+        app,
+        [
+            "run",
+            "--suite",
+            suite,
+            "--model",
+            models,
+            "--conditions",
+            conditions,
+            "--tasks",
+            str(tasks),
+            "--out",
+            str(out),
+        ],
+    )
     assert result.exit_code == 0, result.output
     records = [json.loads(x) for x in (out / "records.jsonl").read_text().splitlines()]
     assert len(records) == tasks * len(models.split(",")) * len(conditions.split(","))

@@ -36,9 +36,10 @@ def _chained() -> None:
 
 def _in_handler() -> None:
     try:
-        1 / 0
+        _ = 1 / 0
     except ZeroDivisionError:
-        raise RuntimeError("during handling")
+        # implicit chaining on purpose: the traceback under test has a __context__, not a __cause__
+        raise RuntimeError("during handling")  # noqa: B904
 
 
 class QuietError(Exception):
@@ -70,10 +71,18 @@ def _raise(exc: BaseException) -> None:
 
 CASES = {
     "validation": lambda: _validate("q"),
-    "empty message, own module": lambda: _raise(QuietError()), "str() fails": lambda: _raise(BrokenStr("x")),
-    "notes": _noted, "syntax error": _syntax, "group": _group, "multi-line message": lambda: _raise(ValueError("a\nb")), "another input, same place": lambda: _validate([1]),
-    "one frame deeper": lambda: _nested("q"), "recursion": lambda: _recurse(30), "repeated frames": lambda: _recurse(500),
-    "cause": _chained, "context": _in_handler,
+    "empty message, own module": lambda: _raise(QuietError()),
+    "str() fails": lambda: _raise(BrokenStr("x")),
+    "notes": _noted,
+    "syntax error": _syntax,
+    "group": _group,
+    "multi-line message": lambda: _raise(ValueError("a\nb")),
+    "another input, same place": lambda: _validate([1]),
+    "one frame deeper": lambda: _nested("q"),
+    "recursion": lambda: _recurse(30),
+    "repeated frames": lambda: _recurse(500),
+    "cause": _chained,
+    "context": _in_handler,
 }
 
 

@@ -25,6 +25,12 @@ def test_describe_suites_imports_no_suite_code() -> None:
         "heavy = sorted(m for m in sys.modules if m.startswith(('textworld', 'envs.textworld.', 'envs.tools.', "
         "'pydantic'))); print(len(rows), heavy)"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True,
-                         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )
     assert out.stdout.strip() == f"{len(envs.SUITES)} []"

@@ -50,10 +50,16 @@ def test_decimal_fields_keep_our_form_when_pydantic_adds_a_pattern(monkeypatch):
         "anyOf": [{"type": "number", "exclusiveMinimum": 0.0, "maximum": 1_000_000.0}, {"type": "string"}],
         "title": "Amount",
     }
-    assert before["properties"]["refund"]["anyOf"] == [{"type": "number", "minimum": 0.0}, {"type": "string"}, {"type": "null"}]
+    assert before["properties"]["refund"]["anyOf"] == [
+        {"type": "number", "minimum": 0.0},
+        {"type": "string"},
+        {"type": "null"},
+    ]
 
     monkeypatch.setattr(GenerateJsonSchema, "decimal_schema", _pattern_everywhere)
-    assert "pattern" in json.dumps(Amounts.model_json_schema())  # the simulated release does change pydantic's own output
+    assert "pattern" in json.dumps(
+        Amounts.model_json_schema()
+    )  # the simulated release does change pydantic's own output
     assert model_schema(Amounts) == before
     assert "pattern" not in json.dumps(model_schema(OpenDisputeInput)["properties"]["amount"])
     assert "pattern" in json.dumps(OpenDisputeInput.model_json_schema()["properties"]["amount"])

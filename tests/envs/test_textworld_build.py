@@ -9,9 +9,9 @@ import sys
 
 import pytest
 
+from envs.study import GAME_SEEDS as PAPER_SEEDS
 from envs.textworld import cache
 from envs.textworld.manifest import GenParams, Manifest, read_manifest, write_manifest
-from envs.study import GAME_SEEDS as PAPER_SEEDS
 from envs.textworld.options import PaperOptions, TextWorldOptions, parse_seeds
 from envs.textworld.suite import PaperTextWorld, TextWorld, game_suite
 
@@ -62,8 +62,11 @@ def test_games_match_the_published_artifact(paper: Manifest) -> None:
     assert g.max_score == PAPER_51["max_score"]
     assert g.walkthrough == ["go east", "take worm"]
     g79 = paper.games[20261079 - 20261051]
-    assert (g79.objective, g79.description, g79.inventory) == (PAPER_79["objective"], PAPER_79["description"],
-                                                               PAPER_79["inventory"])
+    assert (g79.objective, g79.description, g79.inventory) == (
+        PAPER_79["objective"],
+        PAPER_79["description"],
+        PAPER_79["inventory"],
+    )
     assert g79.walkthrough == ["eat sandwich"]
 
 
@@ -73,8 +76,16 @@ def test_manifest_round_trips(paper: Manifest, tmp_path) -> None:
     assert again == paper
     raw = json.loads(path.read_text())
     assert raw["suite"] == "paper-textworld" and raw["pythonhashseed"] == "0"
-    assert set(raw["games"][0]) >= {"seed", "options", "objective", "description", "inventory", "walkthrough",
-                                    "max_score", "sha256"}
+    assert set(raw["games"][0]) >= {
+        "seed",
+        "options",
+        "objective",
+        "description",
+        "inventory",
+        "walkthrough",
+        "max_score",
+        "sha256",
+    }
 
 
 def test_cached_build_does_not_regenerate(paper: Manifest) -> None:
@@ -91,8 +102,9 @@ def test_same_seed_regenerated_elsewhere_gives_the_same_entry(paper: Manifest, t
         "print(e.model_dump_json())"
     )
     env = {**__import__("os").environ, "PYTHONHASHSEED": "12345"}
-    done = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, env=env,
-                          timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, env=env, timeout=600
+    )
     assert done.returncode == 0, done.stderr
     fresh = json.loads(done.stdout.strip().splitlines()[-1])
     assert fresh == paper.games[20261077 - 20261051].model_dump(mode="json")
@@ -144,10 +156,14 @@ def test_unknown_suite_names_the_allowed_ones() -> None:
 def test_game_json_hash_does_not_depend_on_where_textworld_is_installed(paper: Manifest, tmp_path) -> None:
     from envs.textworld.generate import sha256_game_json
 
-    src = cache.game_files(PaperOptions().cache_path(), GenParams(seed=20261051, rooms=3, objects=4, quest_length=2)).json
+    src = cache.game_files(
+        PaperOptions().cache_path(), GenParams(seed=20261051, rooms=3, objects=4, quest_length=2)
+    ).json
     data = json.loads(src.read_text())
     assert data["KB"]["text_grammars_path"].endswith("text_grammars")
-    data["KB"]["text_grammars_path"] = "/elsewhere/venv/lib/python3.11/site-packages/textworld/generator/data/text_grammars"
+    data["KB"]["text_grammars_path"] = (
+        "/elsewhere/venv/lib/python3.11/site-packages/textworld/generator/data/text_grammars"
+    )
     moved = tmp_path / "game.json"
     moved.write_text(json.dumps(data))
     assert sha256_game_json(moved) == sha256_game_json(src) == paper.games[0].json_sha256

@@ -26,8 +26,23 @@ def test_build_paper_suite_writes_the_manifest(tmp_path) -> None:
 
 
 def test_build_a_parametric_suite(tmp_path) -> None:
-    args = ["build", "--suite", "textworld", "--seeds", "7", "--rooms", "4", "--objects", "5", "--quest-length", "4",
-            "--cache-dir", str(tmp_path / "cache"), "--out", str(tmp_path)]
+    args = [
+        "build",
+        "--suite",
+        "textworld",
+        "--seeds",
+        "7",
+        "--rooms",
+        "4",
+        "--objects",
+        "5",
+        "--quest-length",
+        "4",
+        "--cache-dir",
+        str(tmp_path / "cache"),
+        "--out",
+        str(tmp_path),
+    ]
     result = games(*args)
     assert result.exit_code == 0, result.output
     (game,) = json.loads((tmp_path / "manifest.json").read_text())["games"]

@@ -25,8 +25,13 @@ STEP, PLAN = PaperOptions(protocol="step"), PaperOptions()
 def footprint() -> dict[str, int]:
     me = psutil.Process()
     frotz = {m.path for m in me.memory_maps() if "libfrotz" in m.path}
-    return {"children": len(me.children(recursive=True)), "fds": me.num_fds(), "frotz_libraries": len(frotz),
-            "threads": me.num_threads(), "sessions": open_sessions()}
+    return {
+        "children": len(me.children(recursive=True)),
+        "fds": me.num_fds(),
+        "frotz_libraries": len(frotz),
+        "threads": me.num_threads(),
+        "sessions": open_sessions(),
+    }
 
 
 async def cancelled_episode(task: Task) -> None:

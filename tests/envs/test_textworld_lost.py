@@ -27,8 +27,12 @@ def apple_game(tmp_path_factory):
     maker.set_player(kitchen)
     table, apple = maker.new("s", name="table"), maker.new("f", name="apple")
     kitchen.add(table, apple)
-    maker.quests = [Quest(win_events=[Event(conditions={maker.new_fact("on", apple, table)})],
-                          fail_events=[Event(conditions={maker.new_fact("eaten", apple)})])]
+    maker.quests = [
+        Quest(
+            win_events=[Event(conditions={maker.new_fact("on", apple, table)})],
+            fail_events=[Event(conditions={maker.new_fact("eaten", apple)})],
+        )
+    ]
     maker.set_walkthrough(["take apple", "put apple on table"])
     z8 = maker.compile(str(tmp_path_factory.mktemp("apple") / "game.z8"))
     from pathlib import Path

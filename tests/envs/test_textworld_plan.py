@@ -47,8 +47,14 @@ def test_opening_carries_the_paper_information(tasks: list[Task]) -> None:
     system, user = opening.messages
     assert system["role"] == "system" and "JSON" in system["content"]
     text = user["content"]
-    for part in (env.entry.objective, env.entry.description, env.entry.inventory, '{"answer": {"commands": [',
-                 "at most 4 commands", "6 attempts"):
+    for part in (
+        env.entry.objective,
+        env.entry.description,
+        env.entry.inventory,
+        '{"answer": {"commands": [',
+        "at most 4 commands",
+        "6 attempts",
+    ):
         assert part in text
     # the admissible commands are not shown up front
     assert "lock non-euclidean chest with non-euclidean latchkey" not in text
@@ -107,8 +113,14 @@ def test_failure_codes(tasks: list[Task]) -> None:
 def test_bad_shapes_and_commands_are_violations(tasks: list[Task]) -> None:
     env = env_for(tasks, 0)
     walk = env.entry.walkthrough
-    for text in ('{"commands": ["go east"]}', '{"answer": {"cmds": []}}', '{"answer": {"commands": "go east"}}',
-                 "[1, 2]", "[" * 100000, '{"answer": "not json"}'):
+    for text in (
+        '{"commands": ["go east"]}',
+        '{"answer": {"cmds": []}}',
+        '{"answer": {"commands": "go east"}}',
+        "[1, 2]",
+        "[" * 100000,
+        '{"answer": "not json"}',
+    ):
         out = env.submit(TextAnswer(text=text))
         assert isinstance(out, Violation) and out.code == "unparseable_plan", text[:40]
     out = env.submit(plan(walk[0], 7))
@@ -135,8 +147,13 @@ def test_fences_fail_unless_stripping_is_on_and_are_always_reported(tasks: list[
     assert paper_env.record_extra()["fenced"] == [True, False]
     strip_env = env_for(tasks, 0, fence_strip=True)
     assert strip_env.submit(fenced).won
-    assert strip_env.record_extra() == {"protocol": "plan", "game_seed": 20261051, "fence_strip": True,
-                                        "fenced_answers": 1, "fenced": [True]}
+    assert strip_env.record_extra() == {
+        "protocol": "plan",
+        "game_seed": 20261051,
+        "fence_strip": True,
+        "fenced_answers": 1,
+        "fenced": [True],
+    }
 
 
 def test_each_plan_replays_from_the_start(tasks: list[Task]) -> None:

@@ -42,8 +42,21 @@ def test_the_walkthrough_wins_every_paper_game_with_tool_calls(tasks: list[Task]
             opening = env.reset()
             assert opening.history == "full" and opening.accepts == frozenset({"tool"})
             names = {t.name for t in opening.tools}
-            assert {"go", "take", "drop", "open", "close", "put", "insert", "unlock", "lock", "eat", "examine",
-                    "look", "inventory"} <= names
+            assert {
+                "go",
+                "take",
+                "drop",
+                "open",
+                "close",
+                "put",
+                "insert",
+                "unlock",
+                "lock",
+                "eat",
+                "examine",
+                "look",
+                "inventory",
+            } <= names
             outs = [env.submit(call(env, c)) for c in env.entry.walkthrough]
         finally:
             env.close()

@@ -15,8 +15,11 @@ pytestmark = pytest.mark.slow
 
 PAPER = PaperTextWorld()
 WALK = ["go east", "take worm"]
-TASK = Task(suite="paper-textworld", task_id="tw-20261051",
-            params={"seed": 20261051, "rooms": 3, "objects": 4, "quest_length": 2})
+TASK = Task(
+    suite="paper-textworld",
+    task_id="tw-20261051",
+    params={"seed": 20261051, "rooms": 3, "objects": 4, "quest_length": 2},
+)
 
 
 class Played:
@@ -40,8 +43,9 @@ class Played:
 
 
 def _ctx(feedback, *, cut=None, budget=4, decoding=None):
-    return EpisodeContext(budget=budget, feedback_cut=cut, decoding=decoding or Decoding(),
-                          condition=resolve(feedback, "veriharness"))
+    return EpisodeContext(
+        budget=budget, feedback_cut=cut, decoding=decoding or Decoding(), condition=resolve(feedback, "veriharness")
+    )
 
 
 def env(feedback="allowed_json", *, cut=None, budget=4, decoding=None, **options):
@@ -51,8 +55,14 @@ def env(feedback="allowed_json", *, cut=None, budget=4, decoding=None, **options
 
 
 def leaf(commands, **fields):
-    return json.dumps({"task_id": "textworld-20261051", "answer": json.dumps({"commands": commands}),
-                       "artifacts": ["action_plan.json"], **fields})
+    return json.dumps(
+        {
+            "task_id": "textworld-20261051",
+            "answer": json.dumps({"commands": commands}),
+            "artifacts": ["action_plan.json"],
+            **fields,
+        }
+    )
 
 
 def user(messages):
@@ -62,7 +72,9 @@ def user(messages):
 def test_an_answer_given_as_an_object_is_reencoded_and_wins():
     e = env()
     e.reset()
-    text = json.dumps({"task_id": "textworld-20261051", "answer": {"commands": WALK}, "artifacts": ["action_plan.json"]})
+    text = json.dumps(
+        {"task_id": "textworld-20261051", "answer": {"commands": WALK}, "artifacts": ["action_plan.json"]}
+    )
     assert isinstance(e.submit(TextAnswer(text=text)), Accepted)
 
 
@@ -85,7 +97,11 @@ def test_an_unparseable_answer_gives_four_items_and_no_echo():
     items = e.feedback
     assert len(items) == 5 and items[0].startswith("Previous attempt failed typed validation")
     assert [json.loads(i.split("=", 1)[1])["label"] for i in items[1:]] == [
-        "schema.schema_invalid", "schema.empty_answer", "artifact.artifact_missing", "textworld.action_plan_invalid"]
+        "schema.schema_invalid",
+        "schema.empty_answer",
+        "artifact.artifact_missing",
+        "textworld.action_plan_invalid",
+    ]
     assert not any("rejected" in i for i in items)
     retry = user(e.retry_messages())
     assert retry.count(items[1]) == 1 and json.dumps(items[1])[1:-1] in retry  # bullets, and JSON-escaped in the pack
@@ -95,12 +111,15 @@ def test_gate_failures_that_the_plan_protocol_names_differently():
     e = env("allowed_prose")
     e.reset()
     e.submit(TextAnswer(text=leaf([])))
-    assert "The rejected value was at LeafOutput.answer.commands[0]. The validator observed []. " \
-           "It expected at least one command." in e.feedback
+    assert (
+        "The rejected value was at LeafOutput.answer.commands[0]. The validator observed []. "
+        "It expected at least one command." in e.feedback
+    )
     # a wrong task id costs a call even when the plan wins
     e.submit(TextAnswer(text=leaf(WALK).replace("textworld-20261051", "tw-20261051")))
-    assert e.feedback[1] == ("The rejected value was at LeafOutput. The validator observed tw-20261051. "
-                             "It expected textworld-20261051.")
+    assert e.feedback[1] == (
+        "The rejected value was at LeafOutput. The validator observed tw-20261051. It expected textworld-20261051."
+    )
     assert e.record_extra()["gate_failures"] == [["textworld.command_missing"], ["schema.task_id_mismatch"]]
 
 
@@ -142,18 +161,32 @@ def test_budget_and_attempts_in_the_prompt():
 
 def test_the_parametric_suite_plays_the_protocol(tmp_path):
     suite = TextWorld()
-    opts = suite.options_model(protocol="veriharness", seeds="5", rooms=2, objects=2, quest_length=1,
-                               cache_dir=str(tmp_path))
+    opts = suite.options_model(
+        protocol="veriharness", seeds="5", rooms=2, objects=2, quest_length=1, cache_dir=str(tmp_path)
+    )
     (task,) = suite.tasks(opts)
     entry = suite.entry(5, opts)
     ctx = _ctx("allowed_prose")
     e = Played(suite.make(task, opts, ctx), ctx)
     first = user(e.reset().messages)
     assert '"task_id": "textworld-5"' in first and json.dumps(entry.objective)[1:-1] in first
-    e.submit(TextAnswer(text=json.dumps({"task_id": "textworld-5", "answer": json.dumps({"commands": ["go wesst"]}),
-                                         "artifacts": ["action_plan.json"]})))
+    e.submit(
+        TextAnswer(
+            text=json.dumps(
+                {
+                    "task_id": "textworld-5",
+                    "answer": json.dumps({"commands": ["go wesst"]}),
+                    "artifacts": ["action_plan.json"],
+                }
+            )
+        )
+    )
     assert json.dumps(entry.initial_admissible[:12])[:240] in e.feedback[1]
-    win = {"task_id": "textworld-5", "answer": json.dumps({"commands": entry.walkthrough}), "artifacts": ["action_plan.json"]}
+    win = {
+        "task_id": "textworld-5",
+        "answer": json.dumps({"commands": entry.walkthrough}),
+        "artifacts": ["action_plan.json"],
+    }
     assert isinstance(e.submit(TextAnswer(text=json.dumps(win))), Accepted)
 
 

@@ -5,11 +5,11 @@ from decimal import Decimal
 
 import pytest
 from pydantic import ValidationError
+from tools_agents import call, every_task_solved, find_env
 
 from envs.contract import Accepted, TextAnswer, Violation
-from envs.tools.bank.domain import BankTools
 from envs.tools.bank.contract import BlockCardInput, DisputeStatusInput, OpenDisputeInput, normalize_case
-from tools_agents import call, every_task_solved, find_env
+from envs.tools.bank.domain import BankTools
 
 TODAY = date(2026, 8, 23)
 SUITE = BankTools()
@@ -17,14 +17,26 @@ OPTS = SUITE.options_model(faults=0.0)
 
 
 def seed_case(**kw):
-    return {"card_last4": "•• 4417", "operation_date": "вчера", "amount": "1 200,50 ₽", "reason": "Duplicate", "original_operation_id": "op-1", **kw}
+    return {
+        "card_last4": "•• 4417",
+        "operation_date": "вчера",
+        "amount": "1 200,50 ₽",
+        "reason": "Duplicate",
+        "original_operation_id": "op-1",
+        **kw,
+    }
 
 
 @pytest.mark.parametrize("raw_date", ["вчера", "22 августа", "Aug 22", "22.08", "22.08.2026", "Yesterday"])
 @pytest.mark.parametrize("card", ["•• 4417", "2200 1234 5678 4417", "2200.........4417", "*4417"])
 def test_the_seed_example_in_every_notation_normalises(raw_date, card):
     inp = OpenDisputeInput.model_validate(seed_case(operation_date=raw_date, card_last4=card), context={"today": TODAY})
-    assert (inp.card_last4, inp.operation_date, inp.amount, inp.reason) == ("4417", date(2026, 8, 22), Decimal("1200.50"), "duplicate")
+    assert (inp.card_last4, inp.operation_date, inp.amount, inp.reason) == (
+        "4417",
+        date(2026, 8, 22),
+        Decimal("1200.50"),
+        "duplicate",
+    )
 
 
 def test_strict_contract_rejects_the_same_notation():
@@ -37,7 +49,16 @@ def test_case_numbers(raw):
     assert normalize_case(raw) == "case-0042"
 
 
-@pytest.mark.parametrize("raw, want", [("Утеряна", "lost"), ("LOST", "lost"), ("stolen", "stolen"), ("Кража", "stolen"), ("мошенничество", "compromised")])
+@pytest.mark.parametrize(
+    "raw, want",
+    [
+        ("Утеряна", "lost"),
+        ("LOST", "lost"),
+        ("stolen", "stolen"),
+        ("Кража", "stolen"),
+        ("мошенничество", "compromised"),
+    ],
+)
 def test_block_reasons_in_any_case_and_language(raw, want):
     assert BlockCardInput.model_validate({"card_last4": "4417", "reason": raw}).reason == want
 
@@ -74,16 +95,24 @@ def test_find_operations_returns_the_statement_of_one_card():
     env = _env("dispute")
     w = env.case.context["world"]
     op = w.op(w.target)
-    out = env.submit(call("find_operations", card_last4=op.card_last4, date_from=op.day.isoformat(), date_to=op.day.isoformat()))
+    out = env.submit(
+        call("find_operations", card_last4=op.card_last4, date_from=op.day.isoformat(), date_to=op.day.isoformat())
+    )
     assert isinstance(out, Accepted) and not out.done
     assert op.id in out.observation and '"status":"ok"' in out.observation
 
 
 def test_duplicate_without_origin_is_rejected_and_naming_it_solves():
-    env = find_env(SUITE, OPTS, kind="dispute", dialogue="single", pred=lambda e: e.case.context["world"].reason == "duplicate")
+    env = find_env(
+        SUITE, OPTS, kind="dispute", dialogue="single", pred=lambda e: e.case.context["world"].reason == "duplicate"
+    )
     args = dict(env.case.gold_calls[-1].arguments)
     v = env.submit(call("open_dispute", **{**args, "original_operation_id": None}))
-    assert isinstance(v, Violation) and v.code == "missing_original_operation" and v.location == "arguments.original_operation_id"
+    assert (
+        isinstance(v, Violation)
+        and v.code == "missing_original_operation"
+        and v.location == "arguments.original_operation_id"
+    )
     out = env.submit(call("open_dispute", **args))
     assert out.done and out.won and env.record_extra()["end"] == "solved"
 

@@ -7,39 +7,70 @@ import pytest
 from pydantic import ValidationError
 
 from envs import get_suite
+from envs.contract import Accepted, EpisodeContext, TextAnswer, ToolCall, Violation
 from envs.tools.bank.contract import OpenDisputeInput, normalize_amount, normalize_card
 from envs.tools.bank.world import make_world
-from envs.contract import Accepted, EpisodeContext, TextAnswer, ToolCall, Violation
 
 TODAY = date(2026, 8, 23)
 
 
-@pytest.mark.parametrize("raw, want", [("•• 4417", "4417"), ("*4417", "4417"), ("карта 4417", "4417"), ("4111 1111 1111 4417", "4417"), (4417, "4417")])
+@pytest.mark.parametrize(
+    "raw, want",
+    [("•• 4417", "4417"), ("*4417", "4417"), ("карта 4417", "4417"), ("4111 1111 1111 4417", "4417"), (4417, "4417")],
+)
 def test_card_notation_is_normalised(raw, want):
     assert normalize_card(raw) == want
 
 
-@pytest.mark.parametrize("raw, want", [
-    ("вчера", date(2026, 8, 22)), ("Yesterday", date(2026, 8, 22)), ("сегодня", date(2026, 8, 23)),
-    ("позавчера", date(2026, 8, 21)), ("22.08", date(2026, 8, 22)), ("22.08.2026", date(2026, 8, 22)), ("22/08/26", date(2026, 8, 22)),
-])
+@pytest.mark.parametrize(
+    "raw, want",
+    [
+        ("вчера", date(2026, 8, 22)),
+        ("Yesterday", date(2026, 8, 22)),
+        ("сегодня", date(2026, 8, 23)),
+        ("позавчера", date(2026, 8, 21)),
+        ("22.08", date(2026, 8, 22)),
+        ("22.08.2026", date(2026, 8, 22)),
+        ("22/08/26", date(2026, 8, 22)),
+    ],
+)
 def test_relative_and_dotted_dates_use_the_task_reference_date(raw, want):
     inp = OpenDisputeInput.model_validate({**seed_case(), "operation_date": raw}, context={"today": TODAY})
     assert inp.operation_date == want
 
 
-@pytest.mark.parametrize("raw, want", [("1 200,50 ₽", "1200.50"), ("1200,50 руб.", "1200.50"), ("RUB 1,200.50", "1200.50"), ("1.200,50", "1200.50"), ("1\u00a0200.50р", "1200.50")])
+@pytest.mark.parametrize(
+    "raw, want",
+    [
+        ("1 200,50 ₽", "1200.50"),
+        ("1200,50 руб.", "1200.50"),
+        ("RUB 1,200.50", "1200.50"),
+        ("1.200,50", "1200.50"),
+        ("1\u00a0200.50р", "1200.50"),
+    ],
+)
 def test_amount_notation_is_normalised(raw, want):
     assert Decimal(normalize_amount(raw)) == Decimal(want)
 
 
 def seed_case():
-    return {"card_last4": "•• 4417", "operation_date": "вчера", "amount": "1 200,50 ₽", "reason": "Duplicate", "original_operation_id": "op-1"}
+    return {
+        "card_last4": "•• 4417",
+        "operation_date": "вчера",
+        "amount": "1 200,50 ₽",
+        "reason": "Duplicate",
+        "original_operation_id": "op-1",
+    }
 
 
 def test_the_seed_example_validates_after_the_before_phase():
     inp = OpenDisputeInput.model_validate(seed_case(), context={"today": TODAY})
-    assert (inp.card_last4, inp.operation_date, inp.amount, inp.reason) == ("4417", date(2026, 8, 22), Decimal("1200.50"), "duplicate")
+    assert (inp.card_last4, inp.operation_date, inp.amount, inp.reason) == (
+        "4417",
+        date(2026, 8, 22),
+        Decimal("1200.50"),
+        "duplicate",
+    )
 
 
 def test_strict_contract_rejects_human_notation():
@@ -63,7 +94,13 @@ def bank():
 def gold_args(env):
     w = env.world
     op = w.op(w.target)
-    return {"card_last4": op.card_last4, "operation_date": op.day.isoformat(), "amount": str(op.amount), "reason": w.reason, "original_operation_id": w.original}
+    return {
+        "card_last4": op.card_last4,
+        "operation_date": op.day.isoformat(),
+        "amount": str(op.amount),
+        "reason": w.reason,
+        "original_operation_id": w.original,
+    }
 
 
 def test_at_least_100_seeded_tasks_all_four_reasons_and_deterministic(bank):
@@ -140,7 +177,8 @@ def test_the_one_tool_is_the_bank_domains_open_dispute_with_its_schema_unchanged
     from envs.tools.snapshot import DISPUTES_PATH, disputes_current, render
 
     assert DISPUTES_PATH.read_text(encoding="utf-8") == render(disputes_current()), (
-        "the schema bank-disputes sends has drifted; regenerate with `.venv/bin/python -m envs.tools.snapshot` if intended"
+        "the schema bank-disputes sends has drifted; "
+        "regenerate with `.venv/bin/python -m envs.tools.snapshot` if intended"
     )
     env = _env(bank, "fraud")
     tools_bank = {t.name: t for t in build(7_100_000).tools}["open_dispute"]

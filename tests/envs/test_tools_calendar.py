@@ -4,22 +4,32 @@ from datetime import timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
+from tools_agents import call, every_task_solved, find_env
 
-from envs.tools.calendar.domain import CalendarTools
 from envs.tools.calendar.contract import normalize_meeting, normalize_room, normalize_zone
+from envs.tools.calendar.domain import CalendarTools
 from envs.tools.calendar.phrasing import ROOM_RU, ZONE_WORDS
 from envs.tools.calendar.world import ROOMS, busy
-from tools_agents import call, every_task_solved, find_env
 
 SUITE = CalendarTools()
 OPTS = SUITE.options_model(faults=0.0)
 
 
-@pytest.mark.parametrize("raw, zone", [
-    ("МСК", "Europe/Moscow"), ("по Москве", "Europe/Moscow"), ("utc+3", "Europe/Moscow"), ("по Лондону", "Europe/London"),
-    ("europe/london", "Europe/London"), ("JST", "Asia/Tokyo"), ("ET", "America/New_York"), ("по ЕКБ", "Asia/Yekaterinburg"),
-    ("GMT", "UTC"), ("Asia/Dubai", "Asia/Dubai"),
-])
+@pytest.mark.parametrize(
+    "raw, zone",
+    [
+        ("МСК", "Europe/Moscow"),
+        ("по Москве", "Europe/Moscow"),
+        ("utc+3", "Europe/Moscow"),
+        ("по Лондону", "Europe/London"),
+        ("europe/london", "Europe/London"),
+        ("JST", "Asia/Tokyo"),
+        ("ET", "America/New_York"),
+        ("по ЕКБ", "Asia/Yekaterinburg"),
+        ("GMT", "UTC"),
+        ("Asia/Dubai", "Asia/Dubai"),
+    ],
+)
 def test_time_zones_as_people_name_them(raw, zone):
     assert normalize_zone(raw) == zone
 
@@ -29,7 +39,16 @@ def test_every_zone_phrase_the_principal_uses_is_understood():
         assert {normalize_zone(p) for p in ru + en} == {zone}
 
 
-@pytest.mark.parametrize("raw, room", [("переговорка Нева", "Neva"), ("«Волга»", "Volga"), ("room baikal", "Baikal"), ("URAL", "Ural"), ("в Лене", "в Лене")])
+@pytest.mark.parametrize(
+    "raw, room",
+    [
+        ("переговорка Нева", "Neva"),
+        ("«Волга»", "Volga"),
+        ("room baikal", "Baikal"),
+        ("URAL", "Ural"),
+        ("в Лене", "в Лене"),
+    ],
+)
 def test_rooms(raw, room):
     assert normalize_room(raw) == room
 
@@ -55,17 +74,40 @@ def test_create_rules_past_capacity_busy_room_and_conflict():
     env = _env("create", pred=lambda e: e.case.context["calendar"].blocks)
     cal, gold = env.case.context["calendar"], dict(env.case.gold_calls[0].arguments)
     home = cal.world.home
-    v = env.submit(call("create_meeting", **{**gold, "start": _local(cal.now - timedelta(hours=1), home), "timezone": home}))
+    v = env.submit(
+        call("create_meeting", **{**gold, "start": _local(cal.now - timedelta(hours=1), home), "timezone": home})
+    )
     assert v.code == "start_in_past" and v.location == "arguments.start"
     v = env.submit(call("create_meeting", **{**gold, "room": "Neva", "attendees": 7}))
     assert v.code == "room_too_small" and v.location == "arguments.room" and "Neva" not in v.allowed
     assert all(ROOMS[r] >= 7 for r in v.allowed) and v.allowed
-    block = next(b for b in cal.blocks if b.start > cal.now and not busy(cal.meetings, [], b.start, b.start + timedelta(minutes=15), None))
-    v = env.submit(call("create_meeting", **{**gold, "start": _local(block.start, home), "timezone": home, "duration_min": 15, "room": block.room, "attendees": 1}))
+    block = next(
+        b
+        for b in cal.blocks
+        if b.start > cal.now and not busy(cal.meetings, [], b.start, b.start + timedelta(minutes=15), None)
+    )
+    v = env.submit(
+        call(
+            "create_meeting",
+            **{
+                **gold,
+                "start": _local(block.start, home),
+                "timezone": home,
+                "duration_min": 15,
+                "room": block.room,
+                "attendees": 1,
+            },
+        )
+    )
     assert v.code == "room_busy" and block.room not in v.allowed
     m = next(x for x in cal.meetings if x.start > cal.now)
     free_room = next(r for r in ROOMS if not busy(cal.meetings, cal.blocks, m.start, m.end, r))
-    v = env.submit(call("create_meeting", **{**gold, "start": _local(m.start, "UTC"), "timezone": "UTC", "room": free_room, "attendees": 1}))
+    v = env.submit(
+        call(
+            "create_meeting",
+            **{**gold, "start": _local(m.start, "UTC"), "timezone": "UTC", "room": free_room, "attendees": 1},
+        )
+    )
     assert v.code == "calendar_conflict" and v.observed == _local(m.start, "UTC") and v.allowed
     assert all(a.startswith(_local(m.start, "UTC")[:10]) for a in v.allowed)
 
@@ -105,7 +147,12 @@ def test_move_keeps_length_and_room_and_a_wrong_time_diverges():
     gold = dict(env.case.gold_calls[0].arguments)
     cal = env.case.context["calendar"]
     for hours in range(1, 48):  # a later free hour: valid, but not what was asked
-        out = env.submit(call("move_meeting", **{**gold, "start": _local(cal.world.start + timedelta(hours=hours), "UTC"), "timezone": "UTC"}))
+        out = env.submit(
+            call(
+                "move_meeting",
+                **{**gold, "start": _local(cal.world.start + timedelta(hours=hours), "UTC"), "timezone": "UTC"},
+            )
+        )
         if out.__class__.__name__ == "Accepted":
             break
     assert out.done and out.lost and env.record_extra()["end"] == "diverged"

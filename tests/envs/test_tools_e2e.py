@@ -5,14 +5,14 @@ import json
 from pathlib import Path
 
 import pytest
+from scripted_server import Reply, ScriptedServer
+from scripted_server import call as native_call
+from tools_agents import ask_text
 
 from envs.contract import EpisodeContext
 from envs.tools.snapshot import suites
 from harness.runner import run
 from harness.spec import build_spec
-from scripted_server import Reply, ScriptedServer
-from scripted_server import call as native_call
-from tools_agents import ask_text
 
 
 def _script(env, invent: bool):
@@ -72,8 +72,14 @@ def _writes(case):
 def _pick(suite, options):
     """Faulted tasks that need a wait, a retry, a report to the customer, and a slot task with a correction."""
     tasks = suite.tasks(options)
-    picked = [next(t for t in tasks if t.params["fault"] == kind and t.params["dialogue"] == "single"
-                   and _writes(suite.build(t.params["seed"]))) for kind in ("rate_limit", "auth", "timeout")]
+    picked = [
+        next(
+            t
+            for t in tasks
+            if t.params["fault"] == kind and t.params["dialogue"] == "single" and _writes(suite.build(t.params["seed"]))
+        )
+        for kind in ("rate_limit", "auth", "timeout")
+    ]
     picked.append(next(t for t in tasks if suite.build(t.params["seed"]).customer.correction is not None))
     return picked
 
@@ -89,11 +95,20 @@ def test_every_domain_runs_under_both_fault_conditions(tmp_path, suite):
     tasks = _pick(suite, options)
     agents = Agents(suite, options, tasks)
     with ScriptedServer(agents) as server:
-        spec = build_spec({
-            "suite": suite.name, "models": ["scripted-model"], "endpoints": [server.url], "conditions": ["fault_raw", "fault_problem"],
-            "task_ids": [t.task_id for t in tasks], "budgets": [12], "out": str(tmp_path / "run"), "concurrency": 1,
-            "tool_mode": "native", "env_options": env_options,
-        })
+        spec = build_spec(
+            {
+                "suite": suite.name,
+                "models": ["scripted-model"],
+                "endpoints": [server.url],
+                "conditions": ["fault_raw", "fault_problem"],
+                "task_ids": [t.task_id for t in tasks],
+                "budgets": [12],
+                "out": str(tmp_path / "run"),
+                "concurrency": 1,
+                "tool_mode": "native",
+                "env_options": env_options,
+            }
+        )
         asyncio.run(run(spec))
     rows = _records(spec.out)
     assert len(rows) == 2 * len(tasks)
@@ -101,8 +116,12 @@ def test_every_domain_runs_under_both_fault_conditions(tmp_path, suite):
         assert r["success"] is True and r["harness_error"] is None, (r["task_id"], r["condition"], r["extra"])
         shape = r["condition_params"]["env"]["fault_shape"]
         assert r["extra"]["options"]["fault_shape"] == shape and r["config"]["env_options"] == env_options
-        assert {"invented", "retries", "wasted_calls", "fault_outcome", "slots_withheld", "customer_turns"} <= set(r["extra"])
-    outcomes = {(r["condition"], r["extra"]["fault"]["kind"]): r["extra"]["fault_outcome"] for r in rows if r["extra"]["fault"]}
+        assert {"invented", "retries", "wasted_calls", "fault_outcome", "slots_withheld", "customer_turns"} <= set(
+            r["extra"]
+        )
+    outcomes = {
+        (r["condition"], r["extra"]["fault"]["kind"]): r["extra"]["fault_outcome"] for r in rows if r["extra"]["fault"]
+    }
     assert outcomes[("fault_raw", "auth")] == outcomes[("fault_problem", "auth")] == "reported"
     assert outcomes[("fault_problem", "rate_limit")] == "recovered"
     faults = [json.loads(m)["error"] for m in agents.tool_messages if json.loads(m)["status"] == "error"]
@@ -113,17 +132,31 @@ def test_every_domain_runs_under_both_fault_conditions(tmp_path, suite):
 def test_an_inventing_agent_fails_through_the_runner(tmp_path):
     suite = suites()[1]
     options = suite.options_model(faults=0.0)
-    task = next(t for t in suite.tasks(options) if t.params["dialogue"] == "slots" and suite.build(t.params["seed"]).customer.correction is None)
+    task = next(
+        t
+        for t in suite.tasks(options)
+        if t.params["dialogue"] == "slots" and suite.build(t.params["seed"]).customer.correction is None
+    )
     with ScriptedServer(Agents(suite, options, [task], invent=True)) as server:
-        spec = build_spec({
-            "suite": suite.name, "models": ["scripted-model"], "endpoints": [server.url], "conditions": ["allowed_json"],
-            "task_ids": [task.task_id], "budgets": [6], "out": str(tmp_path / "run"), "tool_mode": "native",
-            "env_options": {"faults": 0.0},
-        })
+        spec = build_spec(
+            {
+                "suite": suite.name,
+                "models": ["scripted-model"],
+                "endpoints": [server.url],
+                "conditions": ["allowed_json"],
+                "task_ids": [task.task_id],
+                "budgets": [6],
+                "out": str(tmp_path / "run"),
+                "tool_mode": "native",
+                "env_options": {"faults": 0.0},
+            }
+        )
         asyncio.run(run(spec))
     (r,) = _records(spec.out)
     assert r["success"] is False and r["end_reason"] == "lost" and r["model_calls"] == 1
-    assert r["extra"]["end"] == "invented" and r["extra"]["invented_reached_backend"] and r["extra"]["state_matches_gold"]
+    assert (
+        r["extra"]["end"] == "invented" and r["extra"]["invented_reached_backend"] and r["extra"]["state_matches_gold"]
+    )
 
 
 @pytest.mark.parametrize("contract", ["normalizing", "strict"])
@@ -131,15 +164,28 @@ def test_an_inventing_agent_fails_through_the_runner(tmp_path):
 def test_every_domain_runs_under_every_feedback_condition_and_contract(tmp_path, suite, contract):
     env_options = {"faults": 0.0, "contract": contract}
     options = suite.options_model(**env_options)
-    task = next(t for t in suite.tasks(options) if t.params["dialogue"] == "single" and _writes(suite.build(t.params["seed"])))
+    task = next(
+        t for t in suite.tasks(options) if t.params["dialogue"] == "single" and _writes(suite.build(t.params["seed"]))
+    )
     conditions = ["none", "traceback", "raw", "loc_obs", "allowed_prose", "allowed_json"]
     with ScriptedServer(Agents(suite, options, [task])) as server:
-        spec = build_spec({
-            "suite": suite.name, "models": ["scripted-model"], "endpoints": [server.url], "conditions": conditions,
-            "task_ids": [task.task_id], "budgets": [8], "out": str(tmp_path / "run"), "concurrency": 1,
-            "tool_mode": "native", "env_options": env_options,
-        })
+        spec = build_spec(
+            {
+                "suite": suite.name,
+                "models": ["scripted-model"],
+                "endpoints": [server.url],
+                "conditions": conditions,
+                "task_ids": [task.task_id],
+                "budgets": [8],
+                "out": str(tmp_path / "run"),
+                "concurrency": 1,
+                "tool_mode": "native",
+                "env_options": env_options,
+            }
+        )
         asyncio.run(run(spec))
     rows = _records(spec.out)
     assert sorted(r["condition"] for r in rows) == sorted(conditions)
-    assert all(r["success"] is True and r["extra"]["options"]["contract"] == contract for r in rows), [r["extra"].get("end") for r in rows]
+    assert all(r["success"] is True and r["extra"]["options"]["contract"] == contract for r in rows), [
+        r["extra"].get("end") for r in rows
+    ]

@@ -4,13 +4,13 @@ import json
 import time
 
 import pytest
+from tools_agents import call, find_env, solve
 
 from envs.contract import Accepted, EpisodeContext, TextAnswer, Violation
 from envs.tools.bank.domain import BankTools
 from envs.tools.faults import FAULT_KINDS, TIMEOUT_S, FaultPlan
 from envs.tools.output import ProblemDetails, ToolOutput
 from envs.tools.snapshot import suites
-from tools_agents import call, find_env, solve
 
 SUITE = BankTools()
 RAW_TEXT = {
@@ -48,7 +48,15 @@ def test_a_fault_is_a_valid_output_object_never_a_violation(kind, shape):
     assert problem.status == STATUS[kind] and problem.type.endswith(kind.replace("_", "-"))
     assert problem.retryable is (kind != "auth") and problem.owner_action_required is (kind == "auth")
     assert problem.retry_after == {"auth": None, "timeout": 0, "connection_reset": 0}.get(kind, env.plan.retry_after)
-    assert set(json.loads(out.observation)["error"]) >= {"type", "title", "status", "detail", "retryable", "retry_after", "owner_action_required"}
+    assert set(json.loads(out.observation)["error"]) >= {
+        "type",
+        "title",
+        "status",
+        "detail",
+        "retryable",
+        "retry_after",
+        "owner_action_required",
+    }
 
 
 @pytest.mark.parametrize("kind", ["rate_limit", "unavailable"])

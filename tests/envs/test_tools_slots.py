@@ -1,18 +1,23 @@
 """Multi-turn slot filling: the scripted customer, invented values, confirmations."""
 
 import pytest
+from tools_agents import ask_text, find_env, solve
 
 from envs.contract import Accepted, EpisodeContext, TextAnswer, Violation
 from envs.tools.slots import NOTHING_LEFT, Correction, Customer, SlotStore
 from envs.tools.snapshot import suites
-from tools_agents import ask_text, find_env, solve
 
 WORDS = {"card": ("карт", "card"), "amount": ("сумм", "amount"), "date": ("дат", "когда", "date", "when")}
 
 
 def customer(**kw):
-    base = dict(lang="en", phrases={"card": "the card is •• 4417", "amount": "the amount was 1 200,50 ₽", "date": "it was yesterday"},
-                opening=["card"], withheld=["amount", "date"], words=WORDS)
+    base = dict(
+        lang="en",
+        phrases={"card": "the card is •• 4417", "amount": "the amount was 1 200,50 ₽", "date": "it was yesterday"},
+        opening=["card"],
+        withheld=["amount", "date"],
+        words=WORDS,
+    )
     return Customer(**{**base, **kw})
 
 
@@ -57,8 +62,12 @@ def _writes(env):
 
 def _slot_env(suite, pred=None):
     options = suite.options_model(faults=0.0)
-    return find_env(suite, options, dialogue="slots",
-                    pred=lambda e: e.case.customer.correction is None and _writes(e) and (pred is None or pred(e)))
+    return find_env(
+        suite,
+        options,
+        dialogue="slots",
+        pred=lambda e: e.case.customer.correction is None and _writes(e) and (pred is None or pred(e)),
+    )
 
 
 @pytest.mark.parametrize("suite", suites(), ids=lambda s: s.name)

@@ -4,25 +4,33 @@ import json
 
 import pytest
 from pydantic import ValidationError
+from tools_agents import call, find_env
 
 import envs
 from envs.contract import EpisodeContext, Task, Violation
 from envs.tools.options import ToolsOptions
+from envs.tools.snapshot import VIEWS, current, path_for, render, suites
 
 TOOL_SUITES = ("tools-bank", "tools-travel", "tools-calendar")
-from envs.tools.snapshot import VIEWS, current, path_for, render, suites
-from tools_agents import call, find_env
 
 REGENERATE = ".venv/bin/python -m envs.tools.snapshot"
 
 
 def test_options_defaults_alias_and_unknown_keys():
     o = ToolsOptions()
-    assert (o.n_tasks, o.contract, o.schema_view, o.fault_shape, o.faults) == (200, "normalizing", "open", "problem", 0.25)
+    assert (o.n_tasks, o.contract, o.schema_view, o.fault_shape, o.faults) == (
+        200,
+        "normalizing",
+        "open",
+        "problem",
+        0.25,
+    )
     assert ToolsOptions(schema="enum").schema_view == "enum"
     assert ToolsOptions(faults=True).faults == 1.0
     dumped = ToolsOptions(schema="enum", fault_shape="raw").model_dump()
-    assert dumped["schema"] == "enum" and ToolsOptions.model_validate(dumped) == ToolsOptions(schema="enum", fault_shape="raw")
+    assert dumped["schema"] == "enum" and ToolsOptions.model_validate(dumped) == ToolsOptions(
+        schema="enum", fault_shape="raw"
+    )
     for bad in ({"schema": "closed"}, {"contract": "lenient"}, {"fault_shape": "json"}, {"faults": 1.5}, {"n_task": 3}):
         with pytest.raises(ValidationError):
             ToolsOptions(**bad)
@@ -39,11 +47,19 @@ def test_registry_entries_name_their_suites_with_three_to_six_tools():
 
 def test_record_extra_is_safe_before_reset_and_records_the_options():
     suite = suites()[0]
-    env = suite.make(Task(suite=suite.name, task_id="x", params={"seed": suite.seed_base}), ToolsOptions(schema="enum"), EpisodeContext(budget=4))
+    env = suite.make(
+        Task(suite=suite.name, task_id="x", params={"seed": suite.seed_base}),
+        ToolsOptions(schema="enum"),
+        EpisodeContext(budget=4),
+    )
     assert env.record_extra()["options"]["schema"] == "enum"
     env.reset()
     extra = env.record_extra()
-    assert extra["options"] == ToolsOptions(schema="enum").recorded() and extra["end"] is None and extra["domain"] == "bank"
+    assert (
+        extra["options"] == ToolsOptions(schema="enum").recorded()
+        and extra["end"] is None
+        and extra["domain"] == "bank"
+    )
 
 
 @pytest.mark.parametrize("suite", suites(), ids=lambda s: s.name)
@@ -64,8 +80,11 @@ def test_the_open_view_has_no_allowed_values_and_the_enum_view_has_the_states(su
     assert '"enum"' not in open_view and '"const"' not in open_view
     options = ToolsOptions(schema="enum", n_tasks=1, faults=0.0)
     env = suite.make(suite.tasks(options)[0], options, EpisodeContext(budget=4))
-    state_values = {"bank": lambda: env.case.context["bank"].cards, "travel": lambda: [f.number for f in env.case.context["travel"].flights],
-                    "calendar": lambda: ["Neva", "Europe/Moscow"]}
+    state_values = {
+        "bank": lambda: env.case.context["bank"].cards,
+        "travel": lambda: [f.number for f in env.case.context["travel"].flights],
+        "calendar": lambda: ["Neva", "Europe/Moscow"],
+    }
     env.reset()
     listed = json.dumps(enum_view, ensure_ascii=False)
     assert all(f'"{v}"' in listed for v in state_values[env.case.domain]())
@@ -84,7 +103,23 @@ def test_both_views_reject_a_bad_call_with_the_same_violation(suite):
     assert isinstance(outs[0], Violation) and outs[0] == outs[1]
 
 
-HOSTILE = [None, [], {}, "", "x" * 2000, -1, 10**20, 1e308, True, "9999-12-31", "9999-12-31T23:59", "0000", "\x00", {"$ref": "#"}, ["a", 1]]
+HOSTILE = [
+    None,
+    [],
+    {},
+    "",
+    "x" * 2000,
+    -1,
+    10**20,
+    1e308,
+    True,
+    "9999-12-31",
+    "9999-12-31T23:59",
+    "0000",
+    "\x00",
+    {"$ref": "#"},
+    ["a", 1],
+]
 
 
 @pytest.mark.parametrize("suite", suites(), ids=lambda s: s.name)

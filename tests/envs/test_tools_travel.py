@@ -4,20 +4,32 @@ from datetime import timedelta
 
 import pytest
 from pydantic import ValidationError
+from tools_agents import call, every_task_solved, find_env
 
 from envs.contract import Accepted
-from envs.tools.travel.domain import TravelTools
 from envs.tools.travel.contract import BookFlightInput, normalize_airport, normalize_booking, normalize_flight
-from tools_agents import call, every_task_solved, find_env
+from envs.tools.travel.domain import TravelTools
 
 SUITE = TravelTools()
 OPTS = SUITE.options_model(faults=0.0)
 
 
-@pytest.mark.parametrize("raw, code", [
-    ("из Москвы", "SVO"), ("Москву", "SVO"), ("в Питер", "LED"), ("СПб", "LED"), ("St. Petersburg", "LED"),
-    ("Moscow (SVO)", "SVO"), ("led", "LED"), ("в Сочи", "AER"), ("Adler", "AER"), ("до Екатеринбурга", "SVX"), ("Дубая", "DXB"),
-])
+@pytest.mark.parametrize(
+    "raw, code",
+    [
+        ("из Москвы", "SVO"),
+        ("Москву", "SVO"),
+        ("в Питер", "LED"),
+        ("СПб", "LED"),
+        ("St. Petersburg", "LED"),
+        ("Moscow (SVO)", "SVO"),
+        ("led", "LED"),
+        ("в Сочи", "AER"),
+        ("Adler", "AER"),
+        ("до Екатеринбурга", "SVX"),
+        ("Дубая", "DXB"),
+    ],
+)
 def test_airports_from_city_names_in_any_case_form(raw, code):
     assert normalize_airport(raw) == code
 
@@ -33,10 +45,20 @@ def test_booking_references(raw):
 
 
 def test_fares_and_counts_as_people_write_them():
-    inp = BookFlightInput.model_validate({"flight_number": "su 1234", "fare_class": "Бизнес-класс", "adults": "двое", "children": "1 child", "infants": "one"})
+    inp = BookFlightInput.model_validate(
+        {
+            "flight_number": "su 1234",
+            "fare_class": "Бизнес-класс",
+            "adults": "двое",
+            "children": "1 child",
+            "infants": "one",
+        }
+    )
     assert (inp.flight_number, inp.fare_class, inp.adults, inp.children, inp.infants) == ("SU1234", "business", 2, 1, 1)
     with pytest.raises(ValidationError):
-        BookFlightInput.model_validate({"flight_number": "su 1234", "fare_class": "Бизнес", "adults": "двое"}, context={"normalize": False})
+        BookFlightInput.model_validate(
+            {"flight_number": "su 1234", "fare_class": "Бизнес", "adults": "двое"}, context={"normalize": False}
+        )
 
 
 def _rule(args):
@@ -46,13 +68,16 @@ def _rule(args):
     return err["type"], err["ctx"]["field"], err["ctx"]["allowed"]
 
 
-@pytest.mark.parametrize("args, want", [
-    ({"adults": 1, "infants": 2}, ("infant_requires_adult", "infants", ["0..1"])),
-    ({"adults": 0, "infants": 1, "children": 1}, ("infant_requires_adult", "infants", ["0..0"])),
-    ({"adults": 0, "children": 2}, ("child_requires_adult", "adults", ["1..9"])),
-    ({"adults": 0}, ("no_passengers", "adults", ["1..9"])),
-    ({"adults": 6, "children": 5}, ("too_many_passengers", "adults", ["1..4"])),
-])
+@pytest.mark.parametrize(
+    "args, want",
+    [
+        ({"adults": 1, "infants": 2}, ("infant_requires_adult", "infants", ["0..1"])),
+        ({"adults": 0, "infants": 1, "children": 1}, ("infant_requires_adult", "infants", ["0..0"])),
+        ({"adults": 0, "children": 2}, ("child_requires_adult", "adults", ["1..9"])),
+        ({"adults": 0}, ("no_passengers", "adults", ["1..9"])),
+        ({"adults": 6, "children": 5}, ("too_many_passengers", "adults", ["1..4"])),
+    ],
+)
 def test_passenger_cross_field_rules(args, want):
     assert _rule(args) == want
 
@@ -66,7 +91,11 @@ def test_search_rules_same_airport_past_day_unknown_airport():
     w = env.case.context["travel"]
     v = env.submit(call("search_flights", origin="Москва", destination="Moscow", date=w.out_day.isoformat()))
     assert v.code == "same_airport" and v.location == "arguments.destination" and "SVO" not in v.allowed
-    v = env.submit(call("search_flights", origin=w.origin, destination=w.destination, date=(w.today - timedelta(days=1)).isoformat()))
+    v = env.submit(
+        call(
+            "search_flights", origin=w.origin, destination=w.destination, date=(w.today - timedelta(days=1)).isoformat()
+        )
+    )
     assert v.code == "date_in_past" and v.allowed == [f">= {w.today.isoformat()}"]
     v = env.submit(call("search_flights", origin="CDG", destination=w.destination, date=w.out_day.isoformat()))
     assert v.code == "unknown_airport" and v.observed == "CDG" and "SVO" in v.allowed

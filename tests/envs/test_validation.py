@@ -17,7 +17,9 @@ TODAY = date(2026, 8, 23)
 class Order(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    code: Annotated[str, normalised(lambda v: v.strip().upper() if isinstance(v, str) else v)] = Field(pattern=r"^[A-Z]{3}$")
+    code: Annotated[str, normalised(lambda v: v.strip().upper() if isinstance(v, str) else v)] = Field(
+        pattern=r"^[A-Z]{3}$"
+    )
     day: Annotated[date, normalised_on_day(lambda v, today: today if v == "today" else v)] | None = None
     size: Annotated[Literal["s", "m", "l"], choice({"small": "s", "large": "l"})] = "m"
     count: int = Field(1, alias="n")

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from envs.contract import EpisodeContext
-from envs import get_suite
-from conditions.arbiters import REVIEW_PROMPT, WAIT_PROMPT
 from scripted_server import Reply, call, tagged
+
+from conditions.arbiters import REVIEW_PROMPT, WAIT_PROMPT
+from envs import get_suite
+from envs.contract import EpisodeContext
 
 REVIEWS = {REVIEW_PROMPT, WAIT_PROMPT}
 
@@ -24,8 +25,11 @@ def gold_by_message(n: int = 200) -> dict[str, dict[str, Any]]:
         w = env.world
         op = w.op(w.target)
         out[opening.messages[-1]["content"]] = {
-            "card_last4": op.card_last4, "operation_date": op.day.isoformat(), "amount": str(op.amount),
-            "reason": w.reason, "original_operation_id": w.original,
+            "card_last4": op.card_last4,
+            "operation_date": op.day.isoformat(),
+            "amount": str(op.amount),
+            "reason": w.reason,
+            "original_operation_id": w.original,
         }
     return out
 
@@ -47,7 +51,10 @@ def failed_attempts(body: dict[str, Any]) -> int:
     """Feedback messages so far: tool results, and user turns after the first that are not reviews."""
     msgs = body["messages"]
     first = next(i for i, m in enumerate(msgs) if m["role"] == "user")
-    return sum(m["role"] == "tool" or (m["role"] == "user" and i > first and m["content"] not in REVIEWS) for i, m in enumerate(msgs))
+    return sum(
+        m["role"] == "tool" or (m["role"] == "user" and i > first and m["content"] not in REVIEWS)
+        for i, m in enumerate(msgs)
+    )
 
 
 def repairing(mode: str, wrong: dict[str, Any], fail_times: int = 1):

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from envs import study
 from conditions import get_condition
-from envs.errors import UnknownName
+from envs import study
 from envs.contract import Violation
+from envs.errors import UnknownName
 from harness.agents.reader import Mistake, read_feedback, repair
 from harness.models import resolve
 from harness.runner import run
@@ -38,8 +38,14 @@ def test_agent_names_resolve_and_an_unknown_one_is_refused():
 
 
 def test_gold_wins_every_bank_dispute_and_costs_no_tokens(tmp_path):
-    rows = play(tmp_path, "bank", suite="bank-disputes", models=["agent:gold"], conditions=["raw"],
-                env_options={"contract": "strict"})
+    rows = play(
+        tmp_path,
+        "bank",
+        suite="bank-disputes",
+        models=["agent:gold"],
+        conditions=["raw"],
+        env_options={"contract": "strict"},
+    )
     assert rate(rows) == (200, 200)
     assert {r["model"] for r in rows} == {"agent:gold"}
     assert all(r["prompt_tokens"] == 0 and r["usage_missing"] == 0 for r in rows)
@@ -51,8 +57,15 @@ def test_gold_wins_every_bank_dispute_and_costs_no_tokens(tmp_path):
 def test_gold_wins_tool_tasks_at_the_suite_default_budget(tmp_path, suite, contract):
     # 60 tasks hold slot dialogues, corrections and every fault kind; the full 200 are the
     # documented sweep (README, `ceiling`)
-    rows = play(tmp_path, suite, suite=suite, models=["agent:gold"], conditions=["fault_raw", "fault_problem"],
-                tasks=60, env_options={"contract": contract, "faults": 0.5})
+    rows = play(
+        tmp_path,
+        suite,
+        suite=suite,
+        models=["agent:gold"],
+        conditions=["fault_raw", "fault_problem"],
+        tasks=60,
+        env_options={"contract": contract, "faults": 0.5},
+    )
     assert {r["budget"] for r in rows} == {10}
     assert rate(rows) == (120, 120)
     faults = {r["extra"]["fault"]["kind"] for r in rows if r["extra"]["fault"]}
@@ -61,21 +74,41 @@ def test_gold_wins_tool_tasks_at_the_suite_default_budget(tmp_path, suite, contr
 
 @pytest.mark.parametrize("protocol", ["plan", "veriharness"])
 def test_gold_wins_every_paper_game(tmp_path, protocol):
-    rows = play(tmp_path, protocol, suite="paper-textworld", models=["agent:gold"], conditions=["allowed_json"],
-                env_options={"protocol": protocol})
+    rows = play(
+        tmp_path,
+        protocol,
+        suite="paper-textworld",
+        models=["agent:gold"],
+        conditions=["allowed_json"],
+        env_options={"protocol": protocol},
+    )
     assert rate(rows) == (50, 50)
 
 
 def test_gold_wins_paper_games_on_the_z_machine(tmp_path):
     # the step protocol runs the games' story files; all 50 take ~20 s (README's sweep)
-    rows = play(tmp_path, "step", suite="paper-textworld", models=["agent:gold"], conditions=["raw"], tasks=5,
-                env_options={"protocol": "step"})
+    rows = play(
+        tmp_path,
+        "step",
+        suite="paper-textworld",
+        models=["agent:gold"],
+        conditions=["raw"],
+        tasks=5,
+        env_options={"protocol": "step"},
+    )
     assert rate(rows) == (5, 5)
 
 
 def test_reader_repairs_only_where_the_feedback_lists_alternatives(tmp_path):
-    rows = play(tmp_path, "reader", suite="paper-textworld", models=["agent:reader", "agent:random"],
-                conditions=PAPER, tasks=10, env_options={"protocol": "plan", "k_allowed": None})
+    rows = play(
+        tmp_path,
+        "reader",
+        suite="paper-textworld",
+        models=["agent:reader", "agent:random"],
+        conditions=PAPER,
+        tasks=10,
+        env_options={"protocol": "plan", "k_allowed": None},
+    )
     for c in ("raw", "loc_obs"):
         assert rate(rows, model="agent:reader", condition=c) == (0, 10)
     for c in ("allowed_prose", "allowed_json"):
@@ -85,8 +118,13 @@ def test_reader_repairs_only_where_the_feedback_lists_alternatives(tmp_path):
 
 
 def _violation(allowed):
-    return Violation(code="invalid_action", location="answer.commands[1]", observed="take red kye",
-                     allowed=allowed, message="command 1 is not admissible")
+    return Violation(
+        code="invalid_action",
+        location="answer.commands[1]",
+        observed="take red kye",
+        allowed=allowed,
+        message="command 1 is not admissible",
+    )
 
 
 @pytest.mark.parametrize("condition", ["allowed_prose", "allowed_json"])

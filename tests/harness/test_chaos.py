@@ -24,9 +24,28 @@ KILLS = 10
 
 
 def _command(url: str, out: Path) -> list[str]:
-    return [sys.executable, "-m", "harness.cli", "run", "--suite", "bank-disputes", "--model", "scripted-model",
-            "--endpoint", url, "--conditions", "raw,allowed_json", "--tasks", "50", "--tool-mode", "native",
-            "--concurrency", "2", "--out", str(out)]
+    return [
+        sys.executable,
+        "-m",
+        "harness.cli",
+        "run",
+        "--suite",
+        "bank-disputes",
+        "--model",
+        "scripted-model",
+        "--endpoint",
+        url,
+        "--conditions",
+        "raw,allowed_json",
+        "--tasks",
+        "50",
+        "--tool-mode",
+        "native",
+        "--concurrency",
+        "2",
+        "--out",
+        str(out),
+    ]
 
 
 def _records(out: Path) -> list[dict]:
@@ -53,15 +72,18 @@ def test_kill_and_resume_loses_and_duplicates_nothing(tmp_path):
         server.responder = slow
         kills, started = 0, time.monotonic()
         while kills < KILLS:
-            proc = subprocess.Popen(_command(server.url, out), cwd=ROOT, env=env,
-                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            proc = subprocess.Popen(
+                _command(server.url, out), cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+            )
             time.sleep(rng.uniform(0.8, 2.0))
             if proc.poll() is not None:
                 break  # finished before the kill: the remaining kills have nothing to hit
             proc.send_signal(signal.SIGKILL)
             proc.wait()
             kills += 1
-        final = subprocess.run(_command(server.url, out), cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+        final = subprocess.run(
+            _command(server.url, out), cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+        )
     assert final.returncode == 0, final.stderr[-2000:]
     assert kills == KILLS, f"only {kills} kills landed before the run finished; slow the server down"
     rows = _records(out)

@@ -1,11 +1,11 @@
 """Bad input: one message naming the bad value and the allowed ones, exit code 2, no traceback."""
 
 import pytest
+from bank_script import GOLD, answer, customer_message
+from scripted_server import ScriptedServer
 from typer.testing import CliRunner
 
-from bank_script import GOLD, answer, customer_message
 from harness.cli import app
-from scripted_server import ScriptedServer
 
 runner = CliRunner()
 
@@ -16,11 +16,14 @@ def invoke(*args):
     return result, " ".join(text.split())
 
 
-@pytest.mark.parametrize("flag, bad, allowed", [
-    ("--suite", "bank-dispute", "bank-disputes"),
-    ("--conditions", "allowed_yaml", "allowed_json"),
-    ("--model", "gpt-17", "local"),
-])
+@pytest.mark.parametrize(
+    "flag, bad, allowed",
+    [
+        ("--suite", "bank-dispute", "bank-disputes"),
+        ("--conditions", "allowed_yaml", "allowed_json"),
+        ("--model", "gpt-17", "local"),
+    ],
+)
 def test_unknown_names_exit_2_with_allowed_values(tmp_path, flag, bad, allowed):
     args = {"--suite": "bank-disputes", "--conditions": "raw", "--model": "local"}
     args[flag] = bad
@@ -35,26 +38,47 @@ def test_unknown_config_key_and_wrong_type_name_the_field(tmp_path):
     cfg.write_text('suite = "bank-disputes"\nmodels = ["local"]\nconditions = ["raw"]\nbudgest = [4]\n')
     result, text = invoke("run", "--config", str(cfg))
     assert result.exit_code == 2 and "budgest" in text and "budgets" in text
-    cfg.write_text('suite = "bank-disputes"\nmodels = ["local"]\nconditions = ["raw"]\n[decoding]\nmax_tokens = "lots"\n')
+    cfg.write_text(
+        'suite = "bank-disputes"\nmodels = ["local"]\nconditions = ["raw"]\n[decoding]\nmax_tokens = "lots"\n'
+    )
     result, text = invoke("run", "--config", str(cfg))
     assert result.exit_code == 2 and "decoding.max_tokens" in text and "integer" in text
-    cfg.write_text('suite = "bank-disputes"\nmodels = ["local"]\nconditions = ["raw"]\n[env_options]\ncontract = "lenient"\n')
+    cfg.write_text(
+        'suite = "bank-disputes"\nmodels = ["local"]\nconditions = ["raw"]\n[env_options]\ncontract = "lenient"\n'
+    )
     result, text = invoke("run", "--config", str(cfg))
     assert result.exit_code == 2 and "contract" in text and "normalizing" in text
 
 
 def test_bad_integer_list_and_env_flag(tmp_path):
-    result, text = invoke("run", "--suite", "bank-disputes", "--model", "local", "--conditions", "raw", "--seeds", "1..x")
+    result, text = invoke(
+        "run", "--suite", "bank-disputes", "--model", "local", "--conditions", "raw", "--seeds", "1..x"
+    )
     assert result.exit_code == 2 and "1..x" in text
-    result, text = invoke("run", "--suite", "bank-disputes", "--model", "local", "--conditions", "raw", "--env", "contract")
+    result, text = invoke(
+        "run", "--suite", "bank-disputes", "--model", "local", "--conditions", "raw", "--env", "contract"
+    )
     assert result.exit_code == 2 and "KEY=VALUE" in text
 
 
 def test_a_run_directory_of_another_spec_is_refused(tmp_path):
     out = str(tmp_path / "r")
     with ScriptedServer(lambda body: answer(GOLD[customer_message(body)], "native")) as server:
-        base = ["run", "--suite", "bank-disputes", "--model", "scripted-model", "--endpoint", server.url,
-                "--tool-mode", "native", "--tasks", "1", "--out", out]
+        base = [
+            "run",
+            "--suite",
+            "bank-disputes",
+            "--model",
+            "scripted-model",
+            "--endpoint",
+            server.url,
+            "--tool-mode",
+            "native",
+            "--tasks",
+            "1",
+            "--out",
+            out,
+        ]
         result, text = invoke(*base, "--conditions", "raw")
         assert result.exit_code == 0, text
         result, text = invoke(*base, "--conditions", "allowed_json")
@@ -63,8 +87,21 @@ def test_a_run_directory_of_another_spec_is_refused(tmp_path):
 
 def test_a_model_the_endpoint_does_not_serve_is_named(tmp_path):
     with ScriptedServer(lambda body: answer(GOLD[customer_message(body)], "native")) as server:
-        result, text = invoke("run", "--suite", "bank-disputes", "--model", "qwen-typo", "--endpoint", server.url,
-                              "--conditions", "raw", "--tasks", "1", "--out", str(tmp_path / "r"))
+        result, text = invoke(
+            "run",
+            "--suite",
+            "bank-disputes",
+            "--model",
+            "qwen-typo",
+            "--endpoint",
+            server.url,
+            "--conditions",
+            "raw",
+            "--tasks",
+            "1",
+            "--out",
+            str(tmp_path / "r"),
+        )
     assert result.exit_code == 2 and "qwen-typo" in text and "scripted-model" in text
 
 
@@ -76,7 +113,17 @@ def test_listing_commands_show_the_registries():
 
 
 def test_fault_conditions_need_a_suite_with_faults(tmp_path):
-    result, text = invoke("run", "--suite", "bank-disputes", "--model", "local", "--conditions", "fault_problem", "--out", str(tmp_path / "r"))
+    result, text = invoke(
+        "run",
+        "--suite",
+        "bank-disputes",
+        "--model",
+        "local",
+        "--conditions",
+        "fault_problem",
+        "--out",
+        str(tmp_path / "r"),
+    )
     assert result.exit_code == 2 and "fault_shape" in text and "fault_problem" in text
 
 
@@ -85,5 +132,7 @@ def test_the_example_grid_loads_and_expands():
 
     from harness.spec import build_spec, load_toml
 
-    spec = build_spec(load_toml(Path(__file__).parents[2] / "configs" / "example-grid.toml"), source="example-grid.toml")
+    spec = build_spec(
+        load_toml(Path(__file__).parents[2] / "configs" / "example-grid.toml"), source="example-grid.toml"
+    )
     assert spec.suite == "tools-bank" and spec.budgets == [4, 8] and spec.env_options["contract"] == "strict"

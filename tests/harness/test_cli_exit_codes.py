@@ -9,11 +9,11 @@ import sys
 import time
 from pathlib import Path
 
+from bank_script import GOLD, answer, customer_message
+from scripted_server import Reply, ScriptedServer
 from typer.testing import CliRunner
 
-from bank_script import GOLD, answer, customer_message
 from harness.cli import app
-from scripted_server import Reply, ScriptedServer
 
 ROOT = Path(__file__).parents[2]
 
@@ -30,8 +30,20 @@ def run_cli(*args: str) -> Ran:
 
 
 def test_no_server_at_the_start_is_one_line_and_exit_3(tmp_path):
-    result = run_cli("--suite", "bank-disputes", "--model", "m", "--endpoint", "http://127.0.0.1:9/v1",
-                     "--conditions", "raw", "--tasks", "1", "--out", str(tmp_path / "run"))
+    result = run_cli(
+        "--suite",
+        "bank-disputes",
+        "--model",
+        "m",
+        "--endpoint",
+        "http://127.0.0.1:9/v1",
+        "--conditions",
+        "raw",
+        "--tasks",
+        "1",
+        "--out",
+        str(tmp_path / "run"),
+    )
     assert result.exit_code == 3, result.output
     assert "cannot start:" in result.output and "Traceback" not in result.output
     assert not (tmp_path / "run" / "run.json").exists()
@@ -40,16 +52,40 @@ def test_no_server_at_the_start_is_one_line_and_exit_3(tmp_path):
 def test_an_unauthorised_server_is_a_start_failure_naming_the_status(tmp_path):
     with ScriptedServer(lambda body: Reply(text="x")) as server:
         server.models_status = 401
-        result = run_cli("--suite", "bank-disputes", "--model", "scripted-model", "--endpoint", server.url,
-                         "--conditions", "raw", "--tasks", "1", "--out", str(tmp_path / "run"))
+        result = run_cli(
+            "--suite",
+            "bank-disputes",
+            "--model",
+            "scripted-model",
+            "--endpoint",
+            server.url,
+            "--conditions",
+            "raw",
+            "--tasks",
+            "1",
+            "--out",
+            str(tmp_path / "run"),
+        )
     assert result.exit_code == 3 and "401" in result.output and "Traceback" not in result.output
     assert "OPENAI_API_KEY" in result.output and "--api-key-env" in result.output
 
 
 def test_harness_errors_exit_4_and_a_resume_still_reports_them(tmp_path):
     out = str(tmp_path / "run")
-    args = ["--suite", "bank-disputes", "--model", "scripted-model", "--conditions", "raw", "--tasks", "2",
-            "--tool-mode", "native", "--out", out]
+    args = [
+        "--suite",
+        "bank-disputes",
+        "--model",
+        "scripted-model",
+        "--conditions",
+        "raw",
+        "--tasks",
+        "2",
+        "--tool-mode",
+        "native",
+        "--out",
+        out,
+    ]
     with ScriptedServer(lambda body: Reply(status=503)) as server:
         first = run_cli(*args, "--endpoint", server.url, "--concurrency", "1")
     assert first.exit_code == 4, first.output
@@ -64,13 +100,40 @@ def test_harness_errors_exit_4_and_a_resume_still_reports_them(tmp_path):
 
 def test_sigterm_stops_cleanly_and_says_how_to_resume(tmp_path):
     out = tmp_path / "run"
-    slow = lambda body: (time.sleep(0.2), answer(GOLD[customer_message(body)], "native"))[1]  # noqa: E731
+
+    def slow(body):
+        time.sleep(0.2)
+        return answer(GOLD[customer_message(body)], "native")
+
     with ScriptedServer(slow) as server:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "harness.cli", "run", "--suite", "bank-disputes", "--model", "scripted-model",
-             "--endpoint", server.url, "--conditions", "raw", "--tasks", "40", "--tool-mode", "native",
-             "--concurrency", "1", "--out", str(out)],
-            cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            [
+                sys.executable,
+                "-m",
+                "harness.cli",
+                "run",
+                "--suite",
+                "bank-disputes",
+                "--model",
+                "scripted-model",
+                "--endpoint",
+                server.url,
+                "--conditions",
+                "raw",
+                "--tasks",
+                "40",
+                "--tool-mode",
+                "native",
+                "--concurrency",
+                "1",
+                "--out",
+                str(out),
+            ],
+            cwd=ROOT,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )
         deadline = time.monotonic() + 60
         while not (out / "records.jsonl").exists() and time.monotonic() < deadline:

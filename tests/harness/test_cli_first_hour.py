@@ -28,9 +28,21 @@ def invoke(*args, env=None):
 def agents_run(tmp_path_factory) -> Path:
     """Two reference agents on two bank tasks under four conditions, in one folder."""
     out = tmp_path_factory.mktemp("agents") / "bank"
-    result, text = invoke("run", "--suite", "bank-disputes", "--model", "agent:gold,agent:reader",
-                          "--conditions", "raw,loc_obs,allowed_prose,allowed_json", "--tasks", "2",
-                          "--tool-mode", "prompt", "--out", out)
+    result, text = invoke(
+        "run",
+        "--suite",
+        "bank-disputes",
+        "--model",
+        "agent:gold,agent:reader",
+        "--conditions",
+        "raw,loc_obs,allowed_prose,allowed_json",
+        "--tasks",
+        "2",
+        "--tool-mode",
+        "prompt",
+        "--out",
+        out,
+    )
     assert result.exit_code == 0, text
     return out
 
@@ -71,10 +83,11 @@ def test_run_without_a_model_names_the_kinds_under_their_headings(tmp_path):
     assert result.exit_code == 2 and len(text.strip().splitlines()) == 1
     assert "embedded: local;" in flat and "GGUF files: gguf:PATH;" in flat
     assert "reference agents: agent:gold, agent:reader, agent:random" in flat
-    presets = flat[flat.index("vLLM presets:"):flat.index("; reference agents")]
+    presets = flat[flat.index("vLLM presets:") : flat.index("; reference agents")]
     assert "gguf" not in presets and "agent:" not in presets and "local" not in presets.split(": ", 1)[1].split(", ")
-    result, text = invoke("run", "--suite", "bank-disputes", "--conditions", "raw", "--model", "nosuch",
-                          "--out", tmp_path / "r")
+    result, text = invoke(
+        "run", "--suite", "bank-disputes", "--conditions", "raw", "--model", "nosuch", "--out", tmp_path / "r"
+    )
     assert result.exit_code == 2 and "'nosuch'" in text and "vLLM presets:" in text
 
 
@@ -86,14 +99,28 @@ def _closed_port() -> int:
 
 def test_a_run_that_never_started_leaves_no_run_folder(tmp_path):
     out = tmp_path / "runs" / "down"
-    args = ["run", "--suite", "bank-disputes", "--model", "served-model", "--conditions", "raw", "--tasks", "1",
-            "--endpoint", f"http://127.0.0.1:{_closed_port()}/v1", "--out", out]
+    args = [
+        "run",
+        "--suite",
+        "bank-disputes",
+        "--model",
+        "served-model",
+        "--conditions",
+        "raw",
+        "--tasks",
+        "1",
+        "--endpoint",
+        f"http://127.0.0.1:{_closed_port()}/v1",
+        "--out",
+        out,
+    ]
     result, text = invoke(*args)
     assert result.exit_code == 3, text
     assert not (tmp_path / "runs").exists()  # no .lock, no transcripts/, not even the parent it made
     # the corrected command (here: the reference agent) starts a fresh run in the same place
-    result, text = invoke("run", "--suite", "bank-disputes", "--model", "agent:gold", "--conditions", "raw",
-                          "--tasks", "1", "--out", out)
+    result, text = invoke(
+        "run", "--suite", "bank-disputes", "--model", "agent:gold", "--conditions", "raw", "--tasks", "1", "--out", out
+    )
     assert result.exit_code == 0 and "1 episodes played, 0 already recorded" in " ".join(text.split()), text
 
 
@@ -103,8 +130,21 @@ def test_a_failed_start_keeps_what_was_there(tmp_path):
     from scripted_server import ScriptedServer
 
     out = tmp_path / "kept"
-    common = ["run", "--suite", "bank-disputes", "--model", "scripted-model", "--conditions", "raw,allowed_json",
-              "--tasks", "1", "--tool-mode", "native", "--out", out]
+    common = [
+        "run",
+        "--suite",
+        "bank-disputes",
+        "--model",
+        "scripted-model",
+        "--conditions",
+        "raw,allowed_json",
+        "--tasks",
+        "1",
+        "--tool-mode",
+        "native",
+        "--out",
+        out,
+    ]
     with ScriptedServer(lambda body: answer(GOLD[customer_message(body)], "native")) as server:
         result, text = invoke(*common, "--endpoint", server.url)
     assert result.exit_code == 0, text

@@ -6,10 +6,10 @@ from typer.testing import CliRunner
 from envs.errors import UserError
 from envs.textworld.errors import GameGenerationError
 from harness.backends.server_proc import MissingExtra
-from harness.errors import ServerStartError
 from harness.backends.vllm_presets import VllmConfigError
 from harness.cli import app
 from harness.cli.common import group
+from harness.errors import ServerStartError
 from harness.spec import SpecError
 from harness.store import RunDirError
 from results import RecordsError, UsageError
@@ -34,12 +34,15 @@ def _failing(exc: Exception):
     return CliRunner().invoke(demo, ["a"])
 
 
-@pytest.mark.parametrize(("exc", "line", "code"), [
-    (UserError("bad [value] 'x'; allowed: y"), "error: bad [value] 'x'; allowed: y\n", 2),
-    (MissingExtra("pip install 'repair-harness[vllm]'"), "error: pip install 'repair-harness[vllm]'\n", 2),
-    (GameGenerationError("seed 3: no quest"), "generation failed: seed 3: no quest\n", 1),
-    (ServerStartError("the server exited on its own."), "error: the server exited on its own.\n", 1),
-])
+@pytest.mark.parametrize(
+    ("exc", "line", "code"),
+    [
+        (UserError("bad [value] 'x'; allowed: y"), "error: bad [value] 'x'; allowed: y\n", 2),
+        (MissingExtra("pip install 'repair-harness[vllm]'"), "error: pip install 'repair-harness[vllm]'\n", 2),
+        (GameGenerationError("seed 3: no quest"), "generation failed: seed 3: no quest\n", 1),
+        (ServerStartError("the server exited on its own."), "error: the server exited on its own.\n", 1),
+    ],
+)
 def test_a_failure_is_one_line_and_its_exit_code(exc, line, code):
     res = _failing(exc)
     assert res.exit_code == code and res.stderr == line and res.stdout == ""

@@ -19,11 +19,14 @@ def invoke(*args, env=None):
     return result, result.stdout + (result.stderr if hasattr(result, "stderr") else "")
 
 
-@pytest.mark.parametrize("missing, flag, allowed", [
-    ("--conditions", "--conditions is required", "allowed_json"),
-    ("--suite", "--suite is required", "bank-disputes"),
-    ("--model", "--model is required", "local"),
-])
+@pytest.mark.parametrize(
+    "missing, flag, allowed",
+    [
+        ("--conditions", "--conditions is required", "allowed_json"),
+        ("--suite", "--suite is required", "bank-disputes"),
+        ("--model", "--model is required", "local"),
+    ],
+)
 def test_a_missing_flag_is_one_line_naming_what_is_allowed(tmp_path, missing, flag, allowed):
     args = {"--suite": "bank-disputes", "--conditions": "raw", "--model": "local"}
     del args[missing]
@@ -45,9 +48,12 @@ def test_help_lists_every_command_with_its_whole_first_sentence():
     """At 80 columns too: the plain help wraps a command's first sentence, never cuts it to "..."."""
     result, text = invoke("--help")
     flat = " ".join(text.split())
-    commands = text[text.index("Commands:"):]
+    commands = text[text.index("Commands:") :]
     assert result.exit_code == 0 and "..." not in commands and max(len(line) for line in text.splitlines()) <= 80
-    assert "report Solved/N with Wilson CIs and paired contrasts; the paper's numbers beside ours where they apply." in flat
+    assert (
+        "report Solved/N with Wilson CIs and paired contrasts; the paper's numbers beside ours where they apply."
+        in flat
+    )
     assert "reproduce Run a published study's grid, then report ours beside theirs." in flat
 
 
@@ -55,15 +61,22 @@ def test_run_help_shows_the_defaults_a_run_uses():
     """`run --help` reads its defaults from harness.defaults and envs.study (no pydantic); RunSpec
     and Decoding must take theirs from there too, never a literal of their own."""
     from envs import study
+    from envs.contract import Decoding
     from harness import defaults
     from harness.types import RunSpec
-    from envs.contract import Decoding
 
-    settings = {(RunSpec, "sample_seeds"): list(defaults.SAMPLE_SEEDS), (RunSpec, "tool_mode"): defaults.TOOL_MODE,
-                (RunSpec, "text_calls"): defaults.TEXT_CALLS, (RunSpec, "backend"): defaults.BACKEND,
-                (RunSpec, "api_key_env"): defaults.API_KEY_ENV, (RunSpec, "concurrency"): defaults.CONCURRENCY,
-                (RunSpec, "out"): defaults.OUT, (Decoding, "temperature"): study.TEMPERATURE,
-                (Decoding, "top_p"): study.TOP_P, (Decoding, "max_tokens"): study.MAX_TOKENS}
+    settings = {
+        (RunSpec, "sample_seeds"): list(defaults.SAMPLE_SEEDS),
+        (RunSpec, "tool_mode"): defaults.TOOL_MODE,
+        (RunSpec, "text_calls"): defaults.TEXT_CALLS,
+        (RunSpec, "backend"): defaults.BACKEND,
+        (RunSpec, "api_key_env"): defaults.API_KEY_ENV,
+        (RunSpec, "concurrency"): defaults.CONCURRENCY,
+        (RunSpec, "out"): defaults.OUT,
+        (Decoding, "temperature"): study.TEMPERATURE,
+        (Decoding, "top_p"): study.TOP_P,
+        (Decoding, "max_tokens"): study.MAX_TOKENS,
+    }
     result, text = invoke("run", "--help", env={"COLUMNS": "200"})
     flat = " ".join(text.split())
     for (model, field), value in settings.items():
@@ -111,21 +124,48 @@ def _transcript_run(tmp_path):
     run = tmp_path / "run"
     (run / "transcripts").mkdir(parents=True)
     opening = [{"role": "system", "content": "You open disputes."}, {"role": "user", "content": "Card 4961, twice."}]
-    feedback = {"role": "user", "content": "Your previous call failed.\n\x1b[31m{\"allowed\": [\"fraud\"]}"}
-    answer = {"text": "", "tool_calls": [{"name": "open_dispute", "arguments": {"reason": "twice"}}],
-              "usage": {"prompt_tokens": 10, "completion_tokens": 5}, "finish_reason": "tool_calls"}
+    feedback = {"role": "user", "content": 'Your previous call failed.\n\x1b[31m{"allowed": ["fraud"]}'}
+    answer = {
+        "text": "",
+        "tool_calls": [{"name": "open_dispute", "arguments": {"reason": "twice"}}],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 5},
+        "finish_reason": "tool_calls",
+    }
     turns = [
-        {"kind": "action", "messages": opening, "answer": answer,
-         "outcome": {"code": "invalid_value", "location": "reason", "observed": "twice", "allowed": ["fraud"],
-                     "message": "not an allowed reason"}},
-        {"kind": "action", "messages": [*opening, {"role": "assistant", "content": ""}, feedback],
-         "answer": {**answer, "text": "[bold]done[/bold]"},
-         "outcome": {"observation": "dispute opened", "done": True, "won": True}},
+        {
+            "kind": "action",
+            "messages": opening,
+            "answer": answer,
+            "outcome": {
+                "code": "invalid_value",
+                "location": "reason",
+                "observed": "twice",
+                "allowed": ["fraud"],
+                "message": "not an allowed reason",
+            },
+        },
+        {
+            "kind": "action",
+            "messages": [*opening, {"role": "assistant", "content": ""}, feedback],
+            "answer": {**answer, "text": "[bold]done[/bold]"},
+            "outcome": {"observation": "dispute opened", "done": True, "won": True},
+        },
     ]
     (run / "transcripts" / "a.json").write_text(json.dumps({"key": {}, "turns": turns}))
-    record = {"suite": "bank-disputes", "task_id": "bank-0000", "model": "local", "condition": "allowed_json",
-              "budget": 4, "sample_seed": 0, "success": True, "end_reason": "won", "model_calls": 2,
-              "final_failure": None, "condition_params": {"tool_mode": "prompt"}, "transcript": "transcripts/a.json"}
+    record = {
+        "suite": "bank-disputes",
+        "task_id": "bank-0000",
+        "model": "local",
+        "condition": "allowed_json",
+        "budget": 4,
+        "sample_seed": 0,
+        "success": True,
+        "end_reason": "won",
+        "model_calls": 2,
+        "final_failure": None,
+        "condition_params": {"tool_mode": "prompt"},
+        "transcript": "transcripts/a.json",
+    }
     (run / "records.jsonl").write_text(json.dumps(record) + "\n")
     return run
 
@@ -148,9 +188,25 @@ def test_run_says_how_many_episodes_and_estimates_the_rest(tmp_path):
     from scripted_server import ScriptedServer
 
     with ScriptedServer(lambda body: answer(GOLD[customer_message(body)], "native")) as server:
-        result, text = invoke("run", "--suite", "bank-disputes", "--model", "scripted-model", "--endpoint", server.url,
-                              "--conditions", "raw,allowed_json", "--tasks", "2", "--tool-mode", "native",
-                              "--concurrency", "1", "--out", tmp_path / "r")
+        result, text = invoke(
+            "run",
+            "--suite",
+            "bank-disputes",
+            "--model",
+            "scripted-model",
+            "--endpoint",
+            server.url,
+            "--conditions",
+            "raw,allowed_json",
+            "--tasks",
+            "2",
+            "--tool-mode",
+            "native",
+            "--concurrency",
+            "1",
+            "--out",
+            tmp_path / "r",
+        )
     flat = " ".join(text.split())
     assert result.exit_code == 0, text
     assert "4 episodes to play, 1 at a time" in flat and "estimate: about" in flat and "for the 1 episode left" in flat
@@ -159,8 +215,18 @@ def test_run_says_how_many_episodes_and_estimates_the_rest(tmp_path):
 def test_the_demo_ends_with_its_folders_and_three_commands_at_80_columns():
     from harness.cli.demo import next_steps
 
-    specs = [build_spec({"suite": suite, "models": ["local"], "conditions": ["raw", "allowed_json"], "tasks": 2,
-                         "out": f"runs/demo/{name}"}) for suite, name in (("bank-disputes", "bank"), ("paper-textworld", "textworld"))]
+    specs = [
+        build_spec(
+            {
+                "suite": suite,
+                "models": ["local"],
+                "conditions": ["raw", "allowed_json"],
+                "tasks": 2,
+                "out": f"runs/demo/{name}",
+            }
+        )
+        for suite, name in (("bank-disputes", "bank"), ("paper-textworld", "textworld"))
+    ]
     lines = next_steps(specs)
     assert max(len(line) for line in lines) <= 80
     assert any("runs/demo/bank" in line and "bank-disputes" in line for line in lines)
@@ -173,9 +239,15 @@ def test_show_a_history_that_folds_feedback_into_the_opening(tmp_path):
     """The paper protocol resends the opening with the previous answer and its feedback appended."""
     run = _transcript_run(tmp_path)
     opening = [{"role": "system", "content": "Reply with JSON."}, {"role": "user", "content": "Objective: take worm."}]
-    folded = [opening[0], {"role": "user", "content": "Objective: take worm.\n\nYour previous answer was:\nxyzzy\n\nBad plan."}]
+    folded = [
+        opening[0],
+        {"role": "user", "content": "Objective: take worm.\n\nYour previous answer was:\nxyzzy\n\nBad plan."},
+    ]
     bad = {"code": "unparseable_plan", "message": "not JSON"}
-    turns = [{"kind": "action", "messages": m, "answer": {"text": "xyzzy"}, "outcome": bad} for m in (opening, folded, folded)]
+    turns = [
+        {"kind": "action", "messages": m, "answer": {"text": "xyzzy"}, "outcome": bad}
+        for m in (opening, folded, folded)
+    ]
     (run / "transcripts" / "a.json").write_text(json.dumps({"key": {}, "turns": turns}))
     result, text = invoke("show", run)
     assert result.exit_code == 0, text

@@ -22,16 +22,21 @@ pytestmark = pytest.mark.slow
 
 def _cli(*args: str) -> subprocess.Popen:
     # SIGINT at its default, as a terminal's foreground job (see test_cli_serve)
-    return subprocess.Popen([sys.executable, "-m", "harness.cli", *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    return subprocess.Popen(
+        [sys.executable, "-m", "harness.cli", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
 
 
 def _server_pid(cli: subprocess.Popen, timeout_s: float = 120) -> int:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        found = subprocess.run(["pgrep", "-P", str(cli.pid), "-f", "harness.backends.llama_entry"],
-                               capture_output=True, text=True).stdout.split()
+        found = subprocess.run(
+            ["pgrep", "-P", str(cli.pid), "-f", "harness.backends.llama_entry"], capture_output=True, text=True
+        ).stdout.split()
         if found:
             return int(found[0])
         assert cli.poll() is None, cli.communicate()
@@ -49,8 +54,25 @@ def _wait_for(path: Path, cli: subprocess.Popen, timeout_s: float = 600) -> None
 
 def test_run_local_killed_by_sigill_mid_run_exits_3_naming_the_signal_the_log_and_the_fix(tmp_path):
     out = tmp_path / "run"
-    cli = _cli("run", "--suite", "tools-travel", "--model", "local", "--conditions", "raw,allowed_json",
-               "--tasks", "4", "--budget", "2", "--max-tokens", "24", "--concurrency", "1", "--out", str(out))
+    cli = _cli(
+        "run",
+        "--suite",
+        "tools-travel",
+        "--model",
+        "local",
+        "--conditions",
+        "raw,allowed_json",
+        "--tasks",
+        "4",
+        "--budget",
+        "2",
+        "--max-tokens",
+        "24",
+        "--concurrency",
+        "1",
+        "--out",
+        str(out),
+    )
     try:
         server = _server_pid(cli)
         _wait_for(out / "records.jsonl", cli)  # mid-run: an episode is recorded, others are still to play
@@ -61,9 +83,12 @@ def test_run_local_killed_by_sigill_mid_run_exits_3_naming_the_signal_the_log_an
     said = stderr
     assert cli.returncode == 3, said
     assert "Traceback" not in said and "Connection error" not in said
-    assert re.search(r"stopped: the model server failed: the embedded llama\.cpp server \(pid \d+\) died during the "
-                     r"run after \d+ s: killed by SIGILL \(illegal instruction: this llama\.cpp build uses CPU "
-                     r"instructions this machine cannot run\)\.", said), said
+    assert re.search(
+        r"stopped: the model server failed: the embedded llama\.cpp server \(pid \d+\) died during the "
+        r"run after \d+ s: killed by SIGILL \(illegal instruction: this llama\.cpp build uses CPU "
+        r"instructions this machine cannot run\)\.",
+        said,
+    ), said
     log = Path(re.search(r"its log: (\S+?)(;| \(empty\))", said).group(1))
     assert log.is_file() and log.stat().st_size > 0
     assert 'fix: install the portable llama.cpp build: CMAKE_ARGS="-DGGML_NATIVE=OFF"' in said

@@ -15,14 +15,14 @@ from pathlib import Path
 
 import inspect_ai.log as inspect_log  # the [inspect] extra is part of [dev]: a missing one fails here
 import pytest
+from bank_script import GOLD, answer, customer_message, failed_attempts
+from scripted_server import Reply, ScriptedServer
 from typer.testing import CliRunner
 
-from bank_script import GOLD, answer, customer_message, failed_attempts
 from harness.cli import app
 from harness.inspect_log import export
 from harness.runner import run
 from harness.spec import build_spec
-from scripted_server import Reply, ScriptedServer
 
 ACCEPTED = {"accepted", "won", "lost", "review"}
 
@@ -34,9 +34,17 @@ def _records(run_dir: Path) -> list[dict]:
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory) -> list[Path]:
     root = tmp_path_factory.mktemp("inspect")
-    agents = build_spec({"suite": "bank-disputes", "models": ["agent:gold", "agent:reader"], "tool_mode": "prompt",
-                         "conditions": ["raw", "allowed_json"], "tasks": 2, "sample_seeds": [3, 5],
-                         "out": str(root / "agents")})
+    agents = build_spec(
+        {
+            "suite": "bank-disputes",
+            "models": ["agent:gold", "agent:reader"],
+            "tool_mode": "prompt",
+            "conditions": ["raw", "allowed_json"],
+            "tasks": 2,
+            "sample_seeds": [3, 5],
+            "out": str(root / "agents"),
+        }
+    )
     asyncio.run(run(agents))
     down = list(GOLD)[2]  # the customer message of the third task (GOLD keeps the suite's order)
 
@@ -51,9 +59,19 @@ def runs(tmp_path_factory) -> list[Path]:
         return reply
 
     with ScriptedServer(responder) as server:
-        spec = build_spec({"suite": "bank-disputes", "models": ["scripted-model"], "endpoints": [server.url],
-                           "conditions": ["raw", "allowed_json"], "tasks": 3, "tool_mode": "native",
-                           "max_retries": 0, "concurrency": 1, "out": str(root / "scripted")})
+        spec = build_spec(
+            {
+                "suite": "bank-disputes",
+                "models": ["scripted-model"],
+                "endpoints": [server.url],
+                "conditions": ["raw", "allowed_json"],
+                "tasks": 3,
+                "tool_mode": "native",
+                "max_retries": 0,
+                "concurrency": 1,
+                "out": str(root / "scripted"),
+            }
+        )
         asyncio.run(run(spec))
     return [root / "agents", root / "scripted"]
 
@@ -69,8 +87,13 @@ def test_every_record_is_its_sample(runs, tmp_path):
     for run_dir in runs:
         seeds = sorted({r["sample_seed"] for r in _records(run_dir)})
         for rec in _records(run_dir):
-            log = next(v for v in logs.values() if v.eval.model == rec["model"]
-                       and v.eval.metadata["condition"] == rec["condition"] and v.eval.task == rec["suite"])
+            log = next(
+                v
+                for v in logs.values()
+                if v.eval.model == rec["model"]
+                and v.eval.metadata["condition"] == rec["condition"]
+                and v.eval.task == rec["suite"]
+            )
             (s,) = [s for s in log.samples if s.id == rec["task_id"] and s.epoch == 1 + seeds.index(rec["sample_seed"])]
             assert s.metadata["sample_seed"] == rec["sample_seed"] and s.metadata["condition"] == rec["condition"]
             if rec["harness_error"]:
@@ -98,7 +121,7 @@ def test_every_record_is_its_sample(runs, tmp_path):
 def test_export_twice_gives_the_same_files(runs, tmp_path):
     a, b = export(runs, tmp_path / "a"), export(runs, tmp_path / "b")
     assert [p.name for p in a.files] == [p.name for p in b.files]
-    assert all(x.read_bytes() == y.read_bytes() for x, y in zip(a.files, b.files))
+    assert all(x.read_bytes() == y.read_bytes() for x, y in zip(a.files, b.files, strict=True))
 
 
 def test_the_cli_counts_logs_and_warns_about_a_run_being_written(runs, tmp_path):

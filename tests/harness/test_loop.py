@@ -12,11 +12,10 @@ import threading
 from typing import Any
 
 from conditions import get_condition
-from envs.contract import Accepted, Action, EpisodeContext, Opening, Outcome, TextAnswer, ToolCall, Violation
+from envs.contract import Accepted, Action, EpisodeContext, Opening, Outcome, TextAnswer, ToolCall, ToolSpec, Violation
 from harness.errors import HarnessError
 from harness.loop import run_episode
 from harness.types import ModelTurn, Usage
-from envs.contract import ToolSpec
 
 TOOL = ToolSpec(name="move", description="move", parameters={"type": "object", "properties": {}})
 
@@ -55,14 +54,24 @@ class FakeBackend:
 class FakeEnv:
     """Wins when `move` targets `goal`; any other target is an `invalid_action` Violation."""
 
-    def __init__(self, goal: str = "east", accepts: frozenset = frozenset({"tool"}), budget_unit: str = "model_calls",
-                 history: str = "full"):
+    def __init__(
+        self,
+        goal: str = "east",
+        accepts: frozenset = frozenset({"tool"}),
+        budget_unit: str = "model_calls",
+        history: str = "full",
+    ):
         self.goal, self.accepts, self.budget_unit, self.history = goal, accepts, budget_unit, history
         self.submitted: list[Action] = []
 
     def reset(self) -> Opening:
-        return Opening(messages=[{"role": "user", "content": "go somewhere"}], tools=[TOOL], accepts=self.accepts,
-                       budget_unit=self.budget_unit, history=self.history)
+        return Opening(
+            messages=[{"role": "user", "content": "go somewhere"}],
+            tools=[TOOL],
+            accepts=self.accepts,
+            budget_unit=self.budget_unit,
+            history=self.history,
+        )
 
     def submit(self, action: Action) -> Outcome:
         self.submitted.append(action)
@@ -71,8 +80,13 @@ class FakeEnv:
             return Accepted(observation="you won", done=True, won=True)
         if target == "wall":
             return Accepted(observation="you bump into a wall")
-        return Violation(code="invalid_action", location="arguments.to", observed=target, allowed=[self.goal],
-                         message="move: to: not possible here")
+        return Violation(
+            code="invalid_action",
+            location="arguments.to",
+            observed=target,
+            allowed=[self.goal],
+            message="move: to: not possible here",
+        )
 
     def close(self) -> None:
         pass
@@ -230,7 +244,7 @@ def test_the_transcript_holds_each_message_once_and_rebuilds_every_request():
         result = play(FakeEnv(), backend, condition, budget=budget)
         turns = result.transcript
         assert full_messages(turns) == backend.requests, condition
-        actions = [(t, full) for t, full in zip(turns, full_messages(turns)) if t["kind"] == "action"]
+        actions = [(t, full) for t, full in zip(turns, full_messages(turns), strict=True) if t["kind"] == "action"]
         # the action turns together hold the last one's conversation once, not every call's again
         assert sum(len(t["messages"]) for t, _ in actions) == len(actions[-1][1]), condition
         assert actions[0][0]["messages_from"] == 0 and all(t["messages_from"] > 0 for t, _ in actions[1:])

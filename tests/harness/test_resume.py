@@ -14,9 +14,28 @@ from scripted_server import ScriptedServer
 
 
 def cli(server, out, tasks):
-    return [sys.executable, "-m", "harness.cli", "run", "--suite", "bank-disputes", "--model", "scripted-model",
-            "--endpoint", server.url, "--conditions", "raw,allowed_json", "--tasks", str(tasks), "--concurrency", "2",
-            "--tool-mode", "native", "--out", str(out)]
+    return [
+        sys.executable,
+        "-m",
+        "harness.cli",
+        "run",
+        "--suite",
+        "bank-disputes",
+        "--model",
+        "scripted-model",
+        "--endpoint",
+        server.url,
+        "--conditions",
+        "raw,allowed_json",
+        "--tasks",
+        str(tasks),
+        "--concurrency",
+        "2",
+        "--tool-mode",
+        "native",
+        "--out",
+        str(out),
+    ]
 
 
 def keys(out):
@@ -71,7 +90,12 @@ def test_server_dying_mid_run_stops_the_run_and_resume_finishes_it(tmp_path):
         return reply
 
     server = ScriptedServer(slow).__enter__()
-    proc = subprocess.Popen(cli(server, out, tasks=15) + ["--concurrency", "1"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        cli(server, out, tasks=15) + ["--concurrency", "1"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     records = out / "records.jsonl"
     deadline = time.time() + 120
     while time.time() < deadline and (not records.exists() or len(records.read_text().splitlines()) < 3):
@@ -85,7 +109,9 @@ def test_server_dying_mid_run_stops_the_run_and_resume_finishes_it(tmp_path):
     assert errors and all(r["success"] is None for r in errors)
     assert len(rows) < 30, "episodes not started were not recorded as anything"
     with ScriptedServer(lambda body: answer(GOLD[customer_message(body)], "native")) as again:
-        done = subprocess.run(cli(again, out, tasks=15) + ["--retry-errors"], capture_output=True, text=True, timeout=300)
+        done = subprocess.run(
+            cli(again, out, tasks=15) + ["--retry-errors"], capture_output=True, text=True, timeout=300
+        )
     assert done.returncode == 0, done.stderr
     after = keys(out)
     assert len(after) == 30 and set(after.values()) == {1}

@@ -16,22 +16,27 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from scripted_server import Reply, ScriptedServer
 
 from harness.errors import StorageError
-from harness.spec import build_spec
-from harness.store import RunDir
 from harness.loop import EpisodeResult
 from harness.recording import build_record
+from harness.spec import build_spec
+from harness.store import RunDir
 from harness.types import EpisodeKey, EpisodeRecord
-from scripted_server import Reply, ScriptedServer
 
 
 def run_cli(*args: str, limit_bytes: int | None = None, timeout: int = 300) -> subprocess.CompletedProcess:
     def limit() -> None:  # `ulimit -f`: a write past it fails with EFBIG, as on a full disk
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit_bytes, limit_bytes))
 
-    return subprocess.run([sys.executable, "-m", "harness.cli", "run", *args], capture_output=True, text=True,
-                          timeout=timeout, preexec_fn=limit if limit_bytes else None)
+    return subprocess.run(
+        [sys.executable, "-m", "harness.cli", "run", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        preexec_fn=limit if limit_bytes else None,
+    )
 
 
 def lines(path: Path) -> list[dict]:
@@ -41,8 +46,9 @@ def lines(path: Path) -> list[dict]:
 
 
 def key_counts(out: Path) -> Counter:
-    return Counter((r["task_id"], r["model"], r["condition"], r["budget"], r["sample_seed"])
-                   for r in lines(out / "records.jsonl"))
+    return Counter(
+        (r["task_id"], r["model"], r["condition"], r["budget"], r["sample_seed"]) for r in lines(out / "records.jsonl")
+    )
 
 
 GOLD = ("--suite", "tools-bank", "--model", "agent:gold,agent:reader", "--conditions", "raw,loc_obs,allowed_json")
@@ -72,8 +78,12 @@ def test_an_append_that_fails_mid_line_leaves_the_file_ending_with_a_whole_recor
     store = RunDir(tmp_path)
     store.open(spec)
     store.start_session({})
-    key = lambda i: EpisodeKey(suite="tools-bank", task_id=f"t{i}", model="agent:gold", condition="raw", budget=4,  # noqa: E731
-                               sample_seed=0)
+
+    def key(i: int) -> EpisodeKey:
+        return EpisodeKey(
+            suite="tools-bank", task_id=f"t{i}", model="agent:gold", condition="raw", budget=4, sample_seed=0
+        )
+
     store.append(_record(key(0)))
     real = os.write
     calls = []
@@ -99,13 +109,26 @@ def _error_run(tmp_path: Path) -> tuple[Path, Path, list[str]]:
     config = tmp_path / "grid.toml"
     config.write_text('max_retries = 0\nconcurrency = 2\ntool_mode = "native"\n')
     out = tmp_path / "run"
-    args = ["--config", str(config), "--suite", "bank-disputes", "--model", "scripted-model", "--conditions",
-            "raw,allowed_json", "--tasks", "10", "--out", str(out)]
+    args = [
+        "--config",
+        str(config),
+        "--suite",
+        "bank-disputes",
+        "--model",
+        "scripted-model",
+        "--conditions",
+        "raw,allowed_json",
+        "--tasks",
+        "10",
+        "--out",
+        str(out),
+    ]
     return config, out, args
 
 
 def test_retry_errors_killed_at_any_moment_loses_and_duplicates_nothing(tmp_path):
-    from bank_script import GOLD as ANSWERS, answer, customer_message
+    from bank_script import GOLD as ANSWERS
+    from bank_script import answer, customer_message
 
     _, out, args = _error_run(tmp_path)
     with ScriptedServer(lambda body: Reply(status=500)) as server:
@@ -135,7 +158,9 @@ def test_retry_errors_killed_at_any_moment_loses_and_duplicates_nothing(tmp_path
     moved = (out / "harness_errors.jsonl").read_text().splitlines()
     assert len(moved) == len(set(moved)) and len(moved) >= 20
     # each first-run error is kept once: the 20 from the 500s, under one move
-    assert len({(json.loads(m)["task_id"], json.loads(m)["condition"], json.loads(m)["moved_by"]) for m in moved}) == len(moved)
+    assert len(
+        {(json.loads(m)["task_id"], json.loads(m)["condition"], json.loads(m)["moved_by"]) for m in moved}
+    ) == len(moved)
     assert "moving_errors" not in json.loads((out / "run.json").read_text())
 
 
@@ -145,8 +170,17 @@ def test_a_move_killed_between_its_steps_is_redone_without_a_second_copy(tmp_pat
     _, out, args = _error_run(tmp_path)
     with ScriptedServer(lambda body: Reply(status=500)) as server:
         assert run_cli(*args, "--endpoint", server.url).returncode == 4
-    spec = build_spec({"suite": "bank-disputes", "models": ["scripted-model"], "conditions": ["raw", "allowed_json"],
-                       "tasks": 10, "tool_mode": "native", "out": str(out), "endpoints": ["http://127.0.0.1:9/v1"]})
+    spec = build_spec(
+        {
+            "suite": "bank-disputes",
+            "models": ["scripted-model"],
+            "conditions": ["raw", "allowed_json"],
+            "tasks": 10,
+            "tool_mode": "native",
+            "out": str(out),
+            "endpoints": ["http://127.0.0.1:9/v1"],
+        }
+    )
     real = store_module.replace_file
 
     def killed_after_the_errors_file(path: Path, data: bytes) -> None:
@@ -184,20 +218,38 @@ def test_a_resume_may_grow_the_grid_and_plays_only_the_new_episodes(tmp_path):
     assert meta["spec"]["tasks"] == 4 and meta["spec"]["conditions"] == ["raw", "allowed_json"]
     assert meta["sessions"][-1]["grid_extended"]["tasks"] == {"from": 2, "to": 4}
     for change, field in ((("--tasks", "3"), "tasks"), (("--temperature", "0.7"), "decoding")):
-        refused = run_cli(*base, "--conditions", "raw,allowed_json", "--model", "agent:gold,agent:reader",
-                          *(("--tasks", "4") if field != "tasks" else ()), *change)
+        refused = run_cli(
+            *base,
+            "--conditions",
+            "raw,allowed_json",
+            "--model",
+            "agent:gold,agent:reader",
+            *(("--tasks", "4") if field != "tasks" else ()),
+            *change,
+        )
         assert refused.returncode == 2 and f"(different: {field})" in refused.stderr, refused.stderr
     assert key_counts(out) == counts
 
 
 def test_credentials_in_an_endpoint_url_are_refused_and_never_printed(tmp_path):
     out = tmp_path / "run"
-    said = run_cli("--suite", "bank-disputes", "--model", "m", "--conditions", "raw", "--out", str(out),
-                   "--endpoint", "http://user:hunter2-secret@127.0.0.1:9/v1")
+    said = run_cli(
+        "--suite",
+        "bank-disputes",
+        "--model",
+        "m",
+        "--conditions",
+        "raw",
+        "--out",
+        str(out),
+        "--endpoint",
+        "http://user:hunter2-secret@127.0.0.1:9/v1",
+    )
     assert said.returncode == 2 and "--api-key-env" in said.stderr and "Traceback" not in said.stderr
     assert "hunter2" not in said.stderr + said.stdout and not out.exists()
     config = tmp_path / "grid.toml"
     config.write_text('endpoints = ["https://me:hunter2-secret@models.example/v1"]\n')
-    said = run_cli("--config", str(config), "--suite", "bank-disputes", "--model", "m", "--conditions", "raw",
-                   "--out", str(out))
+    said = run_cli(
+        "--config", str(config), "--suite", "bank-disputes", "--model", "m", "--conditions", "raw", "--out", str(out)
+    )
     assert said.returncode == 2 and "hunter2" not in said.stderr + said.stdout and not out.exists()

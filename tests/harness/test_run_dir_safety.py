@@ -12,20 +12,29 @@ import time
 from pathlib import Path
 
 import pytest
-
 from bank_script import GOLD, answer, customer_message
+from scripted_server import Reply, ScriptedServer
+
 from harness.errors import StartFailed
 from harness.runner import run
 from harness.spec import SpecError, build_spec
 from harness.store import RunDir, RunDirError
-from scripted_server import Reply, ScriptedServer
 
 SECRET = "sk-test-0123456789abcdef"
 
 
 def spec_for(server_url: str, tmp_path: Path, **kw):
-    values = {"suite": "bank-disputes", "models": ["scripted-model"], "endpoints": [server_url], "conditions": ["raw"],
-              "tasks": 2, "out": str(tmp_path / "run"), "concurrency": 2, "tool_mode": "native", "max_retries": 0}
+    values = {
+        "suite": "bank-disputes",
+        "models": ["scripted-model"],
+        "endpoints": [server_url],
+        "conditions": ["raw"],
+        "tasks": 2,
+        "out": str(tmp_path / "run"),
+        "concurrency": 2,
+        "tool_mode": "native",
+        "max_retries": 0,
+    }
     values.update(kw)
     return build_spec(values)
 
@@ -40,10 +49,17 @@ def play(spec, **kw):
 
 def test_a_second_process_on_the_same_directory_is_refused_naming_the_holder(tmp_path):
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys, time; from harness.store import RunDir; from harness.spec import build_spec;"
-         "d = RunDir(sys.argv[1]); d.open(build_spec({'suite': 'bank-disputes', 'models': ['m'], 'endpoints': ['http://127.0.0.1:9/v1'],"
-         "'conditions': ['raw'], 'out': sys.argv[1]})); print('locked', flush=True); time.sleep(30)", str(tmp_path / "run")],
-        stdout=subprocess.PIPE, text=True, cwd=Path(__file__).parents[2],
+        [
+            sys.executable,
+            "-c",
+            "import sys, time; from harness.store import RunDir; from harness.spec import build_spec;"
+            "d = RunDir(sys.argv[1]); d.open(build_spec({'suite': 'bank-disputes', 'models': ['m'], 'endpoints': ['http://127.0.0.1:9/v1'],"
+            "'conditions': ['raw'], 'out': sys.argv[1]})); print('locked', flush=True); time.sleep(30)",
+            str(tmp_path / "run"),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=Path(__file__).parents[2],
     )
     try:
         assert holder.stdout.readline().strip() == "locked"
@@ -102,8 +118,17 @@ def test_no_server_is_a_start_failure_not_a_traceback(tmp_path):
     assert not Path(spec.out, "run.json").exists()
 
 
-@pytest.mark.parametrize("field,value", [("tasks", -1), ("tasks", 0), ("concurrency", 0), ("concurrency", -3),
-                                         ("feedback_cut", -5), ("endpoints", ["not-a-url"])])
+@pytest.mark.parametrize(
+    "field,value",
+    [
+        ("tasks", -1),
+        ("tasks", 0),
+        ("concurrency", 0),
+        ("concurrency", -3),
+        ("feedback_cut", -5),
+        ("endpoints", ["not-a-url"]),
+    ],
+)
 def test_bad_numbers_and_urls_are_refused(tmp_path, field, value):
     with pytest.raises(SpecError, match=field):
         spec_for("http://127.0.0.1:9/v1", tmp_path, **{field: value})
@@ -134,8 +159,9 @@ def test_out_is_a_file_or_records_are_damaged_in_the_middle(tmp_path):
 
 
 def test_missing_usage_is_unknown_not_zero(tmp_path):
-    with ScriptedServer(lambda body: Reply(text=None, tool_calls=answer(GOLD[customer_message(body)], "native").tool_calls,
-                                           usage=False)) as server:
+    with ScriptedServer(
+        lambda body: Reply(text=None, tool_calls=answer(GOLD[customer_message(body)], "native").tool_calls, usage=False)
+    ) as server:
         spec = spec_for(server.url, tmp_path)
         play(spec)
     rows = records(spec)

@@ -5,17 +5,26 @@ import json
 from pathlib import Path
 
 import pytest
-
 from bank_script import GOLD, answer, customer_message, repairing
+from scripted_server import Reply, ScriptedServer, last_message
+
 from conditions import CONDITIONS
 from harness.runner import run
 from harness.spec import build_spec
-from scripted_server import Reply, ScriptedServer, last_message
 
 
 def spec_for(server, tmp_path, **kw):
-    values = {"suite": "bank-disputes", "models": ["scripted-model"], "endpoints": [server.url], "conditions": ["allowed_json"],
-              "tasks": 3, "out": str(tmp_path / "run"), "concurrency": 2, "tool_mode": "native", "max_retries": 2}
+    values = {
+        "suite": "bank-disputes",
+        "models": ["scripted-model"],
+        "endpoints": [server.url],
+        "conditions": ["allowed_json"],
+        "tasks": 3,
+        "out": str(tmp_path / "run"),
+        "concurrency": 2,
+        "tool_mode": "native",
+        "max_retries": 2,
+    }
     values.update(kw)
     return build_spec(values)
 
@@ -40,7 +49,10 @@ def test_success_on_the_first_call(tmp_path, mode):
         assert r["end_reason"] == "won" and r["prompt_tokens"] == 11 and r["completion_tokens"] == 7
         assert r["calls"][0]["parse_modes"] == (["native"] if mode == "native" else ["tag"])
     if mode == "native":
-        assert server.requests[0]["tool_choice"] == "auto" and server.requests[0]["tools"][0]["function"]["name"] == "open_dispute"
+        assert (
+            server.requests[0]["tool_choice"] == "auto"
+            and server.requests[0]["tools"][0]["function"]["name"] == "open_dispute"
+        )
     else:
         assert "tools" not in server.requests[0] and "<tool_call>" in server.requests[0]["messages"][0]["content"]
 
@@ -62,7 +74,10 @@ def test_repair_after_each_condition(tmp_path, condition):
     # the traceback leaks pydantic's own message, which lists the literal's members
     shows_allowed = CONDITIONS[condition].feedback in {"allowed_prose", "allowed_json", "traceback"}
     assert all(("wrong_amount" in f) == shows_allowed for f in feedback)
-    assert all(r["condition"] == condition and r["condition_params"]["feedback"] == CONDITIONS[condition].feedback for r in rows)
+    assert all(
+        r["condition"] == condition and r["condition_params"]["feedback"] == CONDITIONS[condition].feedback
+        for r in rows
+    )
     if self_check:
         assert any(b["messages"][-1]["content"] == CONDITIONS[condition].review_prompt() for b in server.requests)
 
@@ -78,7 +93,12 @@ def test_budget_exhaustion_records_the_limit(tmp_path):
 
 
 def test_unparseable_and_missing_calls_meet_the_feedback_condition(tmp_path):
-    answers = iter(['<tool_call>{"name": "open_dispute", "arguments": {"card_last4": </tool_call>', "I have opened the dispute for you."])
+    answers = iter(
+        [
+            '<tool_call>{"name": "open_dispute", "arguments": {"card_last4": </tool_call>',
+            "I have opened the dispute for you.",
+        ]
+    )
 
     def responder(body):
         nxt = next(answers, None)
@@ -139,7 +159,9 @@ def test_same_spec_same_server_same_records(tmp_path):
     outs = []
     for i in range(2):
         with ScriptedServer(responder) as server:
-            spec = spec_for(server, tmp_path, out=str(tmp_path / f"run{i}"), conditions=["raw", "allowed_prose"], tasks=4)
+            spec = spec_for(
+                server, tmp_path, out=str(tmp_path / f"run{i}"), conditions=["raw", "allowed_prose"], tasks=4
+            )
             play(spec)
         outs.append(sorted(records(spec), key=lambda r: (r["task_id"], r["condition"])))
 
@@ -202,7 +224,9 @@ def test_native_call_returned_as_text_follows_the_switch(tmp_path, text_calls):
 
 
 def test_episodes_are_spread_over_several_endpoints(tmp_path):
-    respond = lambda body: answer(GOLD[customer_message(body)], "native")  # noqa: E731
+    def respond(body):
+        return answer(GOLD[customer_message(body)], "native")
+
     with ScriptedServer(respond) as a, ScriptedServer(respond) as b:
         spec = spec_for(a, tmp_path, endpoints=[a.url, b.url], tasks=6, concurrency=1)
         play(spec)

@@ -14,8 +14,18 @@ from harness.cli import app
 KEY = "serve-key-5f0c2b9e8d7a6b5c"
 
 
-@pytest.mark.parametrize("host,loop", [("127.0.0.1", True), ("127.3.2.1", True), ("localhost", True), ("::1", True),
-                                       ("0.0.0.0", False), ("10.0.0.5", False), ("example.org", False)])
+@pytest.mark.parametrize(
+    "host,loop",
+    [
+        ("127.0.0.1", True),
+        ("127.3.2.1", True),
+        ("localhost", True),
+        ("::1", True),
+        ("0.0.0.0", False),
+        ("10.0.0.5", False),
+        ("example.org", False),
+    ],
+)
 def test_loopback(host, loop):
     assert is_loopback(host) is loop
 

@@ -18,12 +18,38 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 # third-party packages none of these paths may import
-HEAVY = ("openai", "httpx", "httpx2", "textworld", "numpy", "pandas", "scipy", "statsmodels", "matplotlib", "llama_cpp",
-         "vllm", "torch", "inspect_ai")
+HEAVY = (
+    "openai",
+    "httpx",
+    "httpx2",
+    "textworld",
+    "numpy",
+    "pandas",
+    "scipy",
+    "statsmodels",
+    "matplotlib",
+    "llama_cpp",
+    "vllm",
+    "torch",
+    "inspect_ai",
+)
 # our own modules that bring pydantic models, the spec machinery, model backends, games or analysis
-OURS = ("envs.contract", "envs.tools", "envs.textworld.suite", "harness.types", "harness.spec", "harness.runner",
-        "harness.models", "harness.agents", "harness.backends.local", "harness.backends.server_proc",
-        "harness.backends.vllm_presets", "harness.backends.openai_compat", "harness.inspect_log", "results")
+OURS = (
+    "envs.contract",
+    "envs.tools",
+    "envs.textworld.suite",
+    "harness.types",
+    "harness.spec",
+    "harness.runner",
+    "harness.models",
+    "harness.agents",
+    "harness.backends.local",
+    "harness.backends.server_proc",
+    "harness.backends.vllm_presets",
+    "harness.backends.openai_compat",
+    "harness.inspect_log",
+    "results",
+)
 # `conditions` lists the condition registry, whose entries are pydantic-backed: only that command imports it
 PATHS = {
     "--help": {"forbidden": HEAVY + ("pydantic", "rich"), "ours": OURS + ("conditions",)},
@@ -59,8 +85,14 @@ print(json.dumps({"modules": sorted(sys.modules), "first_importer": first_import
 
 
 def _imports(args: list[str]) -> dict:
-    out = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True, cwd=ROOT,
-                         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "COLUMNS": "120"}, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE, *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "COLUMNS": "120"},
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout.strip().splitlines()[-1])
 

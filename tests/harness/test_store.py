@@ -18,12 +18,21 @@ from harness.types import EpisodeKey
 
 
 def _spec(out):
-    return build_spec({"suite": "bank-disputes", "models": ["m"], "endpoints": ["http://127.0.0.1:9/v1"], "conditions": ["raw"],
-                       "out": str(out)})
+    return build_spec(
+        {
+            "suite": "bank-disputes",
+            "models": ["m"],
+            "endpoints": ["http://127.0.0.1:9/v1"],
+            "conditions": ["raw"],
+            "out": str(out),
+        }
+    )
 
 
 def _record(i: int, text: str = ""):
-    key = EpisodeKey(suite="bank-disputes", task_id=f"bank-{i:04d}", model="m", condition="raw", budget=4, sample_seed=0)
+    key = EpisodeKey(
+        suite="bank-disputes", task_id=f"bank-{i:04d}", model="m", condition="raw", budget=4, sample_seed=0
+    )
     result = EpisodeResult(harness_error=text or None)
     return key, build_record(key, result, run_id="r", condition_params={}, config={}, transcript="")
 
@@ -40,7 +49,9 @@ def test_appends_from_many_threads_are_all_written_once_and_fsynced_in_groups(tm
     real_fsync = os.fsync
     monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd)))
     store = _opened(tmp_path)
-    threads = [threading.Thread(target=lambda k=k: [store.append(_record(k * 50 + i)[1]) for i in range(50)]) for k in range(8)]
+    threads = [
+        threading.Thread(target=lambda k=k: [store.append(_record(k * 50 + i)[1]) for i in range(50)]) for k in range(8)
+    ]
     for t in threads:
         t.start()
     for t in threads:
@@ -67,7 +78,9 @@ def test_a_failed_fsync_stops_the_next_append(tmp_path, monkeypatch):
         store.append(_record(1)[1])
     monkeypatch.undo()
     store.close()  # the disk is back: what was appended is kept
-    assert [json.loads(line)["task_id"] for line in (tmp_path / "run" / "records.jsonl").read_text().splitlines()] == ["bank-0000"]
+    assert [json.loads(line)["task_id"] for line in (tmp_path / "run" / "records.jsonl").read_text().splitlines()] == [
+        "bank-0000"
+    ]
 
 
 def test_appends_after_a_rewrite_go_to_the_new_file(tmp_path):
@@ -87,15 +100,18 @@ def test_appends_after_a_rewrite_go_to_the_new_file(tmp_path):
 SECRET = 'sk-"quoted\\key-0123'
 
 
-@pytest.mark.parametrize("value", [
-    {"plain": "nothing to hide", "n": [1, 2.5, None, True]},
-    {"echo": f"the key was {SECRET} here"},
-    {f"key {SECRET}": "in a key"},
-    {"header": "Authorization: Token abcdef123"},
-    {"bearer": "got bEaReR xyz123456 back"},
-    {"folded": "authorızation: Token abcdef123"},  # dotless i: the patterns' case folding matches it
-    {"russian": "Откройте спор по операции", "lone": "\ud800 surrogate"},
-])
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"plain": "nothing to hide", "n": [1, 2.5, None, True]},
+        {"echo": f"the key was {SECRET} here"},
+        {f"key {SECRET}": "in a key"},
+        {"header": "Authorization: Token abcdef123"},
+        {"bearer": "got bEaReR xyz123456 back"},
+        {"folded": "authorızation: Token abcdef123"},  # dotless i: the patterns' case folding matches it
+        {"russian": "Откройте спор по операции", "lone": "\ud800 surrogate"},
+    ],
+)
 def test_written_text_is_what_the_redacting_walk_writes(tmp_path, value):
     redactor = Redactor([SECRET])
     store = RunDir(tmp_path, redactor)
@@ -119,14 +135,19 @@ def test_save_writes_the_transcript_then_the_record_in_the_runs_one_writer_threa
     store = _opened(tmp_path)
     writers: list[tuple[str, str]] = []  # (thread, what) in the order written
     replace, append_line = store_module.replace_file, store.append_line
-    monkeypatch.setattr(store_module, "replace_file",
-                        lambda path, data: (writers.append((threading.current_thread().name, path.name)), replace(path, data)))
+    monkeypatch.setattr(
+        store_module,
+        "replace_file",
+        lambda path, data: (writers.append((threading.current_thread().name, path.name)), replace(path, data)),
+    )
     store.append_line = lambda line: (writers.append((threading.current_thread().name, "record")), append_line(line))
     pairs = [_record(i) for i in range(12)]
 
     async def main():
-        futures = [store.save(k, {"turns": [{"i": i}], "harness_error": None}, r, lambda exc: None)
-                   for i, (k, r) in enumerate(pairs)]
+        futures = [
+            store.save(k, {"turns": [{"i": i}], "harness_error": None}, r, lambda exc: None)
+            for i, (k, r) in enumerate(pairs)
+        ]
         return await asyncio.gather(*futures)
 
     saved = asyncio.run(main())
@@ -134,7 +155,7 @@ def test_save_writes_the_transcript_then_the_record_in_the_runs_one_writer_threa
     assert saved == [r for _, r in pairs]
     assert {thread for thread, _ in writers} == {writers[0][0]} and writers[0][0].startswith("records")
     assert [what for _, what in writers] == [w for k, _ in pairs for w in (f"{k.slug()}.json", "record")]
-    for i, (k, r) in enumerate(pairs):
+    for i, (k, _) in enumerate(pairs):
         assert json.loads((tmp_path / "run" / store.transcript_name(k)).read_text())["turns"] == [{"i": i}]
     rows = [json.loads(line) for line in (tmp_path / "run" / "records.jsonl").read_text().splitlines()]
     assert [row["task_id"] for row in rows] == [r.task_id for _, r in pairs]
@@ -153,7 +174,9 @@ def test_a_transcript_that_cannot_be_written_becomes_the_episodes_harness_error_
 
     monkeypatch.setattr(store_module, "replace_file", full)
     key, record = _record(1)
-    failed = lambda exc: _record(1, f"recording failed: {exc}")[1]  # noqa: E731
+
+    def failed(exc):
+        return _record(1, f"recording failed: {exc}")[1]
 
     async def main():
         return await store.save(key, {"turns": [], "harness_error": None}, record, failed)

@@ -4,10 +4,11 @@ import asyncio
 import json
 from pathlib import Path
 
+from scripted_server import Reply, ScriptedServer, call
+
 from envs import get_suite
 from harness.runner import run
 from harness.spec import build_spec
-from scripted_server import Reply, ScriptedServer, call
 
 SUITE = get_suite("paper-textworld")
 OPTIONS = SUITE.options_model()
@@ -33,17 +34,31 @@ def test_invalid_plan_then_valid_plan_succeeds_in_two_calls(tmp_path):
         return Reply(text=json.dumps({"answer": {"commands": commands}}))
 
     with ScriptedServer(responder) as server:
-        spec = build_spec({"suite": "paper-textworld", "models": ["scripted-model"], "endpoints": [server.url],
-                           "conditions": ["allowed_prose", "raw"], "task_ids": [f"tw-{s}" for s in SEEDS],
-                           "feedback_cut": 240, "out": str(tmp_path / "run")})
+        spec = build_spec(
+            {
+                "suite": "paper-textworld",
+                "models": ["scripted-model"],
+                "endpoints": [server.url],
+                "conditions": ["allowed_prose", "raw"],
+                "task_ids": [f"tw-{s}" for s in SEEDS],
+                "feedback_cut": 240,
+                "out": str(tmp_path / "run"),
+            }
+        )
         asyncio.run(run(spec))
     rows = records(spec)
     assert len(rows) == 4
     for r in rows:
         assert r["success"] and r["model_calls"] == 2 and r["failure_codes"] == ["invalid_action"] and r["repaired"]
-    retries = [b["messages"][-1]["content"] for b in server.requests if "Your previous answer was" in b["messages"][-1]["content"]]
+    retries = [
+        b["messages"][-1]["content"]
+        for b in server.requests
+        if "Your previous answer was" in b["messages"][-1]["content"]
+    ]
     assert len(retries) == 4
-    assert all(len(b["messages"]) == 2 and "tools" not in b for b in server.requests), "plan protocol: two messages, no tools API"
+    assert all(len(b["messages"]) == 2 and "tools" not in b for b in server.requests), (
+        "plan protocol: two messages, no tools API"
+    )
     prose = [t for t in retries if "allowed values are" in t]
     assert len(prose) == 2 and all(WALK[SEEDS[0]][0] in t or WALK[SEEDS[1]][0] in t for t in prose)
 
@@ -51,12 +66,24 @@ def test_invalid_plan_then_valid_plan_succeeds_in_two_calls(tmp_path):
 def test_step_protocol_budget_counts_tool_calls(tmp_path):
     def responder(body):
         # three game commands in one answer: a step-protocol budget of 2 lets two of them run
-        return Reply(text=None, tool_calls=[call("look", {}, "c0"), call("inventory", {}, "c1"), call("look", {}, "c2")])
+        return Reply(
+            text=None, tool_calls=[call("look", {}, "c0"), call("inventory", {}, "c1"), call("look", {}, "c2")]
+        )
 
     with ScriptedServer(responder) as server:
-        spec = build_spec({"suite": "paper-textworld", "models": ["scripted-model"], "endpoints": [server.url],
-                           "conditions": ["allowed_json"], "task_ids": ["tw-20261051"], "budgets": [2],
-                           "tool_mode": "native", "env_options": {"protocol": "step"}, "out": str(tmp_path / "run")})
+        spec = build_spec(
+            {
+                "suite": "paper-textworld",
+                "models": ["scripted-model"],
+                "endpoints": [server.url],
+                "conditions": ["allowed_json"],
+                "task_ids": ["tw-20261051"],
+                "budgets": [2],
+                "tool_mode": "native",
+                "env_options": {"protocol": "step"},
+                "out": str(tmp_path / "run"),
+            }
+        )
         asyncio.run(run(spec))
     (r,) = records(spec)
     assert r["model_calls"] == 1 and r["tool_calls"] == 2 and r["limit_hit"] and r["success"] is False

@@ -14,22 +14,28 @@ import re
 from pathlib import Path
 
 import pytest
+from scripted_server import Reply, ScriptedServer
 from typer.testing import CliRunner
 
 from envs import get_suite
 from harness.cli import app
-from scripted_server import Reply, ScriptedServer
 
 pytestmark = pytest.mark.slow
 
 DATA = Path(__file__).parents[1] / "data" / "paper-goldens"
 SCENARIOS = ["S1", "S2", "S3", "S4", "S5", "S6", "S7", "S7b", "S8"]
 CONDITIONS = {"RawDiag": "raw", "LocObs": "loc_obs", "SameNL": "allowed_prose", "TypedFields": "allowed_json"}
-VARIANTS = {"raw": "generic+diagnostics", "loc_obs": "location-observed", "allowed_prose": "same-info-natural",
-            "allowed_json": "typed-fields"}
+VARIANTS = {
+    "raw": "generic+diagnostics",
+    "loc_obs": "location-observed",
+    "allowed_prose": "same-info-natural",
+    "allowed_json": "typed-fields",
+}
 SEEDS = [20261051, 20261079, 20261100]
-GOLDENS = {(g["scenario"], CONDITIONS[g["condition"]]): g
-           for g in (json.loads(p.read_text()) for p in sorted((DATA / "runs").glob("*.json")))}
+GOLDENS = {
+    (g["scenario"], CONDITIONS[g["condition"]]): g
+    for g in (json.loads(p.read_text()) for p in sorted((DATA / "runs").glob("*.json")))
+}
 SUITE = get_suite("paper-textworld")
 WALK = {f"textworld-{s}": SUITE.entry(s, SUITE.options_model()).walkthrough for s in [*SEEDS, 20261052]}
 
@@ -69,7 +75,7 @@ def attempt_of(body: dict) -> int:
 
 def pack_of(body: dict) -> dict:
     user = body["messages"][1]["content"]
-    return json.loads(user[user.index("Context pack:\n") + len("Context pack:\n"):])
+    return json.loads(user[user.index("Context pack:\n") + len("Context pack:\n") :])
 
 
 @pytest.fixture(scope="module")
@@ -77,10 +83,29 @@ def played(tmp_path_factory):
     """The issue's command, as written, against the scripted server."""
     out = tmp_path_factory.mktemp("vh") / "run"
     with ScriptedServer(answer, models=SCENARIOS) as server:
-        args = ["run", "--suite", "paper-textworld", "--env", "protocol=veriharness",
-                "--env", f"seeds={','.join(map(str, SEEDS))}", "--model", ",".join(SCENARIOS), "--endpoint", server.url,
-                "--conditions", "raw,loc_obs,allowed_prose,allowed_json", "--budget", "4", "--temperature", "0",
-                "--max-tokens", "512", "--out", str(out)]
+        args = [
+            "run",
+            "--suite",
+            "paper-textworld",
+            "--env",
+            "protocol=veriharness",
+            "--env",
+            f"seeds={','.join(map(str, SEEDS))}",
+            "--model",
+            ",".join(SCENARIOS),
+            "--endpoint",
+            server.url,
+            "--conditions",
+            "raw,loc_obs,allowed_prose,allowed_json",
+            "--budget",
+            "4",
+            "--temperature",
+            "0",
+            "--max-tokens",
+            "512",
+            "--out",
+            str(out),
+        ]
         result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
     records = [json.loads(line) for line in (out / "records.jsonl").read_text().splitlines()]
@@ -104,15 +129,23 @@ def test_all_36_golden_runs_replay_request_for_request(played):
     for (scenario, condition), golden in GOLDENS.items():
         sent = sorted(by_run[(scenario, condition)], key=lambda b: attempt_of(b))
         assert len(sent) == len(golden["calls"]), (scenario, condition)
-        for body, call in zip(sent, golden["calls"]):
+        for body, call in zip(sent, golden["calls"], strict=True):
             want = call["request"]
             assert set(body) == set(want), (scenario, condition, sorted(body))
             assert body["model"] == scenario
-            assert {k: body[k] for k in want if k != "model"} == {k: v for k, v in want.items() if k != "model"}, \
-                (scenario, condition, call["attempt"])
-        rec = next(r for r in records if r["model"] == scenario and r["condition"] == condition
-                   and r["task_id"] == "tw-20261051")
-        assert rec["success"] is golden["verdict"]["success"] and rec["model_calls"] == golden["verdict"]["num_leaf_calls"]
+            assert {k: body[k] for k in want if k != "model"} == {k: v for k, v in want.items() if k != "model"}, (
+                scenario,
+                condition,
+                call["attempt"],
+            )
+        rec = next(
+            r
+            for r in records
+            if r["model"] == scenario and r["condition"] == condition and r["task_id"] == "tw-20261051"
+        )
+        assert (
+            rec["success"] is golden["verdict"]["success"] and rec["model_calls"] == golden["verdict"]["num_leaf_calls"]
+        )
         assert rec["extra"]["prompt_words_user"] == golden["prompt_words"]["per_call"]
         equal += 1
     assert equal == 36
@@ -135,8 +168,11 @@ def test_the_command_form_plays_every_game_with_the_scenarios_verdicts(played):
         assert set(body) == {"model", "messages", "max_tokens", "temperature", "stream"}
         assert body["stream"] is False and body["temperature"] == 0 and body["max_tokens"] == 512
     # the one-command game (20261079): a retry shows its own task id and its own expected values
-    retries = [b for b in requests
-               if pack_of(b)["task_id"] == "textworld-20261079" and "retry_feedback" in pack_of(b)["current_state"]]
+    retries = [
+        b
+        for b in requests
+        if pack_of(b)["task_id"] == "textworld-20261079" and "retry_feedback" in pack_of(b)["current_state"]
+    ]
     assert retries and all("Repair guidance from external gates:" in b["messages"][1]["content"] for b in retries)
 
 
@@ -145,13 +181,20 @@ def _invoke(*args: str) -> tuple[int, str]:
     return result.exit_code, " ".join(result.output.split())
 
 
-@pytest.mark.parametrize("args, allowed", [
-    (["--suite", "paper-textworld", "--env", "protocol=veriplan", "--conditions", "raw"], "'veriharness'"),
-    (["--suite", "bank-disputes", "--env", "protocol=veriharness", "--conditions", "raw"],
-     "paper-textworld (plan | step | veriharness)"),
-    (["--suite", "textworld", "--env", "protocol=veriharness", "--conditions", "raw,self_check"],
-     "allowed: raw, loc_obs, allowed_prose, allowed_json"),
-])
+@pytest.mark.parametrize(
+    "args, allowed",
+    [
+        (["--suite", "paper-textworld", "--env", "protocol=veriplan", "--conditions", "raw"], "'veriharness'"),
+        (
+            ["--suite", "bank-disputes", "--env", "protocol=veriharness", "--conditions", "raw"],
+            "paper-textworld (plan | step | veriharness)",
+        ),
+        (
+            ["--suite", "textworld", "--env", "protocol=veriharness", "--conditions", "raw,self_check"],
+            "allowed: raw, loc_obs, allowed_prose, allowed_json",
+        ),
+    ],
+)
 def test_a_protocol_that_cannot_be_played_exits_2_naming_the_allowed_values(tmp_path, args, allowed):
     code, text = _invoke("run", *args, "--model", "local", "--out", str(tmp_path / "r"))
     assert code == 2 and allowed in text and "Traceback" not in text, text
@@ -166,14 +209,36 @@ def test_reproduce_paper_plays_veriharness_by_default_and_names_the_protocol(tmp
         return Reply(text=json.dumps({"answer": {"commands": WALK["textworld-20261051"]}}))
 
     with ScriptedServer(both, models=["S1"]) as server:
-        code, text = _invoke("reproduce", "paper", "--model", "S1", "--endpoint", server.url, "--games", "2",
-                             "--out", str(tmp_path / "vh"))
+        code, text = _invoke(
+            "reproduce",
+            "paper",
+            "--model",
+            "S1",
+            "--endpoint",
+            server.url,
+            "--games",
+            "2",
+            "--out",
+            str(tmp_path / "vh"),
+        )
         assert code == 0, text
         assert "protocol played: veriharness" in text and "Statistics: the artifact's method" in text
         assert "full_interface" in text and "paper proxy: whitespace words of the user prompts" in text
         records = [json.loads(x) for x in (tmp_path / "vh" / "records.jsonl").read_text().splitlines()]
         assert len(records) == 8 and all(r["success"] and r["model_calls"] == 1 for r in records)
         assert all(r["extra"]["prompt_words_user"] == [546] for r in records if r["task_id"] == "tw-20261051")
-        code, text = _invoke("reproduce", "paper", "--model", "S1", "--endpoint", server.url, "--games", "1",
-                             "--protocol", "plan", "--out", str(tmp_path / "plan"))
+        code, text = _invoke(
+            "reproduce",
+            "paper",
+            "--model",
+            "S1",
+            "--endpoint",
+            server.url,
+            "--games",
+            "1",
+            "--protocol",
+            "plan",
+            "--out",
+            str(tmp_path / "plan"),
+        )
         assert code == 0 and "protocol played: plan" in text, text

@@ -12,7 +12,6 @@ from types import SimpleNamespace
 
 import pytest
 
-
 from harness.types import EpisodeRecord  # noqa: E402
 
 QWEN = "qwen2.5-coder-14b-awq"
@@ -25,26 +24,54 @@ QWEN_SOLVED = {
 }
 
 
-def make_record(task: int | str, condition: str, success: bool | None, *, model: str = QWEN,
-                suite: str = "paper-textworld", budget: int = 4, sample_seed: int = 0,
-                run_id: str = "run-a", calls: int | None = None, **over) -> dict:
+def make_record(
+    task: int | str,
+    condition: str,
+    success: bool | None,
+    *,
+    model: str = QWEN,
+    suite: str = "paper-textworld",
+    budget: int = 4,
+    sample_seed: int = 0,
+    run_id: str = "run-a",
+    calls: int | None = None,
+    **over,
+) -> dict:
     """One record; solved on call 1 = valid first call, solved later = repaired."""
     error = success is None
     calls = calls if calls is not None else (0 if error else (1 if success else budget))
     first_valid = None if error else bool(success and calls == 1)
     fields = dict(
-        run_id=run_id, suite=suite, task_id=f"g{task}" if isinstance(task, int) else task, model=model,
-        condition=condition, budget=budget, sample_seed=sample_seed,
-        condition_params={"feedback_cut": None, "k_allowed": 12}, config={"decoding": {"temperature": 0.0}},
-        success=success, end_reason="harness_error" if error else ("won" if success else "budget"),
-        limit_hit=not error and not success, model_calls=calls, action_calls=calls, review_calls=0,
-        tool_calls=calls, invalid_calls=0 if success else calls, first_call_valid=first_valid,
+        run_id=run_id,
+        suite=suite,
+        task_id=f"g{task}" if isinstance(task, int) else task,
+        model=model,
+        condition=condition,
+        budget=budget,
+        sample_seed=sample_seed,
+        condition_params={"feedback_cut": None, "k_allowed": 12},
+        config={"decoding": {"temperature": 0.0}},
+        success=success,
+        end_reason="harness_error" if error else ("won" if success else "budget"),
+        limit_hit=not error and not success,
+        model_calls=calls,
+        action_calls=calls,
+        review_calls=0,
+        tool_calls=calls,
+        invalid_calls=0 if success else calls,
+        first_call_valid=first_valid,
         repaired=bool(success and calls > 1),
         failure_codes=[] if success or error else ["invalid_action"] * calls,
         final_failure=None if success or error else "invalid_action",
-        prompt_tokens=100 * calls, completion_tokens=20 * calls, prompt_words=70 * calls,
-        latency_s=0.5 * calls, fenced_answers=0, calls=[], extra={"protocol": "plan"},
-        harness_error="HTTP 500 after 4 retries" if error else None, transcript="transcripts/x.json",
+        prompt_tokens=100 * calls,
+        completion_tokens=20 * calls,
+        prompt_words=70 * calls,
+        latency_s=0.5 * calls,
+        fenced_answers=0,
+        calls=[],
+        extra={"protocol": "plan"},
+        harness_error="HTTP 500 after 4 retries" if error else None,
+        transcript="transcripts/x.json",
     )
     fields.update(over)
     return json.loads(EpisodeRecord(**fields).model_dump_json())
@@ -60,24 +87,33 @@ def write_run(run_dir: Path, records: list[dict], run_json: dict | None = None, 
     return run_dir
 
 
-def paper_like_records(model: str = QWEN, solved: dict[str, set[int]] | None = None,
-                       tasks: int = 10, run_id: str = "run-a") -> list[dict]:
+def paper_like_records(
+    model: str = QWEN, solved: dict[str, set[int]] | None = None, tasks: int = 10, run_id: str = "run-a"
+) -> list[dict]:
     solved = solved or QWEN_SOLVED
     out = []
     for cond, wins in solved.items():
         for t in range(tasks):
             # tasks 0 and 1 are won on the first call, later wins take two calls
-            out.append(make_record(t, cond, t in wins, model=model, run_id=run_id,
-                                   calls=(1 if t < 2 else 2) if t in wins else None))
+            out.append(
+                make_record(
+                    t, cond, t in wins, model=model, run_id=run_id, calls=(1 if t < 2 else 2) if t in wins else None
+                )
+            )
     return out
 
 
 @pytest.fixture
 def paper_run(tmp_path: Path) -> Path:
     """One mapped model, the paper's four conditions, ten tasks, one spec."""
-    return write_run(tmp_path / "run-a", paper_like_records(),
-                     run_json={"run_id": "run-a", "spec": {"suite": "paper-textworld", "models": [QWEN],
-                                                           "conditions": list(QWEN_SOLVED)}})
+    return write_run(
+        tmp_path / "run-a",
+        paper_like_records(),
+        run_json={
+            "run_id": "run-a",
+            "spec": {"suite": "paper-textworld", "models": [QWEN], "conditions": list(QWEN_SOLVED)},
+        },
+    )
 
 
 @pytest.fixture
@@ -90,5 +126,6 @@ def two_model_run(tmp_path: Path) -> Path:
 @pytest.fixture
 def kit() -> SimpleNamespace:
     """The builders above, as a fixture (test modules cannot import conftest under importlib mode)."""
-    return SimpleNamespace(make=make_record, write=write_run, paper_like=paper_like_records,
-                           QWEN=QWEN, QWEN_SOLVED=QWEN_SOLVED)
+    return SimpleNamespace(
+        make=make_record, write=write_run, paper_like=paper_like_records, QWEN=QWEN, QWEN_SOLVED=QWEN_SOLVED
+    )

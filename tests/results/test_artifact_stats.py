@@ -10,7 +10,16 @@ import pandas as pd
 import pytest
 
 from results.artifact_stats import (
-    VARIANTS, analyse, bootstrap_ci, budget_lane, holm, mcnemar_exact, paired_values, primary, sampling_lane, sign_flip_p,
+    VARIANTS,
+    analyse,
+    bootstrap_ci,
+    budget_lane,
+    holm,
+    mcnemar_exact,
+    paired_values,
+    primary,
+    sampling_lane,
+    sign_flip_p,
 )
 from results.errors import UsageError
 
@@ -23,10 +32,20 @@ def frame(model: str = "made-up", budget: int = 4, sample_seed: int = 0) -> pd.D
     """The golden's made-up table as our records would hold it (task ids tw-<seed>)."""
     rows = []
     for variant, outcomes in IN["success"].items():
-        for task, ok, calls in zip(IN["tasks_sorted"], outcomes, IN["num_leaf_calls"][variant]):
-            rows.append({"model": model, "condition": OURS[variant], "task_id": task.replace("textworld-", "tw-"),
-                         "success": bool(ok), "model_calls": calls, "budget": budget, "sample_seed": sample_seed,
-                         "prompt_tokens": 100 * calls, "completion_tokens": 10 * calls})
+        for task, ok, calls in zip(IN["tasks_sorted"], outcomes, IN["num_leaf_calls"][variant], strict=True):
+            rows.append(
+                {
+                    "model": model,
+                    "condition": OURS[variant],
+                    "task_id": task.replace("textworld-", "tw-"),
+                    "success": bool(ok),
+                    "model_calls": calls,
+                    "budget": budget,
+                    "sample_seed": sample_seed,
+                    "prompt_tokens": 100 * calls,
+                    "completion_tokens": 10 * calls,
+                }
+            )
     return pd.DataFrame(rows).sample(frac=1.0, random_state=3)  # record order must not matter
 
 
@@ -55,8 +74,10 @@ def test_the_headline_contrast_from_lists():
     base, treat = IN["success"][head["baseline"]], IN["success"][head["treatment"]]
     calls_b, calls_t = IN["num_leaf_calls"][head["baseline"]], IN["num_leaf_calls"][head["treatment"]]
     tasks = IN["tasks_sorted"]
-    got = paired_values({t: (bool(b), bool(x)) for t, b, x in zip(tasks, base, treat)},
-                        {t: (b, x) for t, b, x in zip(tasks, calls_b, calls_t)})
+    got = paired_values(
+        {t: (bool(b), bool(x)) for t, b, x in zip(tasks, base, treat, strict=True)},
+        {t: (b, x) for t, b, x in zip(tasks, calls_b, calls_t, strict=True)},
+    )
     want = {k: v for k, v in OUT["headline_paired"].items() if k not in ("baseline", "treatment")}
     assert got == want
 
@@ -64,7 +85,7 @@ def test_the_headline_contrast_from_lists():
 def test_the_planned_contrasts_with_holm_from_records():
     got = primary(frame())
     assert len(got) == 4
-    for row, want in zip(got, OUT["planned_contrasts_with_holm"]):
+    for row, want in zip(got, OUT["planned_contrasts_with_holm"], strict=True):
         assert row["contrast"] == want["contrast"]
         assert (row["baseline_artifact"], row["treatment_artifact"]) == (want["baseline"], want["treatment"])
         for key, value in want.items():
@@ -84,7 +105,9 @@ def test_lane_designs_and_holm_families():
     # budget lane: raw vs allowed_json only, one test per budget, Holm over the budgets of a model
     lanes = pd.concat([one.assign(budget=b) for b in (2, 4, 6, 8)])
     tests = budget_lane(lanes)
-    assert [(t["budget"], t["baseline"], t["treatment"]) for t in tests] == [(b, "raw", "allowed_json") for b in (2, 4, 6, 8)]
+    assert [(t["budget"], t["baseline"], t["treatment"]) for t in tests] == [
+        (b, "raw", "allowed_json") for b in (2, 4, 6, 8)
+    ]
     assert all(t["holm_p"] == min(1.0, 4 * t["p"]) for t in tests)  # four equal p values: each times 4
     # sampling lane: 3 contrasts over game clusters; identical repeats give the single-seed deltas
     sampled = pd.concat([one.assign(sample_seed=s) for s in (3101, 3102, 3103)])
@@ -94,7 +117,9 @@ def test_lane_designs_and_holm_families():
     report = analyse(one, "primary")
     assert report["method"] == "artifact" and report["protocols"] == ["plan"]
     cost = {c["condition"]: c for c in report["cost"]}
-    assert cost["raw"]["user_prompt_words"] is None and cost["raw"]["tokens"] == 110 * sum(IN["num_leaf_calls"]["generic+diagnostics"])
+    assert cost["raw"]["user_prompt_words"] is None and cost["raw"]["tokens"] == 110 * sum(
+        IN["num_leaf_calls"]["generic+diagnostics"]
+    )
     with pytest.raises(UsageError, match="allowed: primary, budget, sampling"):
         analyse(one, "nope")
     with pytest.raises(UsageError, match="absent from the records"):

@@ -35,8 +35,19 @@ def test_no_module_of_results_or_show_spells_a_column_as_a_string():
     offenders = []
     for path in [*sorted((ROOT / "results").glob("*.py")), ROOT / "harness" / "cli" / "show.py"]:
         for no, line in enumerate(path.read_text().splitlines(), 1):
-            if any(other in line for other in ("meta[", "meta.get(", "spec[", "spec.get(", "transcript[", "transcript.get(",
-                                                 "m.get(", "a.get(")):
+            if any(
+                other in line
+                for other in (
+                    "meta[",
+                    "meta.get(",
+                    "spec[",
+                    "spec.get(",
+                    "transcript[",
+                    "transcript.get(",
+                    "m.get(",
+                    "a.get(",
+                )
+            ):
                 continue
             for name in names:
                 for quoted in (f'["{name}"]', f"['{name}']", f'.get("{name}"'):

@@ -19,13 +19,24 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def call(outcome: str, signature: str = "s", repeats: bool = False, tokens: int | None = 10) -> dict:
-    return {"outcome": outcome, "signature": signature, "repeats_rejected": repeats, "kind": "action",
-            "prompt_tokens": tokens, "completion_tokens": 0 if tokens is not None else None}
+    return {
+        "outcome": outcome,
+        "signature": signature,
+        "repeats_rejected": repeats,
+        "kind": "action",
+        "prompt_tokens": tokens,
+        "completion_tokens": 0 if tokens is not None else None,
+    }
 
 
 def test_a_retry_is_the_attempt_after_a_rejection_and_recovery_counts_attempts():
-    calls = [call("accepted", "a"), call("missing", "b"), call("missing", "b", True), call("literal_error", "c"),
-             call("won", "d")]
+    calls = [
+        call("accepted", "a"),
+        call("missing", "b"),
+        call("missing", "b", True),
+        call("literal_error", "c"),
+        call("won", "d"),
+    ]
     got = episode_columns({"calls": calls, "config": {"decoding": {"temperature": 0.0}}})
     assert got["dyn.retries"] == 3 and got["dyn.identical_retries"] == 1
     assert got["dyn.first_rejection"] == 1 and got["dyn.recovered_after"] == 3
@@ -53,40 +64,83 @@ def test_pass_k_is_tau_benchs_estimator():
 
 
 def run(out: Path, *args: str) -> None:
-    done = subprocess.run([sys.executable, "-m", "harness.cli", "run", "--out", str(out), *args],
-                          capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-m", "harness.cli", "run", "--out", str(out), *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr
 
 
 @pytest.mark.parametrize("suite", ["tools-bank", "tools-calendar", "tools-travel", "bank-disputes", "paper-textworld"])
 def test_stubborn_resubmits_every_time_and_never_recovers(suite, tmp_path):
-    run(tmp_path / "r", "--suite", suite, "--model", "agent:stubborn,agent:gold", "--conditions", "raw,allowed_json",
-        "--tasks", "6")
+    run(
+        tmp_path / "r",
+        "--suite",
+        suite,
+        "--model",
+        "agent:stubborn,agent:gold",
+        "--conditions",
+        "raw,allowed_json",
+        "--tasks",
+        "6",
+    )
     rows = build_report(load(tmp_path / "r")).dynamics
     stubborn = [r for r in rows if r.model == "agent:stubborn"]
     assert stubborn and all(r.retries > 0 and r.identical_resubmission == 1.0 for r in stubborn)
     assert all(v == 0.0 for r in stubborn for v in r.recovery_at.values())
     gold = [r for r in rows if r.model == "agent:gold"]
     # gold is never rejected: nothing to count is null, never 0
-    assert gold and all(r.retries == 0 and r.identical_resubmission is None and r.preventable_share is None
-                        and set(r.recovery_at.values()) == {None} for r in gold)
+    assert gold and all(
+        r.retries == 0
+        and r.identical_resubmission is None
+        and r.preventable_share is None
+        and set(r.recovery_at.values()) == {None}
+        for r in gold
+    )
 
 
 def test_the_report_agrees_with_a_recount_from_the_records_alone(tmp_path):
     out = tmp_path / "three"
-    run(out, "--suite", "tools-travel", "--model", "agent:stubborn,agent:reader,agent:random", "--conditions",
-        "raw,loc_obs,allowed_json", "--tasks", "8", "--seeds", "0,1,2", "--temperature", "0.7")
-    report = json.loads(subprocess.run([sys.executable, "-m", "harness.cli", "report", str(out), "--format", "json"],
-                                       capture_output=True, text=True, check=True).stdout)
-    script = subprocess.run([sys.executable, str(ROOT / "tests" / "recompute_dynamics.py"), str(out)],
-                            capture_output=True, text=True, check=True).stdout
+    run(
+        out,
+        "--suite",
+        "tools-travel",
+        "--model",
+        "agent:stubborn,agent:reader,agent:random",
+        "--conditions",
+        "raw,loc_obs,allowed_json",
+        "--tasks",
+        "8",
+        "--seeds",
+        "0,1,2",
+        "--temperature",
+        "0.7",
+    )
+    report = json.loads(
+        subprocess.run(
+            [sys.executable, "-m", "harness.cli", "report", str(out), "--format", "json"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    )
+    script = subprocess.run(
+        [sys.executable, str(ROOT / "tests" / "recompute_dynamics.py"), str(out)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     recount = {(r["condition"], r["model"]): r for r in map(json.loads, script.splitlines())}
     assert len(report["dynamics"]) == len(recount) == 9
     for row in report["dynamics"]:
         mine = recount[(row["condition"], row["model"])]
         assert row["retries"] == mine["retries"] and row["episodes_with_rejection"] == mine["episodes_with_rejection"]
-        for ours, theirs in ((row["identical_resubmission"], mine["identical_resubmission"]),
-                             (row["recovery_at"]["1"], mine["recovery_at_1"])):
+        for ours, theirs in (
+            (row["identical_resubmission"], mine["identical_resubmission"]),
+            (row["recovery_at"]["1"], mine["recovery_at_1"]),
+        ):
             assert (ours is None) == (theirs is None) and (ours is None or ours == pytest.approx(theirs, abs=1e-6))
         assert len(row["pass_k"]) == 3 and row["pass_k_flat"] is False  # sampling on: seeds differ
     assert any(r["identical_resubmission"] not in (None, 0.0, 1.0) for r in report["dynamics"])

@@ -35,27 +35,47 @@ def _record(rng: random.Random, model: str, seed: int, task: int, cond: str) -> 
     error = rng.random() < 0.05
     success = None if error else rng.random() < P_SOLVE[cond]
     n_calls = 0 if error else (rng.randint(1, 4) if success else 4)
-    calls = [{"kind": "action", "prompt_tokens": rng.randint(600, 1400), "completion_tokens": rng.randint(10, 80),
-              "latency_s": round(rng.uniform(0.2, 2.0), 4), "outcome": "won" if success and i == n_calls - 1
-              else rng.choice(["invalid_action", "bad_json"])} for i in range(n_calls)]
+    calls = [
+        {
+            "kind": "action",
+            "prompt_tokens": rng.randint(600, 1400),
+            "completion_tokens": rng.randint(10, 80),
+            "latency_s": round(rng.uniform(0.2, 2.0), 4),
+            "outcome": "won" if success and i == n_calls - 1 else rng.choice(["invalid_action", "bad_json"]),
+        }
+        for i in range(n_calls)
+    ]
     codes = [c["outcome"] for c in calls if c["outcome"] != "won"]
     unknown_usage = not error and rng.random() < 0.03
     rec = {
-        "schema_version": 1, "run_id": "golden", "suite": "paper-textworld", "task_id": f"g{task:03d}",
-        "model": model, "condition": cond, "budget": 4, "sample_seed": seed,
-        "condition_params": {"feedback": cond, "cut": 240}, "config": {"decoding": {"temperature": 0.3 if seed else 0.0}},
-        "model_id": model, "success": success,
+        "schema_version": 1,
+        "run_id": "golden",
+        "suite": "paper-textworld",
+        "task_id": f"g{task:03d}",
+        "model": model,
+        "condition": cond,
+        "budget": 4,
+        "sample_seed": seed,
+        "condition_params": {"feedback": cond, "cut": 240},
+        "config": {"decoding": {"temperature": 0.3 if seed else 0.0}},
+        "model_id": model,
+        "success": success,
         "end_reason": "harness_error" if error else ("won" if success else "budget"),
-        "limit_hit": not error and not success, "model_calls": n_calls, "invalid_calls": len(codes),
+        "limit_hit": not error and not success,
+        "model_calls": n_calls,
+        "invalid_calls": len(codes),
         "first_call_valid": None if error else n_calls == 1 and bool(success),
-        "repaired": bool(success and n_calls > 1), "failure_codes": codes,
+        "repaired": bool(success and n_calls > 1),
+        "failure_codes": codes,
         "final_failure": None if success or error else codes[-1],
         "prompt_tokens": None if unknown_usage else sum(c["prompt_tokens"] for c in calls),
         "completion_tokens": sum(c["completion_tokens"] for c in calls),
         "usage_missing": int(unknown_usage),
         "prompt_words": sum(c["prompt_tokens"] for c in calls) // 2,
-        "latency_s": round(sum(c["latency_s"] for c in calls), 4), "fenced_answers": rng.randint(0, 1),
-        "calls": calls, "extra": {"protocol": "plan"},
+        "latency_s": round(sum(c["latency_s"] for c in calls), 4),
+        "fenced_answers": rng.randint(0, 1),
+        "calls": calls,
+        "extra": {"protocol": "plan"},
         "harness_error": "HTTP 500 after 4 retries" if error else None,
     }
     if rng.random() < 0.1:  # an older record: fields added since are absent, not null
@@ -73,8 +93,17 @@ def records(seed: int = 15) -> list[dict]:
                     out.append(_record(rng, model, s, task, cond))
     # a harness error that a resume retried with success: the episode counts once, as ok
     retried = next(r for r in out if r["success"] is None)
-    out.append({**retried, "success": True, "end_reason": "won", "harness_error": None, "limit_hit": False,
-                "model_calls": 1, "first_call_valid": True})
+    out.append(
+        {
+            **retried,
+            "success": True,
+            "end_reason": "won",
+            "harness_error": None,
+            "limit_hit": False,
+            "model_calls": 1,
+            "first_call_valid": True,
+        }
+    )
     return out
 
 

@@ -35,11 +35,14 @@ def test_report_formats(app: typer.Typer, two_model_run: Path) -> None:
         assert res.exit_code == 0 and marker in res.stdout
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["--format", "xml"], "unknown format 'xml'; allowed: table, md, csv, latex, json"),
-    (["--contrasts", "allowed_json-traceback"], "condition 'traceback' absent from the records"),
-    (["--by", "colour"], "unknown --by column 'colour'"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--format", "xml"], "unknown format 'xml'; allowed: table, md, csv, latex, json"),
+        (["--contrasts", "allowed_json-traceback"], "condition 'traceback' absent from the records"),
+        (["--by", "colour"], "unknown --by column 'colour'"),
+    ],
+)
 def test_bad_arguments_exit_2(app: typer.Typer, paper_run: Path, args: list[str], message: str) -> None:
     res = run(app, "report", paper_run, *args)
     assert res.exit_code == 2
@@ -50,10 +53,16 @@ def test_bad_arguments_exit_2(app: typer.Typer, paper_run: Path, args: list[str]
 def test_bad_records_exit_2(kit, app: typer.Typer, tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     mixed = kit.write(tmp_path / "mixed", [kit.make(1, "raw", True), kit.make(2, "raw", True, run_id="other")])
-    for target, message in ((tmp_path / "empty", "no records.jsonl"), (mixed, "several runs mixed"),
-                            (tmp_path / "nowhere", "no such run directory")):
-        for cmd in (["report", target], ["plot", target, "--out", tmp_path / "f"],
-                    ["export", target, "--parquet", tmp_path / "x.parquet"]):
+    for target, message in (
+        (tmp_path / "empty", "no records.jsonl"),
+        (mixed, "several runs mixed"),
+        (tmp_path / "nowhere", "no such run directory"),
+    ):
+        for cmd in (
+            ["report", target],
+            ["plot", target, "--out", tmp_path / "f"],
+            ["export", target, "--parquet", tmp_path / "x.parquet"],
+        ):
             res = run(app, *cmd)
             assert res.exit_code == 2, (cmd, res.output)
             assert message in res.stderr and "Traceback" not in res.output

@@ -10,8 +10,8 @@ import pytest
 
 from results import UsageError, contrasts, load, pair, parse_contrasts
 from results.contrasts import holm, mcnemar_exact
-from results.resampling import cluster_bootstrap, paired_bootstrap, percentile_ci, sign_flip_p
 from results.paper import PLANNED_CONTRASTS
+from results.resampling import cluster_bootstrap, paired_bootstrap, percentile_ci, sign_flip_p
 
 
 def binom_two_sided(b: int, c: int) -> float:
@@ -19,7 +19,9 @@ def binom_two_sided(b: int, c: int) -> float:
     return min(1.0, 2 * sum(comb(n, i) for i in range(k + 1)) / 2**n)
 
 
-@pytest.mark.parametrize(("b", "c", "p"), [(1, 8, 20 / 512), (0, 5, 2 / 32), (3, 3, 1.0), (0, 0, 1.0), (6, 1, 16 / 128)])
+@pytest.mark.parametrize(
+    ("b", "c", "p"), [(1, 8, 20 / 512), (0, 5, 2 / 32), (3, 3, 1.0), (0, 0, 1.0), (6, 1, 16 / 128)]
+)
 def test_mcnemar_exact_by_hand(b: int, c: int, p: float) -> None:
     assert mcnemar_exact(b, c) == pytest.approx(p)
     assert mcnemar_exact(b, c) == pytest.approx(binom_two_sided(b, c))
@@ -82,9 +84,14 @@ def test_planned_contrasts_on_the_fixture(paper_run: Path) -> None:
         assert row["test"] == "mcnemar_exact" and row["lane"] == "paired"
         assert row["ci_low"] <= row["diff"] <= row["ci_high"]
     # Holm over the four: 0.0625*4, 0.125*3, 0.21875*2, 1*1
-    assert table["p_holm"].to_dict() == pytest.approx({
-        "allowed_prose-raw": 0.4375, "allowed_json-raw": 0.375,
-        "allowed_json-allowed_prose": 1.0, "allowed_json-loc_obs": 0.25})
+    assert table["p_holm"].to_dict() == pytest.approx(
+        {
+            "allowed_prose-raw": 0.4375,
+            "allowed_json-raw": 0.375,
+            "allowed_json-allowed_prose": 1.0,
+            "allowed_json-loc_obs": 0.25,
+        }
+    )
     # calls: allowed_json uses 2 calls where raw used 4 on tasks 3..8 and 4 vs 2 on task 9
     row = table.loc["allowed_json-raw"]
     assert row["calls_diff"] == pytest.approx((6 * -2 + 2) / 10)
@@ -108,8 +115,11 @@ def test_unpaired_rows_are_reported(kit, tmp_path: Path) -> None:
     row = res.table.set_index("model").loc[kit.QWEN]
     assert (row["n_pairs"], row["n_unpaired"], row["a_only"], row["b_only"]) == (3, 2, 2, 0)
     lost = res.unpaired
-    assert sorted(zip(lost["task_id"], lost["status_a"], lost["status_b"])) == [
-        ("g0", "ok", "harness_error"), ("g3", "missing", "ok"), ("g4", "missing", "ok")]
+    assert sorted(zip(lost["task_id"], lost["status_a"], lost["status_b"], strict=True)) == [
+        ("g0", "ok", "harness_error"),
+        ("g3", "missing", "ok"),
+        ("g4", "missing", "ok"),
+    ]
     m2 = res.table.set_index("model").loc["m2"]
     assert m2["n_pairs"] == 0 and np.isnan(m2["p_value"])
     paired, unpaired = pair(df, "allowed_json", "raw")

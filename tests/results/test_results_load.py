@@ -8,10 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from results.dynamics import episode_columns
-
 import results
 from results import RecordsError, load
+from results.dynamics import episode_columns
 
 
 def test_one_row_per_episode_with_every_field(paper_run: Path) -> None:
@@ -35,8 +34,17 @@ def test_records_file_path_and_several_dirs(kit, tmp_path: Path, paper_run: Path
 
 
 def test_only_key_fields_and_success_are_needed(kit, tmp_path: Path) -> None:
-    minimal = [{"suite": "s", "task_id": "t1", "model": "m", "condition": "raw", "budget": 4,
-                "sample_seed": 0, "success": True}]
+    minimal = [
+        {
+            "suite": "s",
+            "task_id": "t1",
+            "model": "m",
+            "condition": "raw",
+            "budget": 4,
+            "sample_seed": 0,
+            "success": True,
+        }
+    ]
     df = load(kit.write(tmp_path / "min", minimal))
     assert df.loc[0, "success"] is True
     assert results.summary(df).loc[0, "solved"] == 1
@@ -97,11 +105,14 @@ def test_same_episode_twice(kit, tmp_path: Path, paper_run: Path) -> None:
         load([paper_run, kit.write(tmp_path / "again", kit.paper_like()[:1])])
 
 
-@pytest.mark.parametrize(("field", "value", "message"), [
-    ("budget", "4", "budget must be an integer"),
-    ("success", "yes", "success must be true, false or null"),
-    ("task_id", "", "task_id must be a non-empty string"),
-])
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("budget", "4", "budget must be an integer"),
+        ("success", "yes", "success must be true, false or null"),
+        ("task_id", "", "task_id must be a non-empty string"),
+    ],
+)
 def test_wrong_key_types(kit, tmp_path: Path, field: str, value: object, message: str) -> None:
     rec = kit.make(1, "raw", True)
     rec[field] = value
@@ -127,8 +138,11 @@ def test_results_imports_nothing_from_harness() -> None:
     for file in pkg.glob("*.py"):
         tree = ast.parse(file.read_text())
         for node in ast.walk(tree):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
-                [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else ([node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            )
             assert not any(n == "harness" or n.startswith("harness.") for n in names), file
 
 
@@ -161,8 +175,19 @@ def test_records_of_different_layouts_give_the_frame_of_one_dict_per_row(kit, tm
     recs = kit.paper_like()[:3]
     recs[1]["extra"] = {"protocol": "plan", "only_here": [1, 2]}  # a nested field only one record has
     del recs[2]["model_calls"]  # absent here, present elsewhere
-    recs.append({"suite": "paper-textworld", "task_id": "g9", "model": kit.QWEN, "condition": "raw",
-                 "budget": 4, "sample_seed": 0, "success": None, "run_id": "run-a", "late": "x"})
+    recs.append(
+        {
+            "suite": "paper-textworld",
+            "task_id": "g9",
+            "model": kit.QWEN,
+            "condition": "raw",
+            "budget": 4,
+            "sample_seed": 0,
+            "success": None,
+            "run_id": "run-a",
+            "late": "x",
+        }
+    )
     recs.append({**recs[0], "task_id": "g8"})  # the first layout again after others
     run = kit.write(tmp_path / "layouts", recs)
     df = load(run)
@@ -213,18 +238,48 @@ def test_loading_some_columns_gives_those_columns_of_the_full_frame(kit, tmp_pat
     recs = kit.paper_like()[:3]
     recs[1]["extra"] = {"protocol": "plan", "only_here": [1, 2]}
     del recs[2]["model_calls"]
-    recs.append({"suite": "paper-textworld", "task_id": "g9", "model": kit.QWEN, "condition": "raw",
-                 "budget": 4, "sample_seed": 0, "success": None, "run_id": "run-a", "late": "x"})
+    recs.append(
+        {
+            "suite": "paper-textworld",
+            "task_id": "g9",
+            "model": kit.QWEN,
+            "condition": "raw",
+            "budget": 4,
+            "sample_seed": 0,
+            "success": None,
+            "run_id": "run-a",
+            "late": "x",
+        }
+    )
     # the same fields in another order, and the first layout again after the others
     recs.append(dict(reversed(list({**recs[0], "task_id": "g7"}.items()))))
     recs.append({**recs[0], "task_id": "g8"})
     run = kit.write(tmp_path / "layouts", recs)
     full = load(run)
-    for columns in (["model_calls", "extra.only_here", "late", "condition_params.k_allowed"],
-                    ["extra.protocol"], ["nowhere"], []):
+    for columns in (
+        ["model_calls", "extra.only_here", "late", "condition_params.k_allowed"],
+        ["extra.protocol"],
+        ["nowhere"],
+        [],
+    ):
         some = load(run, columns=columns)
-        kept = [c for c in full.columns if c in {*columns, "suite", "task_id", "model", "condition", "budget",
-                                                  "sample_seed", "constrain", "success", "run_dir"}]
+        kept = [
+            c
+            for c in full.columns
+            if c
+            in {
+                *columns,
+                "suite",
+                "task_id",
+                "model",
+                "condition",
+                "budget",
+                "sample_seed",
+                "constrain",
+                "success",
+                "run_dir",
+            }
+        ]
         assert list(some.columns) == kept
         pd.testing.assert_frame_equal(some, full[kept])
         assert some.attrs["fields"] == tuple(full.columns)

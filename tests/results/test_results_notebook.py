@@ -8,9 +8,9 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from nbclient import NotebookClient
 
 from results.plots import FIGURES
-from nbclient import NotebookClient
 
 NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "reproduce_paper.ipynb"
 
@@ -41,7 +41,10 @@ def test_default_folders_are_where_demo_and_reproduce_write(tmp_path: Path, monk
 
     (tmp_path / "notebooks").mkdir()
     assert inspect.signature(demo.demo).parameters["out"].default.default == Path("runs/demo")
-    assert _defaults(tmp_path, monkeypatch) == [str(Path("..") / "runs/demo/textworld"), str(Path("..") / "runs/demo/bank")]
+    assert _defaults(tmp_path, monkeypatch) == [
+        str(Path("..") / "runs/demo/textworld"),
+        str(Path("..") / "runs/demo/bank"),
+    ]
     (tmp_path / "runs" / "paper-primary-local").mkdir(parents=True)  # `reproduce paper --model local`'s folder
     assert _defaults(tmp_path, monkeypatch) == [str(Path("..") / "runs/paper-primary-local")]
 
@@ -61,16 +64,21 @@ def venv_kernel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     return "python3"
 
 
-def test_notebook_rebuilds_tables_and_figures(two_model_run: Path, tmp_path: Path, venv_kernel: str,
-                                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_notebook_rebuilds_tables_and_figures(
+    two_model_run: Path, tmp_path: Path, venv_kernel: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     figs = tmp_path / "figs"
     monkeypatch.setenv("RUN_DIR", str(two_model_run))
     monkeypatch.setenv("FIG_DIR", str(figs))
     nb = nbformat.read(NOTEBOOK, as_version=4)
     NotebookClient(nb, kernel_name=venv_kernel, timeout=300, resources={"metadata": {"path": str(tmp_path)}}).execute()
     text = "\n".join(
-        str(out.get("text", "")) + str(out.get("data", {}).get("text/plain", "")) + str(out.get("data", {}).get("text/markdown", ""))
-        for cell in nb.cells if cell.cell_type == "code" for out in cell.outputs
+        str(out.get("text", ""))
+        + str(out.get("data", {}).get("text/plain", ""))
+        + str(out.get("data", {}).get("text/markdown", ""))
+        for cell in nb.cells
+        if cell.cell_type == "code"
+        for out in cell.outputs
     )
     assert "80 episodes" in text and "harness errors: 0" in text
     assert "| allowed_json | qwen2.5-coder-14b-awq | 9/10 |" in text  # the report, in markdown
@@ -79,27 +87,48 @@ def test_notebook_rebuilds_tables_and_figures(two_model_run: Path, tmp_path: Pat
     images = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if "image/png" in o.get("data", {})]
     assert len(images) == len(FIGURES)
     assert sorted(p.name for p in figs.iterdir()) == sorted(
-        f"{n}.{e}" for n in ("success_by_condition", "success_vs_budget", "tokens_per_success", "repair_funnel", "repair_dynamics",
-                             "failure_codes") for e in ("png", "pdf"))
+        f"{n}.{e}"
+        for n in (
+            "success_by_condition",
+            "success_vs_budget",
+            "tokens_per_success",
+            "repair_funnel",
+            "repair_dynamics",
+            "failure_codes",
+        )
+        for e in ("png", "pdf")
+    )
 
 
-def test_notebook_on_a_run_the_harness_recorded(tmp_path: Path, venv_kernel: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_notebook_on_a_run_the_harness_recorded(
+    tmp_path: Path, venv_kernel: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The notebook on real records: a paper-protocol grid the runner plays against the scripted server."""
     import asyncio
     import json
 
+    from scripted_server import Reply, ScriptedServer
+
     from harness.runner import run
     from harness.spec import build_spec
-    from scripted_server import Reply, ScriptedServer
 
     def responder(body):  # a bad first plan, then one valid command: the game stays unfinished
         retry = "Your previous answer was" in body["messages"][-1]["content"]
         return Reply(text=json.dumps({"answer": {"commands": ["look"] if retry else ["xyzzy"]}}))
 
     with ScriptedServer(responder) as server:
-        spec = build_spec({"suite": "paper-textworld", "models": ["scripted-model"], "endpoints": [server.url],
-                           "conditions": ["raw", "loc_obs", "allowed_prose", "allowed_json"], "tasks": 2,
-                           "budgets": [2], "feedback_cut": 240, "out": str(tmp_path / "run")})
+        spec = build_spec(
+            {
+                "suite": "paper-textworld",
+                "models": ["scripted-model"],
+                "endpoints": [server.url],
+                "conditions": ["raw", "loc_obs", "allowed_prose", "allowed_json"],
+                "tasks": 2,
+                "budgets": [2],
+                "feedback_cut": 240,
+                "out": str(tmp_path / "run"),
+            }
+        )
         asyncio.run(run(spec))
     monkeypatch.setenv("RUN_DIR", spec.out)
     monkeypatch.setenv("FIG_DIR", str(tmp_path / "figs"))
@@ -107,7 +136,9 @@ def test_notebook_on_a_run_the_harness_recorded(tmp_path: Path, venv_kernel: str
     NotebookClient(nb, kernel_name=venv_kernel, timeout=300, resources={"metadata": {"path": str(tmp_path)}}).execute()
     text = "\n".join(
         str(out.get("text", "")) + str(out.get("data", {}).get("text/markdown", ""))
-        for cell in nb.cells if cell.cell_type == "code" for out in cell.outputs
+        for cell in nb.cells
+        if cell.cell_type == "code"
+        for out in cell.outputs
     )
     assert "8 episodes" in text and "| allowed_json | scripted-model | 0/2 |" in text
     assert len(list((tmp_path / "figs").iterdir())) == 2 * len(FIGURES)

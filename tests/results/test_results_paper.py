@@ -40,12 +40,15 @@ def test_lanes_publish_no_numbers() -> None:
     assert paper.SAMPLING_LANE_SEEDS == (3101, 3102, 3103)
 
 
-@pytest.mark.parametrize(("ours", "theirs"), [
-    ("qwen2.5-coder-14b-awq", "Qwen2.5-Coder-14B"),
-    ("Qwen/Qwen2.5-Coder-14B-Instruct-AWQ", "Qwen2.5-Coder-14B"),
-    ("llama-3.1-8b-awq", "Llama-3.1-8B"),
-    ("hugging-quants/Meta-Llama-3.1-8B-Instruct-AWQ-INT4", "Llama-3.1-8B"),
-])
+@pytest.mark.parametrize(
+    ("ours", "theirs"),
+    [
+        ("qwen2.5-coder-14b-awq", "Qwen2.5-Coder-14B"),
+        ("Qwen/Qwen2.5-Coder-14B-Instruct-AWQ", "Qwen2.5-Coder-14B"),
+        ("llama-3.1-8b-awq", "Llama-3.1-8B"),
+        ("hugging-quants/Meta-Llama-3.1-8B-Instruct-AWQ-INT4", "Llama-3.1-8B"),
+    ],
+)
 def test_model_map(ours: str, theirs: str) -> None:
     assert paper.paper_model(ours).label == theirs
 

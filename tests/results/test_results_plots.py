@@ -41,7 +41,9 @@ def test_budget_figure_with_several_budgets(kit, tmp_path: Path) -> None:
 
 
 def test_titles_say_what_and_an_unsolved_run_says_so(kit, tmp_path: Path) -> None:
-    recs = [kit.make(t, c, False, suite="bank-disputes", model="local") for c in ("raw", "allowed_json") for t in range(3)]
+    recs = [
+        kit.make(t, c, False, suite="bank-disputes", model="local") for c in ("raw", "allowed_json") for t in range(3)
+    ]
     df = load(kit.write(tmp_path / "none", recs))
     for name, make in FIGURES.items():
         fig = make(df)
@@ -53,8 +55,14 @@ def test_titles_say_what_and_an_unsolved_run_says_so(kit, tmp_path: Path) -> Non
 
 
 def test_failure_codes_count_how_each_episode_ended(kit, tmp_path: Path) -> None:
-    recs = [kit.make(0, "raw", True), kit.make(1, "raw", False), kit.make(2, "raw", None),
-            kit.make(0, "allowed_json", False), kit.make(1, "allowed_json", False), kit.make(2, "allowed_json", True)]
+    recs = [
+        kit.make(0, "raw", True),
+        kit.make(1, "raw", False),
+        kit.make(2, "raw", None),
+        kit.make(0, "allowed_json", False),
+        kit.make(1, "allowed_json", False),
+        kit.make(2, "allowed_json", True),
+    ]
     fig = FIGURES["failure_codes"](load(kit.write(tmp_path / "f", recs)))
     ax = fig.axes[0]
     by_label = {}
@@ -65,8 +73,11 @@ def test_failure_codes_count_how_each_episode_ended(kit, tmp_path: Path) -> None
 
 
 def _texts(fig) -> str:
-    return " ".join([t.get_text() for ax in fig.axes for t in ax.texts] + [ax.get_title() for ax in fig.axes]
-                    + [fig._suptitle.get_text()])
+    return " ".join(
+        [t.get_text() for ax in fig.axes for t in ax.texts]
+        + [ax.get_title() for ax in fig.axes]
+        + [fig._suptitle.get_text()]
+    )
 
 
 def _demo_like(kit, tmp_path: Path) -> Path:
@@ -77,10 +88,23 @@ def _demo_like(kit, tmp_path: Path) -> Path:
         for cond in ("raw", "allowed_json"):
             for t in range(2):
                 recs.append(kit.make(t, cond, False, suite=suite, model="local", prompt_tokens=500))
-                recs.append(kit.make(t, cond, True, suite=suite, model="agent:gold", prompt_tokens=0,
-                                     completion_tokens=0, calls=1))
-                recs.append(kit.make(t, cond, cond == "allowed_json", suite=suite, model="agent:reader",
-                                     prompt_tokens=0, completion_tokens=0, calls=2))
+                recs.append(
+                    kit.make(
+                        t, cond, True, suite=suite, model="agent:gold", prompt_tokens=0, completion_tokens=0, calls=1
+                    )
+                )
+                recs.append(
+                    kit.make(
+                        t,
+                        cond,
+                        cond == "allowed_json",
+                        suite=suite,
+                        model="agent:reader",
+                        prompt_tokens=0,
+                        completion_tokens=0,
+                        calls=2,
+                    )
+                )
                 recs.append(kit.make(t, cond, None, suite=suite, model="vllm-down"))
     return kit.write(tmp_path / "demo", recs)
 
@@ -100,8 +124,11 @@ def test_a_panel_of_harness_errors_only_says_no_data_never_0_solved(kit, tmp_pat
         assert not panel.patches and not panel.lines, name  # nothing drawn
         assert "0 solved" not in panel.get_title()
         assert any("no data (harness errors)" in t.get_text() for t in panel.texts), name
-        assert {m for m in ("local", "agent:gold", "agent:reader") if any(m in ax.get_title() for ax in fig.axes)} \
-            == {"local", "agent:gold", "agent:reader"}, name  # no model dropped without a word
+        assert {m for m in ("local", "agent:gold", "agent:reader") if any(m in ax.get_title() for ax in fig.axes)} == {
+            "local",
+            "agent:gold",
+            "agent:reader",
+        }, name  # no model dropped without a word
 
 
 def test_notes_sit_outside_the_data(kit, tmp_path: Path) -> None:

@@ -17,11 +17,25 @@ def test_json_structure_and_paper_cells(two_model_run: Path) -> None:
     out = render_report(load(two_model_run), fmt="json")
     report = json.loads(out)
     assert report["schema"] == SCHEMA
-    assert sorted(report) == ["cells", "contrasts", "dynamics", "failures", "gaps", "headline", "meta", "references", "schema",
-                              "unpaired"]
+    assert sorted(report) == [
+        "cells",
+        "contrasts",
+        "dynamics",
+        "failures",
+        "gaps",
+        "headline",
+        "meta",
+        "references",
+        "schema",
+        "unpaired",
+    ]
     assert report["meta"]["contrast_source"] == "planned"
-    assert report["meta"]["contrasts"] == ["allowed_prose-raw", "allowed_json-raw", "allowed_json-allowed_prose",
-                                           "allowed_json-loc_obs"]
+    assert report["meta"]["contrasts"] == [
+        "allowed_prose-raw",
+        "allowed_json-raw",
+        "allowed_json-allowed_prose",
+        "allowed_json-loc_obs",
+    ]
     cells = {(c["model"], c["condition"]): c for c in report["cells"]}
     local = cells[("local", "raw")]["paper"]
     assert local["note"] == "different model, no published reference"
@@ -55,8 +69,12 @@ def test_json_is_stable(paper_run: Path) -> None:
 
 
 def test_contrasts_asked_and_by(kit, tmp_path: Path) -> None:
-    recs = [kit.make(t, c, t < (3 if c == "raw" else 6), budget=b) for b in (2, 4) for c in ("raw", "allowed_json")
-            for t in range(8)]
+    recs = [
+        kit.make(t, c, t < (3 if c == "raw" else 6), budget=b)
+        for b in (2, 4)
+        for c in ("raw", "allowed_json")
+        for t in range(8)
+    ]
     df = load(kit.write(tmp_path / "b", recs))
     report = build_report(df, contrasts="allowed_json-raw", by=["model", "budget"])
     assert report.meta.group_by == ["model", "budget"]
@@ -99,8 +117,12 @@ def test_harness_errors_shown(kit, tmp_path: Path) -> None:
 
 
 def test_sampling_lane_in_the_report(kit, tmp_path: Path) -> None:
-    recs = [kit.make(t, c, (t + s) % 3 != 0 or c == "allowed_json", sample_seed=s)
-            for t in range(4) for s in (3101, 3102, 3103) for c in ("raw", "allowed_json")]
+    recs = [
+        kit.make(t, c, (t + s) % 3 != 0 or c == "allowed_json", sample_seed=s)
+        for t in range(4)
+        for s in (3101, 3102, 3103)
+        for c in ("raw", "allowed_json")
+    ]
     report = build_report(load(kit.write(tmp_path / "s", recs)))
     row = report.contrasts[0]
     assert (row.contrast, row.lane, row.test, row.n_tasks) == ("allowed_json-raw", "sampling", "sign_flip", 4)
@@ -123,15 +145,19 @@ def test_table_at_80_columns_keeps_every_condition_and_its_ci_whole(two_model_ru
     assert len(cells) == 8
     for c in cells:
         # the condition name and its rate with the whole CI share one row of the model's table
-        assert any(line.startswith(c.condition + " ") and f"{c.solved}/{c.n}" in line and _ci_text(c.solved, c.n) in line
-                   for line in lines), (c.condition, c.model)
+        assert any(
+            line.startswith(c.condition + " ") and f"{c.solved}/{c.n}" in line and _ci_text(c.solved, c.n) in line
+            for line in lines
+        ), (c.condition, c.model)
     assert "rate [95% CI]" in text and "left out at 80 columns" in text
     wide = render_report(df, fmt="table", width=220)
     assert "left out" not in wide and "tokens/success" in wide and "words/success" in wide
 
 
 def test_reference_tables_only_where_they_apply(kit, tmp_path: Path, two_model_run: Path) -> None:
-    recs = [kit.make(t, c, t == 0, suite="bank-disputes", model="local") for c in ("raw", "allowed_json") for t in range(4)]
+    recs = [
+        kit.make(t, c, t == 0, suite="bank-disputes", model="local") for c in ("raw", "allowed_json") for t in range(4)
+    ]
     bank = render_report(load(kit.write(tmp_path / "bank", recs)), fmt="table", width=120)
     assert "paper" not in bank and "budget lane" not in bank and "Self-Reflective" not in bank
     assert "PAPER.md" not in bank
@@ -147,13 +173,28 @@ def test_report_of_its_columns_only_is_the_full_report(kit, tmp_path: Path, by: 
     """The report CLI loads `report_columns(by)` only: every column the report reads must be among them."""
     from results.report import report_columns
 
-    recs = [kit.make(t, c, (t + s) % 3 != 0 or c == "allowed_json", sample_seed=s, budget=b,
-                     usage_missing=int(t == 1), prompt_tokens=None if t == 1 else 100, fenced_answers=t % 2)
-            for t in range(5) for s in (3101, 3102) for b in (2, 4) for c in ("raw", "loc_obs", "allowed_json")]
+    recs = [
+        kit.make(
+            t,
+            c,
+            (t + s) % 3 != 0 or c == "allowed_json",
+            sample_seed=s,
+            budget=b,
+            usage_missing=int(t == 1),
+            prompt_tokens=None if t == 1 else 100,
+            fenced_answers=t % 2,
+        )
+        for t in range(5)
+        for s in (3101, 3102)
+        for b in (2, 4)
+        for c in ("raw", "loc_obs", "allowed_json")
+    ]
     recs += [kit.make(7, c, None) for c in ("raw", "allowed_json")]
     run = kit.write(tmp_path / "cols", recs)
     full = render_report(load(run), by=by, fmt="json", contrasts="allowed_json-raw,loc_obs-raw")
-    some = render_report(load(run, columns=report_columns(by)), by=by, fmt="json", contrasts="allowed_json-raw,loc_obs-raw")
+    some = render_report(
+        load(run, columns=report_columns(by)), by=by, fmt="json", contrasts="allowed_json-raw,loc_obs-raw"
+    )
     assert some == full
     assert json.loads(some)["cells"] and json.loads(some)["contrasts"]
 

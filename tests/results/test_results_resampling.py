@@ -80,13 +80,19 @@ def exact_sign_flip_p(d: np.ndarray) -> float:
 def test_sign_flip_by_binomial_counts_matches_the_exact_null(seed: int) -> None:
     # per-task mean differences of a 3-seed lane: multiples of 1/3 (and some halves)
     rng = np.random.default_rng(seed)
-    d = rng.choice([-1, -2 / 3, -1 / 3, 0, 1 / 3, 2 / 3, 1, 0.5], size=60, p=[.1, .1, .1, .2, .15, .15, .1, .1])
+    d = rng.choice([-1, -2 / 3, -1 / 3, 0, 1 / 3, 2 / 3, 1, 0.5], size=60, p=[0.1, 0.1, 0.1, 0.2, 0.15, 0.15, 0.1, 0.1])
     exact = exact_sign_flip_p(d)
     p = sign_flip_p(d, n_resamples=20_000, seed=seed)
     assert p == pytest.approx(exact, abs=4 * np.sqrt(exact * (1 - exact) / 20_000) + 1e-4)
     # scipy's test on the same data agrees within Monte-Carlo noise as well
-    res = permutation_test((d,), lambda x, axis: np.mean(x, axis=axis), permutation_type="samples",
-                           vectorized=True, n_resamples=20_000, rng=np.random.default_rng(seed))
+    res = permutation_test(
+        (d,),
+        lambda x, axis: np.mean(x, axis=axis),
+        permutation_type="samples",
+        vectorized=True,
+        n_resamples=20_000,
+        rng=np.random.default_rng(seed),
+    )
     assert p == pytest.approx(res.pvalue, abs=8 * np.sqrt(exact * (1 - exact) / 20_000) + 1e-4)
 
 
@@ -102,8 +108,14 @@ def test_sign_flip_extremes_and_ties() -> None:
 
 def test_sign_flip_with_many_magnitudes_is_scipy_in_batches() -> None:
     d = np.random.default_rng(7).normal(0.1, 1, size=MAX_TYPES + 100)
-    unbatched = permutation_test((d,), lambda x, axis: np.mean(x, axis=axis), permutation_type="samples",
-                                 vectorized=True, n_resamples=2_000, rng=np.random.default_rng(9)).pvalue
+    unbatched = permutation_test(
+        (d,),
+        lambda x, axis: np.mean(x, axis=axis),
+        permutation_type="samples",
+        vectorized=True,
+        n_resamples=2_000,
+        rng=np.random.default_rng(9),
+    ).pvalue
     for chunk in (2 * d.size, 10**7):  # one resample per batch, all at once
         assert sign_flip_p(d, n_resamples=2_000, seed=9, chunk=chunk) == pytest.approx(unbatched, abs=0)
 
@@ -143,6 +155,7 @@ def test_resampling_draws_are_bounded_by_chunk_not_by_pairs(monkeypatch: pytest.
                 out = method(*args, **kwargs)
                 shapes.append(np.shape(out))
                 return out
+
             return call
 
     binary = np.random.default_rng(0).choice([-1.0, 0.0, 1.0], size=50_000)

@@ -16,11 +16,26 @@ def _run(path, episodes):
     for task, answers, success, prompt in episodes:
         rel = f"transcripts/{task}.json"
         (path / rel).write_text(json.dumps({"turns": [{"answer": {"text": a}} for a in answers]}))
-        lines.append(json.dumps({
-            "suite": "bank-disputes", "task_id": task, "model": "local", "condition": "raw", "budget": 1,
-            "sample_seed": 0, "success": success, "model_id": "m", "failure_codes": [] if success else ["no_action"],
-            "prompt_tokens": sum(prompt), "completion_tokens": 5 * len(answers), "latency_s": 1.0,
-            "calls": [{"prompt_tokens": p} for p in prompt], "transcript": rel}))
+        lines.append(
+            json.dumps(
+                {
+                    "suite": "bank-disputes",
+                    "task_id": task,
+                    "model": "local",
+                    "condition": "raw",
+                    "budget": 1,
+                    "sample_seed": 0,
+                    "success": success,
+                    "model_id": "m",
+                    "failure_codes": [] if success else ["no_action"],
+                    "prompt_tokens": sum(prompt),
+                    "completion_tokens": 5 * len(answers),
+                    "latency_s": 1.0,
+                    "calls": [{"prompt_tokens": p} for p in prompt],
+                    "transcript": rel,
+                }
+            )
+        )
     (path / "records.jsonl").write_text("\n".join(lines) + "\n")
     return path
 

@@ -72,9 +72,13 @@ def test_by_budget_and_auto_split(kit, tmp_path: Path) -> None:
 
 
 def test_failure_taxonomy(kit, tmp_path: Path) -> None:
-    recs = [kit.make(0, "raw", False, final_failure="unparseable_plan"),
-            kit.make(1, "raw", False), kit.make(2, "raw", False), kit.make(3, "raw", True),
-            kit.make(4, "raw", None)]
+    recs = [
+        kit.make(0, "raw", False, final_failure="unparseable_plan"),
+        kit.make(1, "raw", False),
+        kit.make(2, "raw", False),
+        kit.make(3, "raw", True),
+        kit.make(4, "raw", None),
+    ]
     tax = failure_taxonomy(load(kit.write(tmp_path / "f", recs)))
     assert tax[["final_failure", "count"]].values.tolist() == [["invalid_action", 2], ["unparseable_plan", 1]]
     assert tax["share"].tolist() == pytest.approx([2 / 3, 1 / 3])

@@ -45,15 +45,23 @@ class VeriharnessEnv:
         self._closed = False
 
     def _messages(self) -> list[dict[str, str]]:
-        msgs = prompt.messages(self.entry, self.variant, self.options.max_commands, self.ctx.budget, self.attempt,
-                               self.feedback)
+        msgs = prompt.messages(
+            self.entry, self.variant, self.options.max_commands, self.ctx.budget, self.attempt, self.feedback
+        )
         self._words = prompt.words(msgs[1]["content"])
         return msgs
 
     def reset(self) -> Opening:
         self.attempt, self.feedback, self.calls = 0, [], []
-        return Opening(messages=self._messages(), tools=[], history="last", accepts=frozenset({"text"}),
-                       echo_chars=self.options.echo_chars, retry="env", decoding=self.decoding)
+        return Opening(
+            messages=self._messages(),
+            tools=[],
+            history="last",
+            accepts=frozenset({"text"}),
+            echo_chars=self.options.echo_chars,
+            retry="env",
+            decoding=self.decoding,
+        )
 
     def retry_messages(self, feedback: list[str]) -> list[dict[str, str]]:
         """The next request after a rejected attempt: the task context with the condition's lines."""
@@ -69,24 +77,37 @@ class VeriharnessEnv:
         results = run_gates(parsed.leaf, self.task_id, self.model, self.options.max_commands, self.options.k_allowed)
         failures = [(r.gate, f) for r in results for f in r.failures]
         # per answered call; the prompt built after the last answer of a spent budget is never sent
-        self.calls.append({"attempt": self.attempt, "prompt_words_user": self._words, "fenced": parsed.fenced,
-                           "parsed": parsed.parse_error is None,
-                           "gate_failures": [f"{gate}.{f.code}" for gate, f in failures]})
+        self.calls.append(
+            {
+                "attempt": self.attempt,
+                "prompt_words_user": self._words,
+                "fenced": parsed.fenced,
+                "parsed": parsed.parse_error is None,
+                "gate_failures": [f"{gate}.{f.code}" for gate, f in failures],
+            }
+        )
         self.attempt += 1
         if accepted(results):
             return Accepted(observation="Every gate passed: the plan completes the objective.", done=True, won=True)
         gate, first = next((r.gate, f) for r in results if r.hard for f in r.failures)
         shown = fields(gate, first, parsed.leaf, self.task_id, None)
-        report = GateReport(leaf=parsed.leaf, results=tuple(results), task_id=self.task_id,
-                            echo_chars=self.options.echo_chars)
+        report = GateReport(
+            leaf=parsed.leaf, results=tuple(results), task_id=self.task_id, echo_chars=self.options.echo_chars
+        )
         # raw: every gate's own message, as the artifact's validator wrote it
         raw = "\n".join(f"{gate}.{f.code}: {f.message}" for gate, f in failures)
         return Violation.gate_failure(first.code, first.message, shown["location"], shown["observed"], raw, report)
 
     def reference(self) -> list[Action]:
         """The walkthrough in the full LeafOutput envelope every gate accepts."""
-        leaf = {"task_id": self.task_id, "answer": json.dumps({"commands": list(self.entry.walkthrough)}),
-                "artifacts": [stimuli.REQUIRED_ARTIFACT], "claims": [], "self_assessment": {}, "done": True}
+        leaf = {
+            "task_id": self.task_id,
+            "answer": json.dumps({"commands": list(self.entry.walkthrough)}),
+            "artifacts": [stimuli.REQUIRED_ARTIFACT],
+            "claims": [],
+            "self_assessment": {},
+            "done": True,
+        }
         return [TextAnswer(text=json.dumps(leaf))]
 
     def record_extra(self) -> dict[str, Any]:
@@ -95,12 +116,19 @@ class VeriharnessEnv:
         answered = self.calls
         words = [c["prompt_words_user"] for c in answered]
         return {
-            "protocol": PROTOCOL, "artifact_task_id": self.task_id, "variant": self.variant,
-            "game_seed": self.entry.seed, "fence_strip": self.options.fence_strip,
-            "fenced_answers": sum(c["fenced"] for c in answered), "fenced": [c["fenced"] for c in answered],
-            "value_cut": self.cut, "echo_chars": self.options.echo_chars, "request_keys": sorted(keys),
+            "protocol": PROTOCOL,
+            "artifact_task_id": self.task_id,
+            "variant": self.variant,
+            "game_seed": self.entry.seed,
+            "fence_strip": self.options.fence_strip,
+            "fenced_answers": sum(c["fenced"] for c in answered),
+            "fenced": [c["fenced"] for c in answered],
+            "value_cut": self.cut,
+            "echo_chars": self.options.echo_chars,
+            "request_keys": sorted(keys),
             # the paper's cost proxy: whitespace words of each call's user prompt (system line excluded)
-            "prompt_words_user": words, "prompt_words_user_total": sum(words),
+            "prompt_words_user": words,
+            "prompt_words_user_total": sum(words),
             "gate_failures": [c["gate_failures"] for c in answered],
         }
 

@@ -35,8 +35,11 @@ def _location(gate: str, f: Failure, cut: int | None) -> str:
 def _expected(f: Failure, task_id: str, cut: int | None) -> str:
     if "expected" in f.details:
         return short(f.details["expected"], cut)
-    return {"artifact_missing": s.REQUIRED_ARTIFACT, "empty_answer": s.EXPECTED_EMPTY_ANSWER,
-            "task_id_mismatch": task_id}.get(f.code, s.EXPECTED_DEFAULT)
+    return {
+        "artifact_missing": s.REQUIRED_ARTIFACT,
+        "empty_answer": s.EXPECTED_EMPTY_ANSWER,
+        "task_id_mismatch": task_id,
+    }.get(f.code, s.EXPECTED_DEFAULT)
 
 
 def _observed(f: Failure, leaf: LeafOutput, cut: int | None) -> str:
@@ -51,5 +54,9 @@ def _observed(f: Failure, leaf: LeafOutput, cut: int | None) -> str:
 
 
 def fields(gate: str, f: Failure, leaf: LeafOutput, task_id: str, cut: int | None) -> dict[str, str]:
-    return {"label": f"{gate}.{f.code}", "location": _location(gate, f, cut),
-            "expected": _expected(f, task_id, cut), "observed": _observed(f, leaf, cut)}
+    return {
+        "label": f"{gate}.{f.code}",
+        "location": _location(gate, f, cut),
+        "expected": _expected(f, task_id, cut),
+        "observed": _observed(f, leaf, cut),
+    }

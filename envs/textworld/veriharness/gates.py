@@ -45,6 +45,7 @@ class GateReport:
     """One rejected attempt as the veriharness feedback renderers read it (a Violation's `detail`):
     the parsed envelope, every gate's result, the task id the prompt named, how much of the
     answer a retry echoes."""
+
     leaf: LeafOutput
     results: tuple[GateResult, ...]
     task_id: str
@@ -56,7 +57,9 @@ def schema_gate(leaf: LeafOutput, task_id: str) -> GateResult:
     if leaf.task_id != task_id:
         out.append(Failure("task_id_mismatch", s.MSG_TASK_ID_MISMATCH))
     if leaf.self_assessment.get("parse_error"):
-        out.append(Failure("schema_invalid", s.MSG_SCHEMA_INVALID, {"parse_error": leaf.self_assessment["parse_error"]}))
+        out.append(
+            Failure("schema_invalid", s.MSG_SCHEMA_INVALID, {"parse_error": leaf.self_assessment["parse_error"]})
+        )
     if leaf.self_assessment.get("client_error"):
         out.append(Failure("client_error", s.MSG_CLIENT_ERROR, {"client_error": leaf.self_assessment["client_error"]}))
     if not leaf.answer:
@@ -92,36 +95,70 @@ def _fail(code: str, message: str, **details: Any) -> GateResult:
 def textworld_gate(leaf: LeafOutput, model: GameModel, max_steps: int, k_allowed: int | None) -> GateResult:
     commands = _answer_object(leaf.answer).get("commands")
     if not isinstance(commands, list) or not all(isinstance(c, str) for c in commands):
-        return _fail("action_plan_invalid", s.MSG_PLAN_INVALID, location=s.LOCATION_COMMANDS,
-                     expected=s.EXPECTED_PLAN_INVALID, observed=commands)
+        return _fail(
+            "action_plan_invalid",
+            s.MSG_PLAN_INVALID,
+            location=s.LOCATION_COMMANDS,
+            expected=s.EXPECTED_PLAN_INVALID,
+            observed=commands,
+        )
     if not commands:
-        return _fail("command_missing", s.MSG_COMMAND_MISSING, location=f"{s.LOCATION_COMMANDS}[0]",
-                     expected=s.EXPECTED_COMMAND_MISSING, observed=commands)
+        return _fail(
+            "command_missing",
+            s.MSG_COMMAND_MISSING,
+            location=f"{s.LOCATION_COMMANDS}[0]",
+            expected=s.EXPECTED_COMMAND_MISSING,
+            observed=commands,
+        )
     if len(commands) > max_steps:
-        return _fail("turn_budget_exceeded", s.MSG_TURN_BUDGET.format(n=len(commands), max_steps=max_steps),
-                     location=s.LOCATION_COMMANDS, expected=s.EXPECTED_TURN_BUDGET.format(max_steps=max_steps),
-                     observed=len(commands))
+        return _fail(
+            "turn_budget_exceeded",
+            s.MSG_TURN_BUDGET.format(n=len(commands), max_steps=max_steps),
+            location=s.LOCATION_COMMANDS,
+            expected=s.EXPECTED_TURN_BUDGET.format(max_steps=max_steps),
+            observed=len(commands),
+        )
     game = model.start()
     for index, raw in enumerate(commands):
         command = raw.strip()
         if command not in game.admissible:
             shown = game.admissible if k_allowed is None else game.admissible[:k_allowed]
-            return _fail("action_invalid", s.MSG_ACTION_INVALID.format(index=index),
-                         location=f"{s.LOCATION_COMMANDS}[{index}]", expected=list(shown), observed=command)
+            return _fail(
+                "action_invalid",
+                s.MSG_ACTION_INVALID.format(index=index),
+                location=f"{s.LOCATION_COMMANDS}[{index}]",
+                expected=list(shown),
+                observed=command,
+            )
         game.step(command)
         if game.won:
             return GateResult("textworld")
         if game.lost:
-            return _fail("game_lost", s.MSG_GAME_LOST, location=f"{s.LOCATION_COMMANDS}[{index}]",
-                         expected=s.EXPECTED_GAME_LOST, observed=command)
-    return _fail("quest_incomplete", s.MSG_QUEST_INCOMPLETE, location=s.LOCATION_COMMANDS,
-                 expected=s.EXPECTED_QUEST_INCOMPLETE, observed=commands)
+            return _fail(
+                "game_lost",
+                s.MSG_GAME_LOST,
+                location=f"{s.LOCATION_COMMANDS}[{index}]",
+                expected=s.EXPECTED_GAME_LOST,
+                observed=command,
+            )
+    return _fail(
+        "quest_incomplete",
+        s.MSG_QUEST_INCOMPLETE,
+        location=s.LOCATION_COMMANDS,
+        expected=s.EXPECTED_QUEST_INCOMPLETE,
+        observed=commands,
+    )
 
 
-def run_gates(leaf: LeafOutput, task_id: str, model: GameModel, max_steps: int,
-              k_allowed: int | None) -> list[GateResult]:
-    return [schema_gate(leaf, task_id), artifact_gate(leaf), textworld_gate(leaf, model, max_steps, k_allowed),
-            llm_verifier_gate(leaf)]
+def run_gates(
+    leaf: LeafOutput, task_id: str, model: GameModel, max_steps: int, k_allowed: int | None
+) -> list[GateResult]:
+    return [
+        schema_gate(leaf, task_id),
+        artifact_gate(leaf),
+        textworld_gate(leaf, model, max_steps, k_allowed),
+        llm_verifier_gate(leaf),
+    ]
 
 
 def accepted(results: list[GateResult]) -> bool:

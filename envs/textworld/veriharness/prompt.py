@@ -22,21 +22,36 @@ def task_id(seed: int) -> str:
 
 
 def budget_dict(budget: int) -> dict[str, int]:
-    return {"max_retries": budget - 1, "veriharness_k": s.VERIHARNESS_K, "max_leaf_calls_per_task": budget,
-            "max_tokens_per_task": s.MAX_TOKENS_PER_TASK, "max_wall_time_seconds": s.MAX_WALL_TIME_SECONDS}
+    return {
+        "max_retries": budget - 1,
+        "veriharness_k": s.VERIHARNESS_K,
+        "max_leaf_calls_per_task": budget,
+        "max_tokens_per_task": s.MAX_TOKENS_PER_TASK,
+        "max_wall_time_seconds": s.MAX_WALL_TIME_SECONDS,
+    }
 
 
 def context_pack(entry: GameEntry, variant: str, max_steps: int, budget: int, feedback: list[str]) -> dict[str, Any]:
     state: dict[str, Any] = {
-        "task_family": s.TASK_FAMILY, "objective": entry.objective, "initial_description": entry.description,
-        "initial_inventory": entry.inventory, "max_steps": max_steps,
+        "task_family": s.TASK_FAMILY,
+        "objective": entry.objective,
+        "initial_description": entry.description,
+        "initial_inventory": entry.inventory,
+        "max_steps": max_steps,
     }
     if feedback:
         state["retry_feedback"] = list(feedback)
     return {
-        "task_id": task_id(entry.seed), "variant": variant, "objective": s.TASK_DESCRIPTION, "current_state": state,
-        "accepted_facts": list(s.ACCEPTED_FACTS), "rejected_facts": [], "constraints": list(s.CONSTRAINTS),
-        "distractors": [], "output_schema": _SCHEMA, "budget": budget_dict(budget),
+        "task_id": task_id(entry.seed),
+        "variant": variant,
+        "objective": s.TASK_DESCRIPTION,
+        "current_state": state,
+        "accepted_facts": list(s.ACCEPTED_FACTS),
+        "rejected_facts": [],
+        "constraints": list(s.CONSTRAINTS),
+        "distractors": [],
+        "output_schema": _SCHEMA,
+        "budget": budget_dict(budget),
     }
 
 
@@ -48,18 +63,29 @@ def _repair_block(feedback: list[str]) -> str:
 
 def user_prompt(pack: dict[str, Any], attempt: int) -> str:
     feedback = pack["current_state"].get("retry_feedback", [])
-    attempt_block = "\n".join([
-        s.ATTEMPT_HEADER, f"- attempt: {attempt}", f"- candidate: {s.CANDIDATE_ID}",
-        f"- candidate strategy: {s.TEXTWORLD_STRATEGY}", f"- {s.NO_REPEAT}",
-    ])
+    attempt_block = "\n".join(
+        [
+            s.ATTEMPT_HEADER,
+            f"- attempt: {attempt}",
+            f"- candidate: {s.CANDIDATE_ID}",
+            f"- candidate strategy: {s.TEXTWORLD_STRATEGY}",
+            f"- {s.NO_REPEAT}",
+        ]
+    )
     rules = "\n".join([s.PREAMBLE_HEAD, s.CLAIMS_NOT_REQUIRED, s.PREAMBLE_TAIL])
-    blocks = [rules, s.TEXTWORLD_GUIDANCE, attempt_block, _repair_block(feedback),
-              f"{s.CONTEXT_PACK_HEADER}\n{json.dumps(pack, indent=2, ensure_ascii=False)}\n"]
+    blocks = [
+        rules,
+        s.TEXTWORLD_GUIDANCE,
+        attempt_block,
+        _repair_block(feedback),
+        f"{s.CONTEXT_PACK_HEADER}\n{json.dumps(pack, indent=2, ensure_ascii=False)}\n",
+    ]
     return "\n\n".join(blocks)
 
 
-def messages(entry: GameEntry, variant: str, max_steps: int, budget: int, attempt: int,
-             feedback: list[str]) -> list[dict[str, str]]:
+def messages(
+    entry: GameEntry, variant: str, max_steps: int, budget: int, attempt: int, feedback: list[str]
+) -> list[dict[str, str]]:
     pack = context_pack(entry, variant, max_steps, budget, feedback)
     return [{"role": "system", "content": s.SYSTEM}, {"role": "user", "content": user_prompt(pack, attempt)}]
 

@@ -20,8 +20,12 @@ SOURCE_COMMIT = "929868ac9d29162a9083aaa5422c0f58a32f93b1"
 SYSTEM = "Return only LeafOutput JSON."
 
 # --- veriharness/leaves/prompts.py (render_leaf_prompt): the worker rules around the claims line
-PREAMBLE_HEAD = "You are a bounded worker.\n\nYou do not decide final acceptance.\nReturn only the requested structured output."
-CLAIMS_NOT_REQUIRED = "This task does not require evidence claims: return an empty claims array unless a claim is necessary."
+PREAMBLE_HEAD = (
+    "You are a bounded worker.\n\nYou do not decide final acceptance.\nReturn only the requested structured output."
+)
+CLAIMS_NOT_REQUIRED = (
+    "This task does not require evidence claims: return an empty claims array unless a claim is necessary."
+)
 PREAMBLE_TAIL = (
     "List artifacts explicitly.\nState risks separately from the answer.\nDo not include markdown fences.\n"
     "Do not include explanatory text outside the JSON object."

@@ -74,7 +74,15 @@ class BankBackend:
                 continue
             if (inp.date_from and o.day < inp.date_from) or (inp.date_to and o.day > inp.date_to):
                 continue
-            out.append({"id": o.id, "at": o.at.strftime("%Y-%m-%d %H:%M"), "amount": str(o.amount), "currency": "RUB", "merchant": o.merchant})
+            out.append(
+                {
+                    "id": o.id,
+                    "at": o.at.strftime("%Y-%m-%d %H:%M"),
+                    "amount": str(o.amount),
+                    "currency": "RUB",
+                    "merchant": o.merchant,
+                }
+            )
         return out
 
     def open_dispute(self, inp: OpenDisputeInput) -> dict[str, Any]:
@@ -89,11 +97,22 @@ class BankBackend:
     def dispute_status(self, inp: DisputeStatusInput) -> dict[str, Any]:
         if inp.case_id in self.past:
             d = self.past[inp.case_id]
-            return {"case_id": d.case_id, "status": d.status, "card_last4": d.card_last4, "amount": str(d.amount),
-                    "merchant": d.merchant, "opened": d.opened.isoformat()}
+            return {
+                "case_id": d.case_id,
+                "status": d.status,
+                "card_last4": d.card_last4,
+                "amount": str(d.amount),
+                "merchant": d.merchant,
+                "opened": d.opened.isoformat(),
+            }
         new = next(d for d in self.disputes.disputes if d.case_id == inp.case_id)
-        return {"case_id": new.case_id, "status": "open", "card_last4": new.card_last4, "amount": str(new.amount),
-                "opened": self.world.today.isoformat()}
+        return {
+            "case_id": new.case_id,
+            "status": "open",
+            "card_last4": new.card_last4,
+            "amount": str(new.amount),
+            "opened": self.world.today.isoformat(),
+        }
 
     def state(self) -> dict[str, Any]:
         # amounts stay Decimals: 1200.5 and 1200.50 are the same charge

@@ -25,9 +25,18 @@ from envs.validation import fail, normalised
 BlockReason = Literal["lost", "stolen", "compromised"]
 BLOCK_REASONS: tuple[str, ...] = ("lost", "stolen", "compromised")
 BLOCK_ALIASES = {
-    "утеряна": "lost", "потеряна": "lost", "потеря": "lost", "утеря": "lost", "lost card": "lost",
-    "украдена": "stolen", "кража": "stolen", "theft": "stolen", "stolen card": "stolen",
-    "скомпрометирована": "compromised", "мошенничество": "compromised", "fraud": "compromised",
+    "утеряна": "lost",
+    "потеряна": "lost",
+    "потеря": "lost",
+    "утеря": "lost",
+    "lost card": "lost",
+    "украдена": "stolen",
+    "кража": "stolen",
+    "theft": "stolen",
+    "stolen card": "stolen",
+    "скомпрометирована": "compromised",
+    "мошенничество": "compromised",
+    "fraud": "compromised",
 }
 _CASE = re.compile(r"(\d{1,4})\s*$")
 
@@ -61,7 +70,9 @@ def _lowered(v: object) -> object:
     return v.strip().lower() if isinstance(v, str) else v
 
 
-CardLast4 = Annotated[str, Field(description="Last 4 digits of the card, digits only", pattern=r"^\d{4}$"), normalised(normalize_card)]
+CardLast4 = Annotated[
+    str, Field(description="Last 4 digits of the card, digits only", pattern=r"^\d{4}$"), normalised(normalize_card)
+]
 Amount = Annotated[Decimal, Field(gt=0), normalised(normalize_amount)]
 
 
@@ -83,7 +94,8 @@ class OpenDisputeInput(ToolInput):
     def rules(self, ctx: dict[str, Any]) -> None:
         if self.reason == "duplicate" and not self.original_operation_id:
             raise PydanticCustomError(
-                "missing_original_operation", "reason 'duplicate' requires original_operation_id",
+                "missing_original_operation",
+                "reason 'duplicate' requires original_operation_id",
                 {"field": "original_operation_id", "observed": self.original_operation_id},
             )
         world: World | None = ctx.get("world")
@@ -98,13 +110,27 @@ def check_state(inp: OpenDisputeInput, world: World) -> None:
     on_day = [o for o in on_card if o.day == inp.operation_date]
     if not on_day:
         days = sorted({o.day.isoformat() for o in on_card})
-        raise fail("no_operation_on_date", "no operation on this card on that date", "operation_date", inp.operation_date.isoformat(), days)
+        raise fail(
+            "no_operation_on_date",
+            "no operation on this card on that date",
+            "operation_date",
+            inp.operation_date.isoformat(),
+            days,
+        )
     if not any(o.amount == inp.amount for o in on_day):
         amounts = sorted({str(o.amount) for o in on_day}, key=Decimal)
-        raise fail("no_operation_with_amount", "no operation with this amount on that date", "amount", str(inp.amount), amounts)
+        raise fail(
+            "no_operation_with_amount", "no operation with this amount on that date", "amount", str(inp.amount), amounts
+        )
     origin = inp.original_operation_id
     if origin is not None and origin not in {o.id for o in world.operations}:
-        raise fail("unknown_operation", "not one of the customer's operations", "original_operation_id", origin, [o.id for o in world.operations])
+        raise fail(
+            "unknown_operation",
+            "not one of the customer's operations",
+            "original_operation_id",
+            origin,
+            [o.id for o in world.operations],
+        )
 
 
 def allowed_values(field: str, world: World) -> list[str]:
@@ -128,7 +154,13 @@ class FindOperationsInput(ToolInput):
 
     def rules(self, ctx: dict[str, Any]) -> None:
         if self.date_from and self.date_to and self.date_to < self.date_from:
-            raise fail("date_range_reversed", "date_to is before date_from", "date_to", self.date_to.isoformat(), [f">= {self.date_from.isoformat()}"])
+            raise fail(
+                "date_range_reversed",
+                "date_to is before date_from",
+                "date_to",
+                self.date_to.isoformat(),
+                [f">= {self.date_from.isoformat()}"],
+            )
         _check_card(self.card_last4, ctx)
 
 
@@ -145,7 +177,9 @@ class BlockCardInput(ToolInput):
 
 
 class DisputeStatusInput(ToolInput):
-    case_id: Annotated[str, normalised(normalize_case)] = Field(description="Id of the dispute case, as case-NNNN", pattern=r"^case-\d{4}$")
+    case_id: Annotated[str, normalised(normalize_case)] = Field(
+        description="Id of the dispute case, as case-NNNN", pattern=r"^case-\d{4}$"
+    )
 
     def rules(self, ctx: dict[str, Any]) -> None:
         bank = ctx.get("bank")

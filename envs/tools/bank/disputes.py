@@ -70,7 +70,11 @@ class BankEnv:
             return Violation.no_action(action.text)
         if action.name != self.tool.name:
             return Violation.unknown_tool(action.name, [self.tool.name])
-        context: dict[str, Any] = {"today": self.world.today, "world": self.world, "normalize": self.options.contract == "normalizing"}
+        context: dict[str, Any] = {
+            "today": self.world.today,
+            "world": self.world,
+            "normalize": self.options.contract == "normalizing",
+        }
         inp = self.tool.validate(action.arguments, context)
         if isinstance(inp, Violation):
             return inp
@@ -99,7 +103,10 @@ class BankDisputes:
 
     def tasks(self, options: BaseModel) -> list[Task]:
         assert isinstance(options, BankOptions)
-        return [Task(suite=self.name, task_id=f"bank-{i:04d}", params={"seed": SEED_BASE + i}) for i in range(options.n_tasks)]
+        return [
+            Task(suite=self.name, task_id=f"bank-{i:04d}", params={"seed": SEED_BASE + i})
+            for i in range(options.n_tasks)
+        ]
 
     def make(self, task: Task, options: BaseModel, ctx: EpisodeContext) -> BankEnv:
         assert isinstance(options, BankOptions)

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from envs.contract import ToolCall
 from envs.tools.bank.backend import BankBackend
 from envs.tools.bank.contract import (
-    BLOCK_REASONS, BlockCardInput, DisputeStatusInput, FindOperationsInput, OpenDisputeInput, allowed_values,
+    BLOCK_REASONS,
+    BlockCardInput,
+    DisputeStatusInput,
+    FindOperationsInput,
+    OpenDisputeInput,
+    allowed_values,
 )
 from envs.tools.bank.phrasing import customer
 from envs.tools.bank.world import BankWorld, World, make_bank_world
@@ -23,35 +29,70 @@ SYSTEM = (
 )
 
 
-def open_dispute_tool(world: World, run: Callable[[OpenDisputeInput], Any],
-                      enums: Callable[[], dict[str, list[str]]] = dict) -> Tool:
+def open_dispute_tool(
+    world: World, run: Callable[[OpenDisputeInput], Any], enums: Callable[[], dict[str, list[str]]] = dict
+) -> Tool:
     """The seed's tool: the whole of `bank-disputes`, and the write of a dispute in `tools-bank`."""
-    return Tool("open_dispute", "Open a dispute about one card operation.", OpenDisputeInput, run, write=True,
-                slots={"card_last4": ("card",), "operation_date": ("date",), "amount": ("amount",), "reason": ("reason",)},
-                allowed_for=lambda f: allowed_values(f, world), enums=enums)
+    return Tool(
+        "open_dispute",
+        "Open a dispute about one card operation.",
+        OpenDisputeInput,
+        run,
+        write=True,
+        slots={"card_last4": ("card",), "operation_date": ("date",), "amount": ("amount",), "reason": ("reason",)},
+        allowed_for=lambda f: allowed_values(f, world),
+        enums=enums,
+    )
 
 
 def tools(bank: BankBackend) -> list[Tool]:
     world = bank.world.base
     ops = [o.id for o in world.operations]
     cards = {"card_last4": list(bank.cards)}
-    allowed = lambda f: bank.case_ids() if f == "case_id" else allowed_values(f, world)  # noqa: E731
+
+    def allowed(f: str) -> list[str]:
+        return bank.case_ids() if f == "case_id" else allowed_values(f, world)
+
     return [
-        Tool("find_operations", "List the customer's card operations, optionally filtered by dates and amount.",
-             FindOperationsInput, bank.find_operations, allowed_for=allowed, enums=lambda: dict(cards)),
+        Tool(
+            "find_operations",
+            "List the customer's card operations, optionally filtered by dates and amount.",
+            FindOperationsInput,
+            bank.find_operations,
+            allowed_for=allowed,
+            enums=lambda: dict(cards),
+        ),
         open_dispute_tool(world, bank.open_dispute, enums=lambda: {**cards, "original_operation_id": ops}),
-        Tool("block_card", "Block one of the customer's cards.", BlockCardInput, bank.block_card, write=True,
-             slots={"card_last4": ("card",), "reason": ("block_reason",)},
-             allowed_for=lambda f: list(BLOCK_REASONS) if f == "reason" else allowed(f), enums=lambda: dict(cards)),
-        Tool("get_dispute_status", "Look up a dispute case.", DisputeStatusInput, bank.dispute_status,
-             allowed_for=allowed, enums=lambda: {"case_id": bank.case_ids()}),
+        Tool(
+            "block_card",
+            "Block one of the customer's cards.",
+            BlockCardInput,
+            bank.block_card,
+            write=True,
+            slots={"card_last4": ("card",), "reason": ("block_reason",)},
+            allowed_for=lambda f: list(BLOCK_REASONS) if f == "reason" else allowed(f),
+            enums=lambda: dict(cards),
+        ),
+        Tool(
+            "get_dispute_status",
+            "Look up a dispute case.",
+            DisputeStatusInput,
+            bank.dispute_status,
+            allowed_for=allowed,
+            enums=lambda: {"case_id": bank.case_ids()},
+        ),
     ]
 
 
 def gold_calls(w: BankWorld) -> list[ToolCall]:
     op = w.base.op(w.base.target)
-    dispute = {"card_last4": op.card_last4, "operation_date": op.day.isoformat(), "amount": str(op.amount),
-               "reason": w.base.reason, "original_operation_id": w.base.original}
+    dispute = {
+        "card_last4": op.card_last4,
+        "operation_date": op.day.isoformat(),
+        "amount": str(op.amount),
+        "reason": w.base.reason,
+        "original_operation_id": w.base.original,
+    }
     calls: list[ToolCall] = []
     if w.kind == "status":
         calls.append(ToolCall(name="get_dispute_status", arguments={"case_id": w.status_case}))
@@ -69,9 +110,18 @@ def build(seed: int) -> Case:
     today = w.today
     system = f"{SYSTEM}\n\nToday is {today.isoformat()} ({today:%A}). Time zone: Europe/Moscow."
     return Case(
-        domain="bank", kind=w.kind, dialogue=w.dialogue, service="api.bank.example", system=system, opening=opening,
-        customer=cust, tools=tools(bank), context={"today": today, "world": w.base, "bank": bank},
-        state=bank.state, gold_calls=gold_calls(w), needs_read=("get_dispute_status",) if w.kind == "status" else (),
+        domain="bank",
+        kind=w.kind,
+        dialogue=w.dialogue,
+        service="api.bank.example",
+        system=system,
+        opening=opening,
+        customer=cust,
+        tools=tools(bank),
+        context={"today": today, "world": w.base, "bank": bank},
+        state=bank.state,
+        gold_calls=gold_calls(w),
+        needs_read=("get_dispute_status",) if w.kind == "status" else (),
     )
 
 

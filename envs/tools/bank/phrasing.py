@@ -10,7 +10,20 @@ from decimal import Decimal
 from envs.tools.bank.world import SLOTS, BankWorld, World
 from envs.tools.slots import Correction, Customer
 
-RU_MONTHS = ["января", "февраля", "марта", "апреля", "мая", "июня", "июля", "августа", "сентября", "октября", "ноября", "декабря"]
+RU_MONTHS = [
+    "января",
+    "февраля",
+    "марта",
+    "апреля",
+    "мая",
+    "июня",
+    "июля",
+    "августа",
+    "сентября",
+    "октября",
+    "ноября",
+    "декабря",
+]
 EN_MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 RU_REL = {0: "сегодня", 1: "вчера", 2: "позавчера"}
 EN_REL = {0: "today", 1: "yesterday"}
@@ -49,7 +62,11 @@ def _amount(rng: random.Random, amount: Decimal, ru: bool) -> str:
     rub, kop = divmod(int(amount * 100), 100)
     grouped = f"{rub:,}"
     if ru:
-        forms = [f"{grouped.replace(',', ' ')},{kop:02d} ₽", f"{rub},{kop:02d} руб.", f"{grouped.replace(',', ' ')}.{kop:02d}р"]
+        forms = [
+            f"{grouped.replace(',', ' ')},{kop:02d} ₽",
+            f"{rub},{kop:02d} руб.",
+            f"{grouped.replace(',', ' ')}.{kop:02d}р",
+        ]
     else:
         forms = [f"RUB {grouped}.{kop:02d}", f"{rub}.{kop:02d} rub", f"₽{grouped}.{kop:02d}"]
     return rng.choice(forms)
@@ -72,37 +89,82 @@ WORDS: dict[str, tuple[str, ...]] = {
     "card": ("карт", "card"),
     "date": ("дат", "когда", "числ", "какой день", "date", "when", "which day"),
     "amount": ("сумм", "сколько", "amount", "how much", "sum"),
-    "reason": ("причин", "почему", "что случилось", "что произошло", "reason", "why", "what happened", "what went wrong"),
-    "block_reason": ("причин", "почему", "что случилось", "что произошло", "потер", "укра", "reason", "why", "what happened", "lost", "stolen"),
+    "reason": (
+        "причин",
+        "почему",
+        "что случилось",
+        "что произошло",
+        "reason",
+        "why",
+        "what happened",
+        "what went wrong",
+    ),
+    "block_reason": (
+        "причин",
+        "почему",
+        "что случилось",
+        "что произошло",
+        "потер",
+        "укра",
+        "reason",
+        "why",
+        "what happened",
+        "lost",
+        "stolen",
+    ),
     "case": ("номер", "обращени", "case", "number"),
 }
 REASON = {
-    "ru": {"duplicate": "списали дважды, верните второе списание", "fraud": "я эту операцию не совершал",
-           "not_received": "оплатил(а), а товар так и не пришёл", "wrong_amount": "на кассе сумма была другая"},
-    "en": {"duplicate": "I was charged twice, please refund the second one", "fraud": "I never made this payment",
-           "not_received": "I paid but the order never arrived", "wrong_amount": "the price at the till was different"},
+    "ru": {
+        "duplicate": "списали дважды, верните второе списание",
+        "fraud": "я эту операцию не совершал",
+        "not_received": "оплатил(а), а товар так и не пришёл",
+        "wrong_amount": "на кассе сумма была другая",
+    },
+    "en": {
+        "duplicate": "I was charged twice, please refund the second one",
+        "fraud": "I never made this payment",
+        "not_received": "I paid but the order never arrived",
+        "wrong_amount": "the price at the till was different",
+    },
 }
-BLOCK = {"ru": {"lost": "я её потерял(а)", "stolen": "её украли"}, "en": {"lost": "I lost it", "stolen": "it was stolen"}}
+BLOCK = {
+    "ru": {"lost": "я её потерял(а)", "stolen": "её украли"},
+    "en": {"lost": "I lost it", "stolen": "it was stolen"},
+}
 INTENT = {
     "dispute": {"ru": "Здравствуйте, хочу оспорить списание.", "en": "Hi, I want to dispute a charge."},
-    "fraud_block": {"ru": "Мне пришло списание, которого я не делал(а). Заблокируйте карту и оспорьте операцию.",
-                    "en": "There is a charge I never made. Please block the card and dispute the charge."},
+    "fraud_block": {
+        "ru": "Мне пришло списание, которого я не делал(а). Заблокируйте карту и оспорьте операцию.",
+        "en": "There is a charge I never made. Please block the card and dispute the charge.",
+    },
     "block": {"ru": "Нужно срочно заблокировать карту.", "en": "I need to block my card right away."},
-    "status": {"ru": "Что с моим спором? Если его отклонили, заблокируйте ту карту: с неё продолжают списывать.",
-               "en": "What is the status of my dispute? If it was rejected, block that card: they keep charging it."},
+    "status": {
+        "ru": "Что с моим спором? Если его отклонили, заблокируйте ту карту: с неё продолжают списывать.",
+        "en": "What is the status of my dispute? If it was rejected, block that card: they keep charging it.",
+    },
 }
 
 
 def _card_typed(rng: random.Random, last4: str) -> str:
     """As typed: bullets, stars, the whole number with spaces or dots."""
     whole = "".join(str(rng.randint(0, 9)) for _ in range(12)) + last4
-    forms = ["•• {c}", "*{c}", "**** {c}", "{c}", " ".join(whole[i:i + 4] for i in range(0, 16, 4)), whole[:4] + "." + "." * 8 + last4]
+    forms = [
+        "•• {c}",
+        "*{c}",
+        "**** {c}",
+        "{c}",
+        " ".join(whole[i : i + 4] for i in range(0, 16, 4)),
+        whole[:4] + "." + "." * 8 + last4,
+    ]
     return rng.choice(forms).format(c=last4)
 
 
 def _case(rng: random.Random, case_id: str, ru: bool) -> str:
     n = int(case_id.split("-")[1])
-    forms = [f"№ {n:04d}", f"№{n}", case_id.upper(), f"case #{n}"] + ([f"дело {n:04d}"] if ru else [f"case no. {n:04d}"])
+    forms = [f"№ {n:04d}", f"№{n}", case_id.upper(), f"case #{n}"] + (
+        [f"дело {n:04d}"] if ru else [f"case no. {n:04d}"]
+    )
     return rng.choice(forms)
 
 
@@ -121,7 +183,11 @@ def slot_phrases(w: BankWorld, rng: random.Random, ru: bool, said: str) -> dict[
     if w.block_reason in BLOCK[lang]:
         out["block_reason"] = BLOCK[lang][w.block_reason or ""]
     if w.status_case:
-        out["case"] = (f"номер обращения {_case(rng, w.status_case, ru)}" if ru else f"the case number is {_case(rng, w.status_case, ru)}")
+        out["case"] = (
+            f"номер обращения {_case(rng, w.status_case, ru)}"
+            if ru
+            else f"the case number is {_case(rng, w.status_case, ru)}"
+        )
     return out
 
 
@@ -137,10 +203,16 @@ def customer(w: BankWorld) -> tuple[Customer, str]:
     correction = None
     if w.wrong_amount is not None:
         right = _amount(rng, amount, ru)
-        message = (f"ой, простите, сумма не {said}, а {right}" if ru else f"sorry, my mistake: the amount was {right}, not {said}")
+        message = (
+            f"ой, простите, сумма не {said}, а {right}"
+            if ru
+            else f"sorry, my mistake: the amount was {right}, not {said}"
+        )
         correction = Correction(slot="amount", message=message, value=right, value_words=(str(int(amount)),))
     opening = [s for s in slots if s not in w.withheld]
-    c = Customer(lang=lang, phrases=phrases, opening=opening, withheld=list(w.withheld), words=WORDS, correction=correction)  # type: ignore[arg-type]
+    c = Customer(
+        lang=lang, phrases=phrases, opening=opening, withheld=list(w.withheld), words=WORDS, correction=correction
+    )  # type: ignore[arg-type]
     if w.kind == "dispute" and w.dialogue == "single":
         return c, whole
     parts = [INTENT[w.kind][lang]] + [phrases[s][0].upper() + phrases[s][1:] + "." for s in opening]

@@ -18,7 +18,18 @@ from pydantic import BaseModel
 
 Reason = Literal["duplicate", "fraud", "not_received", "wrong_amount"]
 REASONS: tuple[str, ...] = ("duplicate", "fraud", "not_received", "wrong_amount")
-MERCHANTS = ["Кофемания", "Пятёрочка", "Yandex Go", "Ozon", "Аптека 36,6", "Lamoda", "Wildberries", "Shell", "Steam", "Вкусвилл"]
+MERCHANTS = [
+    "Кофемания",
+    "Пятёрочка",
+    "Yandex Go",
+    "Ozon",
+    "Аптека 36,6",
+    "Lamoda",
+    "Wildberries",
+    "Shell",
+    "Steam",
+    "Вкусвилл",
+]
 
 
 class Operation(BaseModel):
@@ -64,8 +75,11 @@ def make_world(seed: int) -> World:
         day = today - timedelta(days=rng.randint(0, 9))
         at = datetime.combine(day, datetime.min.time()) + timedelta(minutes=rng.randint(7 * 60, 22 * 60))
         # model_construct: the values are made here, of the fields' types (validation was a third of a world's cost)
-        ops.append(Operation.model_construct(id=_op_id(rng), card_last4=rng.choice(cards), at=at, amount=_amount(rng),
-                                             merchant=rng.choice(MERCHANTS)))
+        ops.append(
+            Operation.model_construct(
+                id=_op_id(rng), card_last4=rng.choice(cards), at=at, amount=_amount(rng), merchant=rng.choice(MERCHANTS)
+            )
+        )
     reason: Reason = rng.choice(REASONS)  # type: ignore[assignment]
     target = rng.choice(ops)
     original = None
@@ -74,8 +88,14 @@ def make_world(seed: int) -> World:
         ops.append(twin)
         original, target = target, twin
     ops.sort(key=lambda o: o.at, reverse=True)
-    return World.model_construct(today=today, cards=cards, operations=ops, reason=reason, target=target.id,
-                                 original=original.id if original else None)
+    return World.model_construct(
+        today=today,
+        cards=cards,
+        operations=ops,
+        reason=reason,
+        target=target.id,
+        original=original.id if original else None,
+    )
 
 
 Kind = Literal["dispute", "fraud_block", "block", "status"]
@@ -115,9 +135,11 @@ def _past(rng: random.Random, base: World, n: int) -> list[PastDispute]:
     numbers = rng.sample(range(100, 1000), n)
     return [
         PastDispute(
-            case_id=f"case-{k:04d}", card_last4=rng.choice(base.cards),
+            case_id=f"case-{k:04d}",
+            card_last4=rng.choice(base.cards),
             amount=(Decimal(rng.randint(300, 20000)) + Decimal(rng.randint(0, 99)) / 100).quantize(Decimal("0.01")),
-            opened=base.today - timedelta(days=rng.randint(12, 60)), merchant=rng.choice(MERCHANTS),
+            opened=base.today - timedelta(days=rng.randint(12, 60)),
+            merchant=rng.choice(MERCHANTS),
             status=rng.choice(STATUSES),  # type: ignore[arg-type]
         )
         for k in numbers
@@ -173,6 +195,14 @@ def make_bank_world(seed: int) -> BankWorld:
             wrong_amount = amount + rng.choice([Decimal(-100), Decimal(100), Decimal(40), Decimal(-60)])
             wrong_amount = wrong_amount if wrong_amount > 0 else amount + 100
     return BankWorld(
-        seed=seed, base=base, kind=kind, dialogue=dialogue, block_card=block_card, block_reason=block_reason,
-        past=past, status_case=status_case, withheld=withheld, wrong_amount=wrong_amount,
+        seed=seed,
+        base=base,
+        kind=kind,
+        dialogue=dialogue,
+        block_card=block_card,
+        block_reason=block_reason,
+        past=past,
+        status_case=status_case,
+        withheld=withheld,
+        wrong_amount=wrong_amount,
     )

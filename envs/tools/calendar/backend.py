@@ -26,21 +26,37 @@ class CalendarService:
 
     def _row(self, m: Meeting, zone: str) -> dict[str, Any]:
         tz = ZoneInfo(zone)
-        return {"meeting_id": m.meeting_id, "title": m.title, "start": m.start.astimezone(tz).strftime("%Y-%m-%d %H:%M"),
-                "end": m.end.astimezone(tz).strftime("%Y-%m-%d %H:%M"), "timezone": zone, "room": m.room, "attendees": m.attendees}
+        return {
+            "meeting_id": m.meeting_id,
+            "title": m.title,
+            "start": m.start.astimezone(tz).strftime("%Y-%m-%d %H:%M"),
+            "end": m.end.astimezone(tz).strftime("%Y-%m-%d %H:%M"),
+            "timezone": zone,
+            "room": m.room,
+            "attendees": m.attendees,
+        }
 
     def list(self, inp: ListMeetingsInput) -> list[dict[str, Any]]:
         tz = ZoneInfo(inp.timezone)
         day0 = datetime.combine(inp.date, time(0), tzinfo=tz)
         day1 = day0 + timedelta(days=1)
-        return [self._row(m, inp.timezone) for m in sorted(self.meetings, key=lambda m: m.start)
-                if m.status == "active" and overlaps(day0, day1, m.start, m.end)]
+        return [
+            self._row(m, inp.timezone)
+            for m in sorted(self.meetings, key=lambda m: m.start)
+            if m.status == "active" and overlaps(day0, day1, m.start, m.end)
+        ]
 
     def create(self, inp: CreateMeetingInput) -> dict[str, Any]:
         self.made += 1
         start = inp.instant()
-        m = Meeting(meeting_id=f"mtg-N{self.made:03d}", title=inp.title, start=start, end=start + timedelta(minutes=inp.duration_min),
-                    room=inp.room, attendees=inp.attendees)
+        m = Meeting(
+            meeting_id=f"mtg-N{self.made:03d}",
+            title=inp.title,
+            start=start,
+            end=start + timedelta(minutes=inp.duration_min),
+            room=inp.room,
+            attendees=inp.attendees,
+        )
         self.meetings.append(m)
         return self._row(m, inp.timezone)
 
@@ -58,5 +74,7 @@ class CalendarService:
         return {"meeting_id": m.meeting_id, "status": "cancelled"}
 
     def state(self) -> dict[str, Any]:
-        return {f"meeting:{m.meeting_id}": (title_key(m.title), m.start.isoformat(), m.end.isoformat(), m.room, m.status)
-                for m in self.meetings}
+        return {
+            f"meeting:{m.meeting_id}": (title_key(m.title), m.start.isoformat(), m.end.isoformat(), m.room, m.status)
+            for m in self.meetings
+        }

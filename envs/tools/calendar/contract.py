@@ -17,18 +17,35 @@ from envs.validation import fail, normalised
 
 ZONE_ALIASES = {
     **{z.lower(): z for z in ZONES},
-    **dict.fromkeys(["мск", "msk", "москва", "по москве", "по московскому времени", "moscow", "moscow time", "utc+3", "gmt+3"], "Europe/Moscow"),
-    **dict.fromkeys(["лондон", "по лондону", "по лондонскому времени", "london", "london time", "uk time"], "Europe/London"),
+    **dict.fromkeys(
+        ["мск", "msk", "москва", "по москве", "по московскому времени", "moscow", "moscow time", "utc+3", "gmt+3"],
+        "Europe/Moscow",
+    ),
+    **dict.fromkeys(
+        ["лондон", "по лондону", "по лондонскому времени", "london", "london time", "uk time"], "Europe/London"
+    ),
     **dict.fromkeys(["берлин", "по берлину", "berlin", "berlin time", "cet", "cest"], "Europe/Berlin"),
-    **dict.fromkeys(["екб", "екатеринбург", "по екатеринбургу", "yekaterinburg", "utc+5", "gmt+5"], "Asia/Yekaterinburg"),
+    **dict.fromkeys(
+        ["екб", "екатеринбург", "по екатеринбургу", "yekaterinburg", "utc+5", "gmt+5"], "Asia/Yekaterinburg"
+    ),
     **dict.fromkeys(["новосибирск", "по новосибирску", "novosibirsk", "utc+7", "gmt+7"], "Asia/Novosibirsk"),
-    **dict.fromkeys(["нью-йорк", "нью йорк", "по нью-йорку", "new york", "new york time", "nyc", "et", "eastern time"], "America/New_York"),
+    **dict.fromkeys(
+        ["нью-йорк", "нью йорк", "по нью-йорку", "new york", "new york time", "nyc", "et", "eastern time"],
+        "America/New_York",
+    ),
     **dict.fromkeys(["токио", "по токио", "tokyo", "tokyo time", "jst"], "Asia/Tokyo"),
     **dict.fromkeys(["дубай", "по дубаю", "dubai", "dubai time", "utc+4", "gmt+4"], "Asia/Dubai"),
     **dict.fromkeys(["utc", "gmt", "z", "utc+0"], "UTC"),
 }
-ROOM_ALIASES = {"нева": "Neva", "волга": "Volga", "урал": "Ural", "байкал": "Baikal", "амур": "Amur", "лена": "Lena",
-                **{r.lower(): r for r in ROOMS}}
+ROOM_ALIASES = {
+    "нева": "Neva",
+    "волга": "Volga",
+    "урал": "Ural",
+    "байкал": "Baikal",
+    "амур": "Amur",
+    "лена": "Lena",
+    **{r.lower(): r for r in ROOMS},
+}
 _ROOM_WORDS = re.compile(r"^(?:переговорк[аеуи]|комнат[аеуы]|room|meeting room)\s+")
 
 
@@ -63,7 +80,9 @@ def normalize_title(v: object) -> object:
 
 TimeZone = Annotated[Zone, normalised(normalize_zone)]
 RoomName = Annotated[Room, normalised(normalize_room)]
-MeetingId = Annotated[str, Field(description="Id of the meeting, as listed", pattern=r"^mtg-[A-Z0-9]{4}$"), normalised(normalize_meeting)]
+MeetingId = Annotated[
+    str, Field(description="Id of the meeting, as listed", pattern=r"^mtg-[A-Z0-9]{4}$"), normalised(normalize_meeting)
+]
 
 
 def local_iso(instant: dt.datetime, zone: str) -> str:
@@ -79,27 +98,43 @@ class Timed(ToolInput):
     def instant(self) -> dt.datetime:
         """An explicit UTC offset in `start` wins over `timezone`."""
         start = self.start if self.start.tzinfo else self.start.replace(tzinfo=ZoneInfo(self.timezone))
-        return start.astimezone(dt.timezone.utc)
+        return start.astimezone(dt.UTC)
 
 
 def check_slot(inp: Timed, ctx: dict[str, Any], duration: int, room: str, attendees: int, skip: str | None) -> None:
     """The after phase against the calendar: future start, capacity, free room, free principal."""
     if not 2000 <= inp.start.year <= 2100:  # before any arithmetic: year 9999 overflows
-        raise fail("start_out_of_range", "the start is not a plausible date", "start", inp.start.isoformat(), ["2000..2100"])
+        raise fail(
+            "start_out_of_range", "the start is not a plausible date", "start", inp.start.isoformat(), ["2000..2100"]
+        )
     cal = ctx.get("calendar")
     if cal is None:
         return
     start = inp.instant()
     end = start + dt.timedelta(minutes=duration)
     if start <= cal.now:
-        raise fail("start_in_past", "the start is not in the future", "start", local_iso(start, inp.timezone), [f"> {local_iso(cal.now, inp.timezone)}"])
-    fits = [r for r, cap in ROOMS.items() if cap >= attendees and not busy(cal.meetings, cal.blocks, start, end, r, skip)]
+        raise fail(
+            "start_in_past",
+            "the start is not in the future",
+            "start",
+            local_iso(start, inp.timezone),
+            [f"> {local_iso(cal.now, inp.timezone)}"],
+        )
+    fits = [
+        r for r, cap in ROOMS.items() if cap >= attendees and not busy(cal.meetings, cal.blocks, start, end, r, skip)
+    ]
     if ROOMS[room] < attendees:
         raise fail("room_too_small", f"the room holds {ROOMS[room]} people", "room", room, fits)
     if busy(cal.meetings, cal.blocks, start, end, room, skip):
         raise fail("room_busy", "the room is taken at that time", "room", room, fits)
     if busy(cal.meetings, [], start, end, None, skip):
-        raise fail("calendar_conflict", "overlaps another meeting of the principal", "start", local_iso(start, inp.timezone), free_starts(cal, start, duration, inp.timezone, skip))
+        raise fail(
+            "calendar_conflict",
+            "overlaps another meeting of the principal",
+            "start",
+            local_iso(start, inp.timezone),
+            free_starts(cal, start, duration, inp.timezone, skip),
+        )
 
 
 def free_starts(cal: Any, start: dt.datetime, duration: int, zone: str, skip: str | None) -> list[str]:
@@ -107,14 +142,16 @@ def free_starts(cal: Any, start: dt.datetime, duration: int, zone: str, skip: st
     day = start.astimezone(ZoneInfo(zone)).date()
     out = []
     for h in range(16, 40):
-        s = dt.datetime.combine(day, dt.time(h // 2, 30 * (h % 2)), tzinfo=ZoneInfo(zone)).astimezone(dt.timezone.utc)
+        s = dt.datetime.combine(day, dt.time(h // 2, 30 * (h % 2)), tzinfo=ZoneInfo(zone)).astimezone(dt.UTC)
         if s > cal.now and not busy(cal.meetings, [], s, s + dt.timedelta(minutes=duration), None, skip):
             out.append(local_iso(s, zone))
     return out[:12]
 
 
 class CreateMeetingInput(Timed):
-    title: Annotated[str, normalised(normalize_title)] = Field(min_length=1, max_length=120, description="Title of the meeting")
+    title: Annotated[str, normalised(normalize_title)] = Field(
+        min_length=1, max_length=120, description="Title of the meeting"
+    )
     duration_min: Minutes = Field(ge=15, le=480, description="Length in minutes")
     room: RoomName = Field(description="Meeting room")
     attendees: Count = Field(1, ge=1, le=50, description="How many people attend, the principal included")

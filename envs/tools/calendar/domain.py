@@ -35,25 +35,74 @@ def _allowed(cal: CalendarService, field: str) -> list[str]:
 
 
 def tools(cal: CalendarService) -> list[Tool]:
-    allowed = lambda f: _allowed(cal, f)  # noqa: E731
-    ids = lambda: {"meeting_id": _allowed(cal, "meeting_id")}  # noqa: E731
+    def allowed(f: str) -> list[str]:
+        return _allowed(cal, f)
+
+    def ids() -> dict[str, list[str]]:
+        return {"meeting_id": _allowed(cal, "meeting_id")}
+
     return [
-        Tool("list_meetings", "List the principal's meetings on one day.", ListMeetingsInput, cal.list, allowed_for=allowed),
-        Tool("create_meeting", "Put a new meeting in the principal's calendar and book its room.", CreateMeetingInput, cal.create,
-             write=True, slots={"start": ("time",), "timezone": ("time",), "duration_min": ("duration",), "room": ("room",), "attendees": ("room",)},
-             allowed_for=allowed),
-        Tool("move_meeting", "Move a meeting to a new start (and optionally another room).", MoveMeetingInput, cal.move, write=True,
-             slots={"meeting_id": ("meeting",), "start": ("time",), "timezone": ("time",)}, allowed_for=allowed, enums=ids),
-        Tool("cancel_meeting", "Cancel a meeting.", CancelMeetingInput, cal.cancel, write=True, slots={"meeting_id": ("meeting",)},
-             allowed_for=allowed, enums=ids),
+        Tool(
+            "list_meetings",
+            "List the principal's meetings on one day.",
+            ListMeetingsInput,
+            cal.list,
+            allowed_for=allowed,
+        ),
+        Tool(
+            "create_meeting",
+            "Put a new meeting in the principal's calendar and book its room.",
+            CreateMeetingInput,
+            cal.create,
+            write=True,
+            slots={
+                "start": ("time",),
+                "timezone": ("time",),
+                "duration_min": ("duration",),
+                "room": ("room",),
+                "attendees": ("room",),
+            },
+            allowed_for=allowed,
+        ),
+        Tool(
+            "move_meeting",
+            "Move a meeting to a new start (and optionally another room).",
+            MoveMeetingInput,
+            cal.move,
+            write=True,
+            slots={"meeting_id": ("meeting",), "start": ("time",), "timezone": ("time",)},
+            allowed_for=allowed,
+            enums=ids,
+        ),
+        Tool(
+            "cancel_meeting",
+            "Cancel a meeting.",
+            CancelMeetingInput,
+            cal.cancel,
+            write=True,
+            slots={"meeting_id": ("meeting",)},
+            allowed_for=allowed,
+            enums=ids,
+        ),
     ]
 
 
 def gold_calls(w: CalendarWorld) -> list[ToolCall]:
     start = w.start.astimezone(ZoneInfo(w.zone)).strftime("%Y-%m-%dT%H:%M")
     if w.kind == "create":
-        return [ToolCall(name="create_meeting", arguments={"title": w.title, "start": start, "timezone": w.zone,
-                                                             "duration_min": w.duration, "room": w.room, "attendees": w.attendees})]
+        return [
+            ToolCall(
+                name="create_meeting",
+                arguments={
+                    "title": w.title,
+                    "start": start,
+                    "timezone": w.zone,
+                    "duration_min": w.duration,
+                    "room": w.room,
+                    "attendees": w.attendees,
+                },
+            )
+        ]
     if w.kind == "move":
         return [ToolCall(name="move_meeting", arguments={"meeting_id": w.target, "start": start, "timezone": w.zone})]
     return [ToolCall(name="cancel_meeting", arguments={"meeting_id": w.target})]
@@ -65,8 +114,17 @@ def build(seed: int) -> Case:
     cust, opening = customer(w)
     system = f"{SYSTEM}\n\nNow: {w.now.strftime('%Y-%m-%d %H:%M')} ({w.now:%A}), the principal's time zone: {w.home}."
     return Case(
-        domain="calendar", kind=w.kind, dialogue=w.dialogue, service="api.calendar.example", system=system, opening=opening,
-        customer=cust, tools=tools(cal), context={"today": w.today, "calendar": cal}, state=cal.state, gold_calls=gold_calls(w),
+        domain="calendar",
+        kind=w.kind,
+        dialogue=w.dialogue,
+        service="api.calendar.example",
+        system=system,
+        opening=opening,
+        customer=cust,
+        tools=tools(cal),
+        context={"today": w.today, "calendar": cal},
+        state=cal.state,
+        gold_calls=gold_calls(w),
     )
 
 
@@ -75,4 +133,3 @@ class CalendarTools(ToolsSuite):
     prefix = "calendar"
     seed_base = 7_300_000
     build = staticmethod(build)
-

@@ -9,8 +9,34 @@ from zoneinfo import ZoneInfo
 from envs.tools.calendar.world import CalendarWorld
 from envs.tools.slots import Correction, Customer
 
-RU_MONTHS = ["января", "февраля", "марта", "апреля", "мая", "июня", "июля", "августа", "сентября", "октября", "ноября", "декабря"]
-EN_MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
+RU_MONTHS = [
+    "января",
+    "февраля",
+    "марта",
+    "апреля",
+    "мая",
+    "июня",
+    "июля",
+    "августа",
+    "сентября",
+    "октября",
+    "ноября",
+    "декабря",
+]
+EN_MONTHS = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+]
 RU_WEEKDAYS = ["в понедельник", "во вторник", "в среду", "в четверг", "в пятницу", "в субботу", "в воскресенье"]
 EN_WEEKDAYS = ["on Monday", "on Tuesday", "on Wednesday", "on Thursday", "on Friday", "on Saturday", "on Sunday"]
 ROOM_RU = {"Neva": "Нева", "Volga": "Волга", "Ural": "Урал", "Baikal": "Байкал", "Amur": "Амур", "Lena": "Лена"}
@@ -34,7 +60,17 @@ DURATIONS = {
 WORDS: dict[str, tuple[str, ...]] = {
     "time": ("когда", "время", "во сколько", "дат", "день", "when", "time", "what day", "which day", "date"),
     "duration": ("долг", "длительн", "на сколько", "сколько времени", "how long", "duration", "length"),
-    "room": ("переговор", "комнат", "сколько человек", "участник", "room", "where", "how many people", "attendees", "participants"),
+    "room": (
+        "переговор",
+        "комнат",
+        "сколько человек",
+        "участник",
+        "room",
+        "where",
+        "how many people",
+        "attendees",
+        "participants",
+    ),
     "meeting": ("какую", "какая", "назван", "which meeting", "which one", "title", "name"),
 }
 
@@ -83,14 +119,20 @@ def customer(w: CalendarWorld) -> tuple[Customer, str]:
     phrases["time"] = _when(w, rng, said, ru)
     phrases["duration"] = rng.choice(DURATIONS[w.duration][0 if ru else 1])
     room = ROOM_RU[w.room] if ru and rng.random() < 0.6 else w.room
-    phrases["room"] = f"в переговорке {room}, нас будет {w.attendees}" if ru else f"in room {room}, {w.attendees} people"
+    phrases["room"] = (
+        f"в переговорке {room}, нас будет {w.attendees}" if ru else f"in room {room}, {w.attendees} people"
+    )
     correction = None
     if w.said_start is not None:
         right = w.start.astimezone(ZoneInfo(w.zone))
         message = f"ой, нет, время другое: в {right:%H:%M}" if ru else f"sorry, wrong time: make it {right:%H:%M}"
         h12 = right.hour % 12 or 12
-        correction = Correction(slot="time", message=message, value=f"{right:%H:%M}",
-                                value_words=(f"{right:%H:%M}", f"{right.hour}:{right:%M}", f"{h12}pm" if right.hour >= 12 else f"{h12}am"))
+        correction = Correction(
+            slot="time",
+            message=message,
+            value=f"{right:%H:%M}",
+            value_words=(f"{right:%H:%M}", f"{right.hour}:{right:%M}", f"{h12}pm" if right.hour >= 12 else f"{h12}am"),
+        )
     slots = {"create": ["time", "duration", "room"], "move": ["time"], "cancel": ["meeting"]}[w.kind]
     opening = [s for s in slots if s not in w.withheld]
     if w.kind == "create":
@@ -103,5 +145,7 @@ def customer(w: CalendarWorld) -> tuple[Customer, str]:
         opening = []
     else:
         intent = "Отмени, пожалуйста, встречу." if ru else "Please cancel a meeting."
-    c = Customer(lang=w.lang, phrases=phrases, opening=opening, withheld=list(w.withheld), words=WORDS, correction=correction)
+    c = Customer(
+        lang=w.lang, phrases=phrases, opening=opening, withheld=list(w.withheld), words=WORDS, correction=correction
+    )
     return c, " ".join([intent] + [phrases[s][0].upper() + phrases[s][1:] + "." for s in opening])

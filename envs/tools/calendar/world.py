@@ -4,24 +4,62 @@ from __future__ import annotations
 
 import random
 import string
-from datetime import date, datetime, time, timedelta, timezone
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Literal
 from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel
 
-Zone = Literal["Europe/Moscow", "Europe/London", "Europe/Berlin", "Asia/Yekaterinburg", "Asia/Novosibirsk",
-               "America/New_York", "Asia/Tokyo", "Asia/Dubai", "UTC"]
-ZONES: tuple[str, ...] = ("Europe/Moscow", "Europe/London", "Europe/Berlin", "Asia/Yekaterinburg", "Asia/Novosibirsk",
-                          "America/New_York", "Asia/Tokyo", "Asia/Dubai", "UTC")
+Zone = Literal[
+    "Europe/Moscow",
+    "Europe/London",
+    "Europe/Berlin",
+    "Asia/Yekaterinburg",
+    "Asia/Novosibirsk",
+    "America/New_York",
+    "Asia/Tokyo",
+    "Asia/Dubai",
+    "UTC",
+]
+ZONES: tuple[str, ...] = (
+    "Europe/Moscow",
+    "Europe/London",
+    "Europe/Berlin",
+    "Asia/Yekaterinburg",
+    "Asia/Novosibirsk",
+    "America/New_York",
+    "Asia/Tokyo",
+    "Asia/Dubai",
+    "UTC",
+)
 Room = Literal["Neva", "Volga", "Ural", "Baikal", "Amur", "Lena"]
 ROOMS: dict[str, int] = {"Neva": 4, "Volga": 6, "Ural": 8, "Baikal": 10, "Amur": 12, "Lena": 20}
 HOME_ZONES = ("Europe/Moscow", "Europe/Berlin", "Asia/Yekaterinburg")
 TITLES = {
-    "ru": ["Планёрка", "Ревью бюджета", "Синк по релизу", "Собеседование", "Встреча с Анной", "Демо для клиента",
-           "Разбор инцидента", "Планирование спринта", "Созвон с подрядчиком", "Ретро"],
-    "en": ["Budget review", "Release sync", "Interview", "Catch-up with John", "Client demo", "Incident review",
-           "Sprint planning", "Vendor call", "Retro", "Staff meeting"],
+    "ru": [
+        "Планёрка",
+        "Ревью бюджета",
+        "Синк по релизу",
+        "Собеседование",
+        "Встреча с Анной",
+        "Демо для клиента",
+        "Разбор инцидента",
+        "Планирование спринта",
+        "Созвон с подрядчиком",
+        "Ретро",
+    ],
+    "en": [
+        "Budget review",
+        "Release sync",
+        "Interview",
+        "Catch-up with John",
+        "Client demo",
+        "Incident review",
+        "Sprint planning",
+        "Vendor call",
+        "Retro",
+        "Staff meeting",
+    ],
 }
 Kind = Literal["create", "move", "cancel"]
 SLOT_SHARE = 0.4
@@ -74,17 +112,29 @@ def overlaps(a0: datetime, a1: datetime, b0: datetime, b1: datetime) -> bool:
     return a0 < b1 and b0 < a1
 
 
-def busy(meetings: list[Meeting], blocks: list[Block], start: datetime, end: datetime, room: str | None, skip: str | None = None) -> bool:
+def busy(
+    meetings: list[Meeting],
+    blocks: list[Block],
+    start: datetime,
+    end: datetime,
+    room: str | None,
+    skip: str | None = None,
+) -> bool:
     """Whether the principal (room None) or the room is taken in [start, end)."""
     for m in meetings:
-        if m.status == "active" and m.meeting_id != skip and overlaps(start, end, m.start, m.end) and (room is None or m.room == room):
+        if (
+            m.status == "active"
+            and m.meeting_id != skip
+            and overlaps(start, end, m.start, m.end)
+            and (room is None or m.room == room)
+        ):
             return True
     return room is not None and any(b.room == room and overlaps(start, end, b.start, b.end) for b in blocks)
 
 
 def _at(day: date, half_hours: int, zone: str) -> datetime:
     local = datetime.combine(day, time(half_hours // 2, 30 * (half_hours % 2)), tzinfo=ZoneInfo(zone))
-    return local.astimezone(timezone.utc)
+    return local.astimezone(UTC)
 
 
 def _calendar(rng: random.Random, home: str, today: date, titles: list[str]) -> tuple[list[Meeting], list[Block]]:
@@ -99,10 +149,23 @@ def _calendar(rng: random.Random, home: str, today: date, titles: list[str]) -> 
             if busy(meetings, blocks, start, end, None) or busy(meetings, blocks, start, end, room) or not titles:
                 continue
             mid = "mtg-" + "".join(rng.choices(string.ascii_uppercase + string.digits, k=4))
-            meetings.append(Meeting(meeting_id=mid, title=titles.pop(), start=start, end=end, room=room, attendees=rng.randint(2, ROOMS[room])))
+            meetings.append(
+                Meeting(
+                    meeting_id=mid,
+                    title=titles.pop(),
+                    start=start,
+                    end=end,
+                    room=room,
+                    attendees=rng.randint(2, ROOMS[room]),
+                )
+            )
         for _ in range(rng.randint(2, 4)):
             start = _at(day, rng.randint(18, 35), home)
-            blocks.append(Block(room=rng.choice(list(ROOMS)), start=start, end=start + timedelta(minutes=rng.choice([60, 90, 120]))))
+            blocks.append(
+                Block(
+                    room=rng.choice(list(ROOMS)), start=start, end=start + timedelta(minutes=rng.choice([60, 90, 120]))
+                )
+            )
     return meetings, blocks
 
 
@@ -112,7 +175,9 @@ def _free_start(rng: random.Random, w: dict, day: date, duration: int, room: str
     for h in slots:
         start = _at(day, h, w["home"])
         end = start + timedelta(minutes=duration)
-        if not busy(w["meetings"], w["blocks"], start, end, None, skip) and not busy(w["meetings"], w["blocks"], start, end, room, skip):
+        if not busy(w["meetings"], w["blocks"], start, end, None, skip) and not busy(
+            w["meetings"], w["blocks"], start, end, room, skip
+        ):
             return start
     return None
 
@@ -145,7 +210,21 @@ def make_calendar_world(seed: int) -> CalendarWorld:
     if dialogue == "slots" and kind == "create" and "time" not in withheld and rng.random() < CORRECTION_SHARE:
         said = start + timedelta(hours=rng.choice([-1, 1]))
     return CalendarWorld(
-        seed=seed, lang=lang, home=home, now=now, kind=kind, dialogue=dialogue, meetings=meetings, blocks=blocks,
-        title=title, start=start, zone=zone, duration=duration, room=room, attendees=attendees,
-        target=target.meeting_id if target else None, withheld=withheld, said_start=said,
+        seed=seed,
+        lang=lang,
+        home=home,
+        now=now,
+        kind=kind,
+        dialogue=dialogue,
+        meetings=meetings,
+        blocks=blocks,
+        title=title,
+        start=start,
+        zone=zone,
+        duration=duration,
+        room=room,
+        attendees=attendees,
+        target=target.meeting_id if target else None,
+        withheld=withheld,
+        said_start=said,
     )

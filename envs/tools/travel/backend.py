@@ -10,8 +10,11 @@ from envs.tools.travel.world import Booking, Flight, TravelWorld
 
 def _flight_row(f: Flight) -> dict[str, Any]:
     return {
-        "flight_number": f.number, "origin": f.origin, "destination": f.destination,
-        "departs": f.departs.strftime("%Y-%m-%d %H:%M"), "arrives": f.arrives.strftime("%Y-%m-%d %H:%M"),
+        "flight_number": f.number,
+        "origin": f.origin,
+        "destination": f.destination,
+        "departs": f.departs.strftime("%Y-%m-%d %H:%M"),
+        "arrives": f.arrives.strftime("%Y-%m-%d %H:%M"),
         "fares": {c: {"seats_left": x.seats, "price_rub": x.price} for c, x in f.fares.items()},
     }
 
@@ -23,13 +26,23 @@ class Desk:
         self.made = 0
 
     def search(self, inp: SearchFlightsInput) -> list[dict[str, Any]]:
-        return [_flight_row(f) for f in self.world.flights
-                if (f.origin, f.destination, f.departs.date()) == (inp.origin, inp.destination, inp.date)]
+        return [
+            _flight_row(f)
+            for f in self.world.flights
+            if (f.origin, f.destination, f.departs.date()) == (inp.origin, inp.destination, inp.date)
+        ]
 
     def book(self, inp: BookFlightInput) -> dict[str, Any]:
         self.made += 1
-        booking = Booking(booking_id=f"BKN{self.made:03d}", flight=inp.flight_number, return_flight=inp.return_flight_number,
-                          fare_class=inp.fare_class, adults=inp.adults, children=inp.children, infants=inp.infants)
+        booking = Booking(
+            booking_id=f"BKN{self.made:03d}",
+            flight=inp.flight_number,
+            return_flight=inp.return_flight_number,
+            fare_class=inp.fare_class,
+            adults=inp.adults,
+            children=inp.children,
+            infants=inp.infants,
+        )
         self.bookings[booking.booking_id] = booking
         for number in filter(None, [inp.flight_number, inp.return_flight_number]):
             flight = self.world.flight(number)

@@ -34,26 +34,69 @@ def _allowed(desk: Desk, field: str) -> list[str]:
 
 
 def tools(desk: Desk) -> list[Tool]:
-    allowed = lambda f: _allowed(desk, f)  # noqa: E731
-    numbers = lambda: [f.number for f in desk.world.flights]  # noqa: E731
+    def allowed(f: str) -> list[str]:
+        return _allowed(desk, f)
+
+    def numbers() -> list[str]:
+        return [f.number for f in desk.world.flights]
+
     return [
-        Tool("search_flights", "Find flights on one day between two airports, with seats left and prices per class.",
-             SearchFlightsInput, desk.search, allowed_for=allowed, enums=lambda: {"origin": list(AIRPORTS), "destination": list(AIRPORTS)}),
-        Tool("book_flight", "Book seats on a flight, or on a flight and its way back.", BookFlightInput, desk.book, write=True,
-             slots={"flight_number": ("date",), "return_flight_number": ("return",), "fare_class": ("fare",),
-                    "adults": ("passengers",), "children": ("passengers",), "infants": ("passengers",)},
-             allowed_for=allowed, enums=lambda: {"flight_number": numbers(), "return_flight_number": numbers()}),
-        Tool("get_booking", "Look up a booking by its reference.", BookingInput, desk.get, allowed_for=allowed,
-             enums=lambda: {"booking_id": sorted(desk.bookings)}),
-        Tool("cancel_booking", "Cancel a booking.", CancelBookingInput, desk.cancel, write=True, slots={"booking_id": ("booking",)},
-             allowed_for=allowed, enums=lambda: {"booking_id": sorted(desk.bookings)}),
+        Tool(
+            "search_flights",
+            "Find flights on one day between two airports, with seats left and prices per class.",
+            SearchFlightsInput,
+            desk.search,
+            allowed_for=allowed,
+            enums=lambda: {"origin": list(AIRPORTS), "destination": list(AIRPORTS)},
+        ),
+        Tool(
+            "book_flight",
+            "Book seats on a flight, or on a flight and its way back.",
+            BookFlightInput,
+            desk.book,
+            write=True,
+            slots={
+                "flight_number": ("date",),
+                "return_flight_number": ("return",),
+                "fare_class": ("fare",),
+                "adults": ("passengers",),
+                "children": ("passengers",),
+                "infants": ("passengers",),
+            },
+            allowed_for=allowed,
+            enums=lambda: {"flight_number": numbers(), "return_flight_number": numbers()},
+        ),
+        Tool(
+            "get_booking",
+            "Look up a booking by its reference.",
+            BookingInput,
+            desk.get,
+            allowed_for=allowed,
+            enums=lambda: {"booking_id": sorted(desk.bookings)},
+        ),
+        Tool(
+            "cancel_booking",
+            "Cancel a booking.",
+            CancelBookingInput,
+            desk.cancel,
+            write=True,
+            slots={"booking_id": ("booking",)},
+            allowed_for=allowed,
+            enums=lambda: {"booking_id": sorted(desk.bookings)},
+        ),
     ]
 
 
 def gold_calls(w: TravelWorld) -> list[ToolCall]:
     if w.kind == "cancel":
         return [ToolCall(name="cancel_booking", arguments={"booking_id": w.cancel_id})]
-    args = {"flight_number": w.gold_flight, "fare_class": w.fare, "adults": w.adults, "children": w.children, "infants": w.infants}
+    args = {
+        "flight_number": w.gold_flight,
+        "fare_class": w.fare,
+        "adults": w.adults,
+        "children": w.children,
+        "infants": w.infants,
+    }
     if w.gold_return:
         args["return_flight_number"] = w.gold_return
     return [ToolCall(name="book_flight", arguments=args)]
@@ -65,9 +108,17 @@ def build(seed: int) -> Case:
     cust, opening = customer(w)
     system = f"{SYSTEM}\n\nToday is {w.today.isoformat()} ({w.today:%A})."
     return Case(
-        domain="travel", kind=w.kind, dialogue=w.dialogue, service="api.travel.example", system=system, opening=opening,
-        customer=cust, tools=tools(desk), context={"today": w.today, "travel": desk.world, "desk": desk},
-        state=desk.state, gold_calls=gold_calls(w),
+        domain="travel",
+        kind=w.kind,
+        dialogue=w.dialogue,
+        service="api.travel.example",
+        system=system,
+        opening=opening,
+        customer=cust,
+        tools=tools(desk),
+        context={"today": w.today, "travel": desk.world, "desk": desk},
+        state=desk.state,
+        gold_calls=gold_calls(w),
     )
 
 

@@ -9,27 +9,64 @@ from envs.tools.notation import EN_MONTHS
 from envs.tools.slots import Correction, Customer
 from envs.tools.travel.world import AIRPORTS, TravelWorld
 
-RU_MONTHS = ["января", "февраля", "марта", "апреля", "мая", "июня", "июля", "августа", "сентября", "октября", "ноября", "декабря"]
+RU_MONTHS = [
+    "января",
+    "февраля",
+    "марта",
+    "апреля",
+    "мая",
+    "июня",
+    "июля",
+    "августа",
+    "сентября",
+    "октября",
+    "ноября",
+    "декабря",
+]
 RU_WEEKDAYS = ["в понедельник", "во вторник", "в среду", "в четверг", "в пятницу", "в субботу", "в воскресенье"]
 EN_WEEKDAYS = ["on Monday", "on Tuesday", "on Wednesday", "on Thursday", "on Friday", "on Saturday", "on Sunday"]
 WORDS: dict[str, tuple[str, ...]] = {
     "date": ("дат", "когда", "числ", "какой день", "вылет", "date", "when", "which day", "depart"),
     "return": ("обратно", "возвращ", "обратн", "return", "back"),
-    "passengers": ("сколько", "пассажир", "человек", "взросл", "дет", "кто лет", "passenger", "how many", "people", "adult", "travell"),
+    "passengers": (
+        "сколько",
+        "пассажир",
+        "человек",
+        "взросл",
+        "дет",
+        "кто лет",
+        "passenger",
+        "how many",
+        "people",
+        "adult",
+        "travell",
+    ),
     "fare": ("класс", "тариф", "эконом", "бизнес", "class", "fare", "cabin", "economy", "business"),
     "booking": ("номер", "бронь", "брони", "бронирован", "reference", "booking", "number", "pnr"),
 }
 RU_ADULTS = {1: ["один взрослый", "1 взрослый"], 2: ["двое взрослых", "2 взрослых"], 3: ["трое взрослых", "3 взрослых"]}
 EN_ADULTS = {1: ["one adult", "1 adult"], 2: ["two adults", "2 adults"], 3: ["three adults", "3 adults"]}
 FARE_WORDS = {
-    "ru": {"economy": ["эконом", "Эконом", "эконом-класс"], "premium": ["комфорт", "премиум-эконом"], "business": ["бизнес", "Бизнес", "бизнес-класс"]},
-    "en": {"economy": ["economy", "Economy class", "ECONOMY"], "premium": ["premium economy", "Premium"], "business": ["business", "Business class"]},
+    "ru": {
+        "economy": ["эконом", "Эконом", "эконом-класс"],
+        "premium": ["комфорт", "премиум-эконом"],
+        "business": ["бизнес", "Бизнес", "бизнес-класс"],
+    },
+    "en": {
+        "economy": ["economy", "Economy class", "ECONOMY"],
+        "premium": ["premium economy", "Premium"],
+        "business": ["business", "Business class"],
+    },
 }
 
 
 def _day(rng: random.Random, d: date, today: date, ru: bool) -> str:
     forms = [d.strftime("%d.%m"), d.strftime("%d.%m.%Y")]
-    forms.append(f"{d.day} {RU_MONTHS[d.month - 1]}" if ru else rng.choice([f"{EN_MONTHS[d.month - 1].title()} {d.day}", f"{d.day} {EN_MONTHS[d.month - 1].title()}"]))
+    forms.append(
+        f"{d.day} {RU_MONTHS[d.month - 1]}"
+        if ru
+        else rng.choice([f"{EN_MONTHS[d.month - 1].title()} {d.day}", f"{d.day} {EN_MONTHS[d.month - 1].title()}"])
+    )
     if 1 < (d - today).days < 7:
         forms.append((RU_WEEKDAYS if ru else EN_WEEKDAYS)[d.weekday()])
     return rng.choice(forms)
@@ -58,7 +95,7 @@ def _passengers(rng: random.Random, adults: int, children: int, infants: int, ru
 
 def _which(w: TravelWorld, rng: random.Random, number: str | None, ru: bool) -> str:
     if w.criterion == "number" and number:
-        return (f"рейсом {_flight(rng, number)}" if ru else f"on flight {_flight(rng, number)}")
+        return f"рейсом {_flight(rng, number)}" if ru else f"on flight {_flight(rng, number)}"
     if w.criterion == "earliest":
         return "самым ранним рейсом" if ru else "on the earliest flight"
     return "самым дешёвым рейсом" if ru else "on the cheapest flight"
@@ -70,17 +107,25 @@ def customer(w: TravelWorld) -> tuple[Customer, str]:
     lang = "ru" if ru else "en"
     phrases: dict[str, str] = {}
     if w.kind == "cancel":
-        ref = rng.choice([w.cancel_id or "", f"{(w.cancel_id or '')[:3].lower()} {(w.cancel_id or '')[3:]}", f"№{w.cancel_id}"])
+        ref = rng.choice(
+            [w.cancel_id or "", f"{(w.cancel_id or '')[:3].lower()} {(w.cancel_id or '')[3:]}", f"№{w.cancel_id}"]
+        )
         phrases["booking"] = f"номер брони {ref}" if ru else f"the booking reference is {ref}"
         intent = "Здравствуйте, отмените, пожалуйста, мою бронь." if ru else "Hello, please cancel my booking."
     else:
         src, dst = _city(rng, w.origin, 1, ru), _city(rng, w.destination, 2, ru)
         intent = f"Здравствуйте, нужны билеты из {src} в {dst}." if ru else f"Hi, I need flights from {src} to {dst}."
-        phrases["date"] = (f"вылет {_day(rng, w.out_day, w.today, ru)}, {_which(w, rng, w.gold_flight, ru)}" if ru
-                           else f"departing {_day(rng, w.out_day, w.today, ru)}, {_which(w, rng, w.gold_flight, ru)}")
+        phrases["date"] = (
+            f"вылет {_day(rng, w.out_day, w.today, ru)}, {_which(w, rng, w.gold_flight, ru)}"
+            if ru
+            else f"departing {_day(rng, w.out_day, w.today, ru)}, {_which(w, rng, w.gold_flight, ru)}"
+        )
         if w.back_day is not None:
-            phrases["return"] = (f"обратно {_day(rng, w.back_day, w.today, ru)}, {_which(w, rng, w.gold_return, ru)}" if ru
-                                 else f"coming back {_day(rng, w.back_day, w.today, ru)}, {_which(w, rng, w.gold_return, ru)}")
+            phrases["return"] = (
+                f"обратно {_day(rng, w.back_day, w.today, ru)}, {_which(w, rng, w.gold_return, ru)}"
+                if ru
+                else f"coming back {_day(rng, w.back_day, w.today, ru)}, {_which(w, rng, w.gold_return, ru)}"
+            )
         said = w.said_adults if w.said_adults is not None else w.adults
         phrases["passengers"] = _passengers(rng, said, w.children, w.infants, ru)
         fare = rng.choice(FARE_WORDS[lang][w.fare])
@@ -89,8 +134,18 @@ def customer(w: TravelWorld) -> tuple[Customer, str]:
     if w.said_adults is not None:
         right = _passengers(rng, w.adults, w.children, w.infants, ru)
         message = f"ой, поправка: {right}" if ru else f"oh, a correction: {right}"
-        correction = Correction(slot="passengers", message=message, value=right, value_words=tuple({**RU_ADULTS, **EN_ADULTS}[w.adults]))
-    order = ["booking"] if w.kind == "cancel" else ["date", "return", "passengers", "fare"] if w.back_day else ["date", "passengers", "fare"]
+        correction = Correction(
+            slot="passengers", message=message, value=right, value_words=tuple({**RU_ADULTS, **EN_ADULTS}[w.adults])
+        )
+    order = (
+        ["booking"]
+        if w.kind == "cancel"
+        else ["date", "return", "passengers", "fare"]
+        if w.back_day
+        else ["date", "passengers", "fare"]
+    )
     opening = [s for s in order if s not in w.withheld]
-    c = Customer(lang=lang, phrases=phrases, opening=opening, withheld=list(w.withheld), words=WORDS, correction=correction)  # type: ignore[arg-type]
+    c = Customer(
+        lang=lang, phrases=phrases, opening=opening, withheld=list(w.withheld), words=WORDS, correction=correction
+    )  # type: ignore[arg-type]
     return c, " ".join([intent] + [phrases[s][0].upper() + phrases[s][1:] + "." for s in opening])

@@ -96,7 +96,16 @@ def _flights(rng: random.Random, a: str, b: str, day: date, used: set[str]) -> l
             fares["premium"] = Fare(seats=rng.randint(0, 6), price=base * 16 // 10)
         if rng.random() < 0.6:
             fares["business"] = Fare(seats=rng.randint(0, 4), price=base * 3)
-        out.append(Flight(number=number, origin=a, destination=b, departs=dep, arrives=dep + timedelta(minutes=rng.randint(60, 300)), fares=fares))
+        out.append(
+            Flight(
+                number=number,
+                origin=a,
+                destination=b,
+                departs=dep,
+                arrives=dep + timedelta(minutes=rng.randint(60, 300)),
+                fares=fares,
+            )
+        )
     return out
 
 
@@ -139,7 +148,11 @@ def make_travel_world(seed: int) -> TravelWorld:
     fare = rng.choice(["economy", "economy", "premium", "business"])
     criterion: Criterion = rng.choice(["number", "earliest", "cheapest"])  # type: ignore[assignment]
     dialogue: Literal["single", "slots"] = "slots" if rng.random() < SLOT_SHARE else "single"
-    slots = {"oneway": ["date", "passengers", "fare"], "return": ["date", "return", "passengers", "fare"], "cancel": ["booking"]}[kind]
+    slots = {
+        "oneway": ["date", "passengers", "fare"],
+        "return": ["date", "return", "passengers", "fare"],
+        "cancel": ["booking"],
+    }[kind]
     withheld: list[str] = []
     if dialogue == "slots":
         withheld = sorted(rng.sample(slots, rng.randint(1, len(slots))), key=slots.index)
@@ -155,12 +168,37 @@ def make_travel_world(seed: int) -> TravelWorld:
     bookings = []
     for _ in range(rng.randint(1, 3)):
         f = rng.choice(flights)
-        bookings.append(Booking(booking_id=_pnr(rng), flight=f.number, return_flight=None, fare_class="economy",
-                                adults=rng.randint(1, 2), children=0, infants=0))
+        bookings.append(
+            Booking(
+                booking_id=_pnr(rng),
+                flight=f.number,
+                return_flight=None,
+                fare_class="economy",
+                adults=rng.randint(1, 2),
+                children=0,
+                infants=0,
+            )
+        )
     cancel_id = rng.choice(bookings).booking_id if kind == "cancel" else None
     return TravelWorld(
-        seed=seed, today=today, kind=kind, dialogue=dialogue, origin=a, destination=b, flights=flights, bookings=bookings,
-        criterion=criterion, out_day=out_day, back_day=back_day if kind == "return" else None, fare=fare,
-        adults=adults, children=children, infants=infants, gold_flight=None if kind == "cancel" else gold.number,
-        gold_return=gold_return, cancel_id=cancel_id, withheld=withheld, said_adults=said_adults,
+        seed=seed,
+        today=today,
+        kind=kind,
+        dialogue=dialogue,
+        origin=a,
+        destination=b,
+        flights=flights,
+        bookings=bookings,
+        criterion=criterion,
+        out_day=out_day,
+        back_day=back_day if kind == "return" else None,
+        fare=fare,
+        adults=adults,
+        children=children,
+        infants=infants,
+        gold_flight=None if kind == "cancel" else gold.number,
+        gold_return=gold_return,
+        cancel_id=cancel_id,
+        withheld=withheld,
+        said_adults=said_adults,
     )

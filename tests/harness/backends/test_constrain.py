@@ -9,19 +9,29 @@ import subprocess
 import sys
 
 import pytest
+from scripted_server import Reply, ScriptedServer
 
 from envs.contract import Decoding, EpisodeContext, ToolSpec
 from harness.backends.constrain import enforceable, output_schema, read_answer, request_fields, unenforced
 from harness.backends.openai_compat import OpenAIBackend
 from harness.loop import _actions
-from harness.spec import build_spec, resolved
 from harness.runner import select_tasks
+from harness.spec import build_spec, resolved
 from harness.types import ModelTurn
-from scripted_server import Reply, ScriptedServer
 
-TOOL = ToolSpec(name="book", description="Book.", parameters={
-    "type": "object", "additionalProperties": False, "required": ["code"],
-    "properties": {"code": {"type": "string", "pattern": "^[A-Z]{2}\\d{3}$"}, "adults": {"type": "integer", "minimum": 1}}})
+TOOL = ToolSpec(
+    name="book",
+    description="Book.",
+    parameters={
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["code"],
+        "properties": {
+            "code": {"type": "string", "pattern": "^[A-Z]{2}\\d{3}$"},
+            "adults": {"type": "integer", "minimum": 1},
+        },
+    },
+)
 
 
 def test_each_style_is_asked_in_its_own_words():
@@ -47,7 +57,10 @@ def test_what_a_style_cannot_enforce_is_dropped_from_the_request_and_named():
 
 
 def test_a_constrained_answer_reads_back_as_a_call_or_a_message():
-    assert read_answer('{"name": "book", "arguments": {"code": "AB\n123"}}', {"book"}) == ("call", ("book", {"code": "AB\n123"}))
+    assert read_answer('{"name": "book", "arguments": {"code": "AB\n123"}}', {"book"}) == (
+        "call",
+        ("book", {"code": "AB\n123"}),
+    )
     assert read_answer('{"message": "which date?"}', {"book"}) == ("message", "which date?")
     assert read_answer('{"name": "rm", "arguments": {}}', {"book"}) is None
     assert read_answer("[" * 5000, {"book"}) is None
@@ -57,16 +70,20 @@ def _generate(server: ScriptedServer, style: str, constrain: str = "schema"):
     async def go():
         backend = OpenAIBackend(server.url, "scripted-model", backoff_s=0.01, constrain_style=style)
         try:
-            return await backend.generate([{"role": "user", "content": "hi"}], [TOOL],
-                                          Decoding(constrain=constrain), "prompt")
+            return await backend.generate(
+                [{"role": "user", "content": "hi"}], [TOOL], Decoding(constrain=constrain), "prompt"
+            )
         finally:
             await backend.aclose()
+
     return asyncio.run(go())
 
 
 @pytest.mark.parametrize("style", ["llama.cpp", "openai"])
 def test_the_backend_sends_the_constraint_and_reads_what_comes_back(style):
-    answers = iter([Reply(text='{"name": "book", "arguments": {"code": "AB\n123"}}'), Reply(text='{"message": "when?"}')])
+    answers = iter(
+        [Reply(text='{"name": "book", "arguments": {"code": "AB\n123"}}'), Reply(text='{"message": "when?"}')]
+    )
     with ScriptedServer(lambda body: next(answers)) as server:
         call = _generate(server, style)
         message = _generate(server, style)
@@ -100,24 +117,49 @@ def test_the_llama_grammar_compiles_for_every_suites_tools():
     for suite in ("tools-bank", "tools-calendar", "tools-travel", "bank-disputes"):
         spec = build_spec({"suite": suite, "models": ["agent:gold"], "conditions": ["raw"], "tasks": 1})
         plan = resolved(spec)
-        env = plan.suite.make(select_tasks(spec)[0], plan.options, EpisodeContext(budget=4, condition=plan.conditions["raw"]))
+        env = plan.suite.make(
+            select_tasks(spec)[0], plan.options, EpisodeContext(budget=4, condition=plan.conditions["raw"])
+        )
         schemas[suite] = output_schema(env.reset().tools, "llama.cpp")
-    code = ("import json, sys\nfrom llama_cpp.llama_grammar import LlamaGrammar, json_schema_to_gbnf\n"
-            "for name, schema in json.load(sys.stdin).items():\n"
-            "    LlamaGrammar.from_string(json_schema_to_gbnf(json.dumps(schema)), verbose=False)\n"
-            "    print(name)\n")
-    done = subprocess.run([sys.executable, "-c", code], input=json.dumps(schemas), capture_output=True, text=True,
-                          timeout=120)
+    code = (
+        "import json, sys\nfrom llama_cpp.llama_grammar import LlamaGrammar, json_schema_to_gbnf\n"
+        "for name, schema in json.load(sys.stdin).items():\n"
+        "    LlamaGrammar.from_string(json_schema_to_gbnf(json.dumps(schema)), verbose=False)\n"
+        "    print(name)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], input=json.dumps(schemas), capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0 and done.stdout.split() == list(schemas), done.stderr[-2000:]
 
 
-@pytest.mark.parametrize("args, said", [
-    (("--model", "agent:gold"), "reference agent, which decodes nothing"),
-    (("--model", "local", "--tool-mode", "native"), "does not constrain native tool calls"),
-])
+@pytest.mark.parametrize(
+    "args, said",
+    [
+        (("--model", "agent:gold"), "reference agent, which decodes nothing"),
+        (("--model", "local", "--tool-mode", "native"), "does not constrain native tool calls"),
+    ],
+)
 def test_what_cannot_constrain_is_refused_at_start(args, said, tmp_path):
-    done = subprocess.run([sys.executable, "-m", "harness.cli", "run", "--suite", "tools-travel", "--conditions", "raw",
-                           "--constrain", "none,schema", "--out", str(tmp_path / "r"), *args],
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "harness.cli",
+            "run",
+            "--suite",
+            "tools-travel",
+            "--conditions",
+            "raw",
+            "--constrain",
+            "none,schema",
+            "--out",
+            str(tmp_path / "r"),
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 2 and said in done.stderr and "Traceback" not in done.stderr
     assert not (tmp_path / "r").exists()

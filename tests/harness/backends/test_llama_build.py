@@ -18,19 +18,35 @@ from harness.cli import app
 
 ROOT = Path(__file__).parents[3]
 
-NATIVE_AVX512 = ("CPU : SSE3 = 1 | SSSE3 = 1 | AVX = 1 | AVX2 = 1 | F16C = 1 | FMA = 1 | BMI2 = 1 | AVX512 = 1 | "
-                 "AVX512_VBMI = 1 | AVX512_VNNI = 1 | AVX512_BF16 = 1 | AMX_INT8 = 1 | LLAMAFILE = 1 | OPENMP = 1 | "
-                 "REPACK = 1 | ")
+NATIVE_AVX512 = (
+    "CPU : SSE3 = 1 | SSSE3 = 1 | AVX = 1 | AVX2 = 1 | F16C = 1 | FMA = 1 | BMI2 = 1 | AVX512 = 1 | "
+    "AVX512_VBMI = 1 | AVX512_VNNI = 1 | AVX512_BF16 = 1 | AMX_INT8 = 1 | LLAMAFILE = 1 | OPENMP = 1 | "
+    "REPACK = 1 | "
+)
 ZEN3_FLAGS = "flags\t\t: fpu sse sse2 pni ssse3 fma sse4_1 sse4_2 avx f16c bmi1 avx2 bmi2 sha_ni\n"
 ARM_CPUINFO = "processor\t: 0\nFeatures\t: fp asimd evtstrm aes pmull sha1 sha2 crc32 atomics fphp asimdhp asimddp\n"
 
 
 def test_system_info_is_read_into_instruction_sets():
     assert lb.parse_system_info(NATIVE_AVX512) == [
-        "SSE3", "SSSE3", "AVX", "AVX2", "F16C", "FMA", "BMI2", "AVX512", "AVX512_VBMI", "AVX512_VNNI", "AVX512_BF16",
-        "AMX_INT8"]
+        "SSE3",
+        "SSSE3",
+        "AVX",
+        "AVX2",
+        "F16C",
+        "FMA",
+        "BMI2",
+        "AVX512",
+        "AVX512_VBMI",
+        "AVX512_VNNI",
+        "AVX512_BF16",
+        "AMX_INT8",
+    ]
     assert lb.parse_system_info("CPU : NEON = 1 | ARM_FMA = 1 | FP16_VA = 1 | DOTPROD = 0 | OPENMP = 1 |") == [
-        "NEON", "ARM_FMA", "FP16_VA"]
+        "NEON",
+        "ARM_FMA",
+        "FP16_VA",
+    ]
 
 
 def test_host_flags_on_x86_and_arm():
@@ -42,7 +58,10 @@ def test_a_native_avx512_amx_build_cannot_run_on_an_avx2_host_and_says_why():
     build = lb.parse_system_info(NATIVE_AVX512)
     v = lb.verdict(build, lb.host_flags(ZEN3_FLAGS), lb.Probe(returncode=-signal.SIGILL), machine="x86_64")
     assert not v.runs
-    assert "the build uses AVX512, AVX512_VBMI, AVX512_VNNI, AVX512_BF16, AMX_INT8, which this CPU does not have" in v.reasons
+    assert (
+        "the build uses AVX512, AVX512_VBMI, AVX512_VNNI, AVX512_BF16, AMX_INT8, which this CPU does not have"
+        in v.reasons
+    )
     assert any("AMX, which many VMs forbid" in r for r in v.reasons)
     assert any("SIGILL (illegal instruction: this llama.cpp build" in r for r in v.reasons) and v.build_at_fault
     assert lb.portable(build, "x86_64") == (False, ["AVX512", "AVX512_VBMI", "AVX512_VNNI", "AVX512_BF16", "AMX_INT8"])
@@ -74,8 +93,9 @@ def test_both_readme_commands_build_llama_cpp_portably_and_never_from_the_pip_ca
     assert lb.LLAMA_REQUIREMENT in local_extra  # the README installs what the extra names
     for command in _readme_commands():
         first = command.split(" && ")[1]
-        assert first == (f'CMAKE_ARGS="{lb.PORTABLE_CMAKE_ARGS}" .venv/bin/pip install -q --no-cache-dir '
-                         f'"{lb.LLAMA_REQUIREMENT}"'), first
+        assert first == (
+            f'CMAKE_ARGS="{lb.PORTABLE_CMAKE_ARGS}" .venv/bin/pip install -q --no-cache-dir "{lb.LLAMA_REQUIREMENT}"'
+        ), first
     ci = (ROOT / ".ci" / "run").read_text()
     assert _readme_commands()[1] in ci  # CI runs the README's test command, exactly
 

@@ -20,8 +20,11 @@ from harness.backends.server_proc import MissingExtra, pid_alive
 MOVE = ToolSpec(
     name="move",
     description="Walk in a direction.",
-    parameters={"type": "object", "properties": {"direction": {"type": "string", "enum": ["north", "south", "east", "west"]}},
-                "required": ["direction"]},
+    parameters={
+        "type": "object",
+        "properties": {"direction": {"type": "string", "enum": ["north", "south", "east", "west"]}},
+        "required": ["direction"],
+    },
 )
 SYS = {"role": "system", "content": "You are in a maze. Use the tools."}
 USER = {"role": "user", "content": "Go north."}
@@ -38,7 +41,9 @@ def test_config_serves_one_gguf_under_two_aliases_on_loopback():
     cfg = local.server_config(8123)
     assert cfg["host"] == "127.0.0.1" and cfg["port"] == 8123
     assert [(m["model_alias"], m["chat_format"]) for m in cfg["models"]] == [
-        (PROMPT_ALIAS, "chatml"), (NATIVE_ALIAS, "chatml-function-calling")]
+        (PROMPT_ALIAS, "chatml"),
+        (NATIVE_ALIAS, "chatml-function-calling"),
+    ]
     assert {m["model"] for m in cfg["models"]} == {str(gguf_path())}
     assert all(m["n_threads"] == 2 and m["seed"] == local.SEED and m["verbose"] is False for m in cfg["models"])
     assert gguf_path().stat().st_size > 50_000_000
@@ -74,8 +79,13 @@ def test_server_starts_answers_with_a_tool_call_and_leaves_no_process():
         pid, port = server.pid, server.port
         client = openai.OpenAI(base_url=server.base_url, api_key="none", timeout=300)
         native = client.chat.completions.create(
-            model=local_model_name("native"), messages=[SYS, USER], tools=[MOVE.openai()], tool_choice="auto",
-            temperature=0, max_tokens=64)
+            model=local_model_name("native"),
+            messages=[SYS, USER],
+            tools=[MOVE.openai()],
+            tool_choice="auto",
+            temperature=0,
+            max_tokens=64,
+        )
         (call,) = native.choices[0].message.tool_calls
         # grammar-constrained: the name is a real tool and the arguments obey the schema
         assert call.function.name == "move"
@@ -83,8 +93,11 @@ def test_server_starts_answers_with_a_tool_call_and_leaves_no_process():
         assert native.usage.prompt_tokens > 100 and native.usage.completion_tokens > 0
 
         prompt = client.chat.completions.create(
-            model=local_model_name("prompt"), messages=with_tools_prompt([SYS, USER], [MOVE]),
-            temperature=0, max_tokens=64)
+            model=local_model_name("prompt"),
+            messages=with_tools_prompt([SYS, USER], [MOVE]),
+            temperature=0,
+            max_tokens=64,
+        )
         text = prompt.choices[0].message.content
         assert isinstance(text, str) and text.strip() and not prompt.choices[0].message.tool_calls
         parse_tool_calls(text, ["move"])  # whatever it wrote, reading it must not raise
@@ -128,20 +141,28 @@ def test_quirk_omitted_tool_choice_means_none(http):
 
 @pytest.mark.slow
 def test_quirk_plain_chatml_drops_tools(http):
-    with_tools = _prompt_tokens(http, model=PROMPT_ALIAS, messages=[SYS, USER], tools=[MOVE.openai()], tool_choice="auto")
+    with_tools = _prompt_tokens(
+        http, model=PROMPT_ALIAS, messages=[SYS, USER], tools=[MOVE.openai()], tool_choice="auto"
+    )
     assert with_tools == _prompt_tokens(http, model=PROMPT_ALIAS, messages=[SYS, USER])
 
 
 def _history(content, tool_result="You are in the hall."):
     calls = [{"id": "call_1", "type": "function", "function": {"name": "move", "arguments": '{"direction": "north"}'}}]
-    return [SYS, USER, {"role": "assistant", "content": content, "tool_calls": calls},
-            {"role": "tool", "tool_call_id": "call_1", "content": tool_result}]
+    return [
+        SYS,
+        USER,
+        {"role": "assistant", "content": content, "tool_calls": calls},
+        {"role": "tool", "tool_call_id": "call_1", "content": tool_result},
+    ]
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("alias", [PROMPT_ALIAS, NATIVE_ALIAS])
 def test_quirk_null_content_with_tool_calls_is_http_500(http, alias):
-    assert _chat(http, model=alias, messages=_history(None), tools=[MOVE.openai()], tool_choice="none").status_code == 500
+    assert (
+        _chat(http, model=alias, messages=_history(None), tools=[MOVE.openai()], tool_choice="none").status_code == 500
+    )
     assert _chat(http, model=alias, messages=_history(""), tools=[MOVE.openai()], tool_choice="none").status_code == 200
 
 
@@ -149,8 +170,13 @@ def test_quirk_null_content_with_tool_calls_is_http_500(http, alias):
 @pytest.mark.parametrize("alias", [PROMPT_ALIAS, NATIVE_ALIAS])
 def test_quirk_tool_results_never_reach_the_model(http, alias):
     short = _prompt_tokens(http, model=alias, messages=_history("", "ok"), tools=[MOVE.openai()], tool_choice="none")
-    long = _prompt_tokens(http, model=alias, messages=_history("", "A long room description. " * 10),
-                          tools=[MOVE.openai()], tool_choice="none")
+    long = _prompt_tokens(
+        http,
+        model=alias,
+        messages=_history("", "A long room description. " * 10),
+        tools=[MOVE.openai()],
+        tool_choice="none",
+    )
     assert short == long
 
 
@@ -160,14 +186,22 @@ def test_quirk_function_calling_format_html_escapes_message_text(http):
         return _prompt_tokens(http, model=alias, messages=[{"role": "user", "content": text}], max_tokens=1)
 
     # in the fc template "<" costs what "&lt;" costs in plain chatml: the model reads "&lt;"
-    assert cost(NATIVE_ALIAS, "<" * 20) - cost(NATIVE_ALIAS, "a" * 20) == cost(PROMPT_ALIAS, "&lt;" * 20) - cost(PROMPT_ALIAS, "a" * 20)
+    assert cost(NATIVE_ALIAS, "<" * 20) - cost(NATIVE_ALIAS, "a" * 20) == cost(PROMPT_ALIAS, "&lt;" * 20) - cost(
+        PROMPT_ALIAS, "a" * 20
+    )
     assert cost(PROMPT_ALIAS, "<" * 20) < cost(PROMPT_ALIAS, "&lt;" * 20)
 
 
 @pytest.mark.slow
 def test_quirk_streaming_returns_no_usage(http):
-    body = {"model": PROMPT_ALIAS, "messages": [SYS, USER], "max_tokens": 8, "temperature": 0, "stream": True,
-            "stream_options": {"include_usage": True}}
+    body = {
+        "model": PROMPT_ALIAS,
+        "messages": [SYS, USER],
+        "max_tokens": 8,
+        "temperature": 0,
+        "stream": True,
+        "stream_options": {"include_usage": True},
+    }
     with http.stream("POST", "/chat/completions", json=body) as resp:
         events = [json.loads(line[6:]) for line in resp.iter_lines() if line.startswith("data: {")]
     assert len(events) >= 2 and all(not e.get("usage") for e in events)

@@ -5,8 +5,17 @@ from harness.backends.parse import parse_tool_calls
 def test_tool_turns_become_text_the_chat_template_renders():
     messages = [
         {"role": "user", "content": "open it"},
-        {"role": "assistant", "content": "", "tool_calls": [
-            {"id": "c0", "type": "function", "function": {"name": "open_dispute", "arguments": '{"reason": "fraud"}'}}]},
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [
+                {
+                    "id": "c0",
+                    "type": "function",
+                    "function": {"name": "open_dispute", "arguments": '{"reason": "fraud"}'},
+                }
+            ],
+        },
         {"role": "tool", "tool_call_id": "c0", "content": '{"error": "unknown_card"}'},
     ]
     flat = _flatten_tool_turns(messages)

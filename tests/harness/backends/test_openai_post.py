@@ -8,12 +8,15 @@ import asyncio
 import pytest
 
 from envs.contract import Decoding, ToolSpec
-from harness.errors import HarnessError
 from harness.backends.openai_compat import OpenAIBackend
+from harness.errors import HarnessError
 from tests.scripted_server import Reply, ScriptedServer, call
 
-TOOL = ToolSpec(name="open_dispute", description="Open a dispute.",
-                parameters={"type": "object", "properties": {"reason": {"type": "string"}}, "required": ["reason"]})
+TOOL = ToolSpec(
+    name="open_dispute",
+    description="Open a dispute.",
+    parameters={"type": "object", "properties": {"reason": {"type": "string"}}, "required": ["reason"]},
+)
 MESSAGES = [{"role": "user", "content": "Откройте спор ✓"}]
 
 
@@ -36,14 +39,20 @@ def test_the_body_is_what_the_sdk_sends_and_the_answer_is_read_as_before():
     assert body["tools"] == [TOOL.openai()] and body["tool_choice"] == "auto"
     assert body["model"] == "scripted-model" and body["seed"] == 7 and "stream" not in body
     assert server.headers_seen[0]["Authorization"] == "Bearer no-key"
-    assert [(c.name, c.arguments, c.parse_mode) for c in turn.tool_calls] == [("open_dispute", {"reason": "fraud"}, "native")]
+    assert [(c.name, c.arguments, c.parse_mode) for c in turn.tool_calls] == [
+        ("open_dispute", {"reason": "fraud"}, "native")
+    ]
     assert (turn.usage.prompt_tokens, turn.usage.completion_tokens, turn.model_id) == (11, 7, "scripted-model")
 
 
 def test_an_answer_the_sdk_types_do_not_validate_is_still_read():
     # a server that omits `created` and `object`, and sends an unknown key: the SDK reads it unvalidated
-    odd = {"id": "x", "model": "scripted-model", "extra_key": 1,
-           "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "plain text"}}]}
+    odd = {
+        "id": "x",
+        "model": "scripted-model",
+        "extra_key": 1,
+        "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "plain text"}}],
+    }
     with ScriptedServer(lambda body: Reply(body=odd)) as server:
         turn = _generate(server.url)
     assert turn.text == "plain text" and turn.usage.prompt_tokens is None
@@ -67,7 +76,9 @@ def test_a_401_names_the_key_variable_and_a_dead_server_is_fatal(monkeypatch):
             _generate(server.url, api_key_env="MY_KEY")
         assert server.headers_seen[0]["Authorization"] == "Bearer sk-this-is-a-test-key"
         url = server.url
-    with pytest.raises(HarnessError, match=r"gave up after 2 attempts: cannot connect to 127.0.0.1:\d+: Connection refused") as info:
+    with pytest.raises(
+        HarnessError, match=r"gave up after 2 attempts: cannot connect to 127.0.0.1:\d+: Connection refused"
+    ) as info:
         _generate(url, max_retries=1)
     assert info.value.fatal
 
@@ -101,5 +112,7 @@ def test_the_timeout_and_retries_default_to_the_run_specs_one_home():
     from harness.types import RunSpec
 
     params = inspect.signature(OpenAIBackend).parameters
-    assert params["timeout_s"].default == RunSpec.model_fields["request_timeout_s"].default == defaults.REQUEST_TIMEOUT_S
+    assert (
+        params["timeout_s"].default == RunSpec.model_fields["request_timeout_s"].default == defaults.REQUEST_TIMEOUT_S
+    )
     assert params["max_retries"].default == RunSpec.model_fields["max_retries"].default == defaults.MAX_RETRIES

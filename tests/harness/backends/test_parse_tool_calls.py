@@ -36,10 +36,10 @@ def test_real_plan_answers_are_not_tool_calls(name):
 def test_real_free_answers_sort_into_prose_broken_json_and_fences():
     rows = _trace_rows("smollm2-135m-plan-free.jsonl")
     parsed = [parse_tool_calls(r["answer"], TOOLS) for r in rows]
-    prose = [p for r, p in zip(rows, parsed) if "{" not in r["answer"]]
+    prose = [p for r, p in zip(rows, parsed, strict=True) if "{" not in r["answer"]]
     assert prose and all(p.error is None for p in prose)
     # the echoed format line {"commands": ["...", ...]} is an attempt at JSON that does not decode
-    echoed = [p for r, p in zip(rows, parsed) if '{"commands": ["...", ...]}' in r["answer"]]
+    echoed = [p for r, p in zip(rows, parsed, strict=True) if '{"commands": ["...", ...]}' in r["answer"]]
     assert echoed and all("broken JSON" in p.error for p in echoed)
     assert sum(p.fenced for p in parsed) == sum("```" in r["answer"] for r in rows) > 0
 
@@ -65,7 +65,10 @@ def test_hermes_tags_one_and_several():
     assert _calls('<tool_call>\n{"name": "move", "arguments": {"direction": "north"}}\n</tool_call>') == [
         ("move", {"direction": "north"}, "tag")
     ]
-    two = '<tool_call>{"name": "look", "arguments": {}}</tool_call>\n<tool_call>{"name": "move", "arguments": {"direction": "east"}}</tool_call>'
+    two = (
+        '<tool_call>{"name": "look", "arguments": {}}</tool_call>\n'
+        '<tool_call>{"name": "move", "arguments": {"direction": "east"}}</tool_call>'
+    )
     assert _calls(two) == [("look", {}, "tag"), ("move", {"direction": "east"}, "tag")]
 
 
@@ -82,7 +85,9 @@ def test_tag_holding_a_fence_or_prose_only():
 
 
 def test_one_broken_tag_beside_a_good_one_is_a_warning():
-    parsed = parse_tool_calls('<tool_call>{"name": "look", "arguments": {}}</tool_call><tool_call>{"name": "move",</tool_call>', TOOLS)
+    parsed = parse_tool_calls(
+        '<tool_call>{"name": "look", "arguments": {}}</tool_call><tool_call>{"name": "move",</tool_call>', TOOLS
+    )
     assert [c.name for c in parsed.calls] == ["look"]
     assert parsed.error is None and any("broken JSON" in w for w in parsed.warnings)
 
@@ -107,7 +112,9 @@ def test_two_bare_calls_and_a_list_of_calls():
 
 
 def test_llama_styles():
-    assert _calls('{"name": "get_weather", "parameters": {"city": "Oslo"}}') == [("get_weather", {"city": "Oslo"}, "llama")]
+    assert _calls('{"name": "get_weather", "parameters": {"city": "Oslo"}}') == [
+        ("get_weather", {"city": "Oslo"}, "llama")
+    ]
     assert _calls('{"type": "function", "name": "get_weather", "parameters": {"city": "Oslo"}}') == [
         ("get_weather", {"city": "Oslo"}, "llama")
     ]
@@ -116,7 +123,10 @@ def test_llama_styles():
 
 
 def test_openai_style_and_arguments_as_json_string():
-    text = '{"type": "function", "id": "call_7", "function": {"name": "move", "arguments": "{\\"direction\\": \\"north\\"}"}}'
+    text = (
+        '{"type": "function", "id": "call_7", '
+        '"function": {"name": "move", "arguments": "{\\"direction\\": \\"north\\"}"}}'
+    )
     (call,) = parse_tool_calls(text, TOOLS).calls
     assert (call.name, call.arguments, call.id) == ("move", {"direction": "north"}, "call_7")
     assert _calls('{"name": "look", "arguments": ""}') == [("look", {}, "bare")]

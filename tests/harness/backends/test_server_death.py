@@ -13,18 +13,18 @@ import time
 
 import pytest
 
-from harness.errors import HarnessError
+from envs.contract import Decoding
 from harness.backends.local import LlamaServer
 from harness.backends.openai_compat import OpenAIBackend
 from harness.backends.server_death import exit_words, signal_words
 from harness.backends.server_proc import ManagedServer, free_port
-from harness.errors import ServerDied, ServerStartError
-from envs.contract import Decoding
+from harness.errors import HarnessError, ServerDied, ServerStartError
 
 
 def test_signals_are_named_in_words_for_the_kind_of_server():
     assert signal_words(signal.SIGILL, "llama.cpp") == (
-        "SIGILL (illegal instruction: this llama.cpp build uses CPU instructions this machine cannot run)")
+        "SIGILL (illegal instruction: this llama.cpp build uses CPU instructions this machine cannot run)"
+    )
     assert signal_words(signal.SIGILL).startswith("SIGILL (illegal instruction: the server runs CPU instructions")
     assert signal_words(signal.SIGKILL, "llama.cpp").startswith("SIGKILL (killed, often out of memory")
     assert exit_words(-signal.SIGSEGV) == "killed by SIGSEGV (segmentation fault: a crash in the server's native code)"
@@ -33,9 +33,17 @@ def test_signals_are_named_in_words_for_the_kind_of_server():
 
 
 def test_a_server_killed_by_sigill_while_starting_says_so_with_its_log_and_the_fix(tmp_path):
-    server = ManagedServer([sys.executable, "-c", "import os, signal; print('loading the model', flush=True); "
-                            "os.kill(os.getpid(), signal.SIGILL)"], host="127.0.0.1", port=free_port(),
-                           startup_timeout_s=30, log_path=tmp_path / "server.log")
+    server = ManagedServer(
+        [
+            sys.executable,
+            "-c",
+            "import os, signal; print('loading the model', flush=True); os.kill(os.getpid(), signal.SIGILL)",
+        ],
+        host="127.0.0.1",
+        port=free_port(),
+        startup_timeout_s=30,
+        log_path=tmp_path / "server.log",
+    )
     with pytest.raises(ServerDied) as died:
         server.start()
     message = str(died.value)
@@ -70,8 +78,13 @@ CHILD = textwrap.dedent(
 def _http_server(tmp_path) -> ManagedServer:
     (tmp_path / "child.py").write_text(CHILD)
     port = free_port()
-    return ManagedServer([sys.executable, str(tmp_path / "child.py"), str(port)], host="127.0.0.1", port=port,
-                         startup_timeout_s=30, log_path=tmp_path / "server.log")
+    return ManagedServer(
+        [sys.executable, str(tmp_path / "child.py"), str(port)],
+        host="127.0.0.1",
+        port=port,
+        startup_timeout_s=30,
+        log_path=tmp_path / "server.log",
+    )
 
 
 def _wait_dead(server: ManagedServer) -> str:
@@ -121,4 +134,6 @@ def test_a_call_to_a_dead_server_stops_at_once_with_its_report_not_connection_er
             asyncio.run(call())
         # no backoff was slept: 30 s would have been the first
         assert time.monotonic() - t0 < 20 and len(asked) == 1
-    assert failed.value.fatal and "killed by SIGKILL" in str(failed.value) and "Connection error" not in str(failed.value)
+    assert (
+        failed.value.fatal and "killed by SIGKILL" in str(failed.value) and "Connection error" not in str(failed.value)
+    )

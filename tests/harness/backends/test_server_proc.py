@@ -38,8 +38,13 @@ def _server(tmp_path, ignore_term=False, **kw):
     script = tmp_path / "child.py"
     script.write_text(CHILD)
     port = free_port()
-    server = ManagedServer([sys.executable, str(script), str(port), "1" if ignore_term else "0"],
-                           host="127.0.0.1", port=port, startup_timeout_s=30, **kw)
+    server = ManagedServer(
+        [sys.executable, str(script), str(port), "1" if ignore_term else "0"],
+        host="127.0.0.1",
+        port=port,
+        startup_timeout_s=30,
+        **kw,
+    )
     server.env = {"GRANDCHILD_FILE": str(tmp_path / "grandchild.pid")}
     return server
 
@@ -88,15 +93,23 @@ def test_async_context_manager(tmp_path):
 
 
 def test_a_child_that_exits_at_once_is_a_start_error_with_its_log(tmp_path):
-    server = ManagedServer([sys.executable, "-c", "import sys; print('bad flag --frob'); sys.exit(3)"],
-                           host="127.0.0.1", port=free_port(), startup_timeout_s=30)
+    server = ManagedServer(
+        [sys.executable, "-c", "import sys; print('bad flag --frob'); sys.exit(3)"],
+        host="127.0.0.1",
+        port=free_port(),
+        startup_timeout_s=30,
+    )
     with pytest.raises(ServerStartError, match=r"(?s)exited with code 3.*bad flag --frob"):
         server.start()
 
 
 def test_a_child_that_never_answers_times_out_and_is_stopped(tmp_path):
-    server = ManagedServer([sys.executable, "-c", "import time; time.sleep(600)"],
-                           host="127.0.0.1", port=free_port(), startup_timeout_s=1.5)
+    server = ManagedServer(
+        [sys.executable, "-c", "import time; time.sleep(600)"],
+        host="127.0.0.1",
+        port=free_port(),
+        startup_timeout_s=1.5,
+    )
     with pytest.raises(ServerStartError, match="did not answer /v1/models within 2 s"):
         server.start()
     assert not pid_alive(server.pid)
@@ -111,8 +124,9 @@ def test_a_server_object_starts_once(tmp_path):
 
 
 def test_cancelling_an_async_start_stops_the_child():
-    server = ManagedServer([sys.executable, "-c", "import time; time.sleep(600)"],
-                           host="127.0.0.1", port=free_port(), startup_timeout_s=60)
+    server = ManagedServer(
+        [sys.executable, "-c", "import time; time.sleep(600)"], host="127.0.0.1", port=free_port(), startup_timeout_s=60
+    )
 
     async def enter():
         async with server:

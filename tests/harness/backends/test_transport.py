@@ -11,7 +11,8 @@ import socket
 import ssl
 import time
 import zlib
-from typing import Any, Awaitable, Callable
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 import pytest
 import trustme
@@ -21,12 +22,17 @@ from harness.backends.transport import MIB, StatusError, Transport, TransportErr
 from harness.errors import HarnessError
 
 Handler = Callable[[dict[str, Any], asyncio.StreamReader, asyncio.StreamWriter], Awaitable[bool]]
-CHAT = (b'{"id":"c","object":"chat.completion","created":0,"model":"m","choices":[{"index":0,'
-        b'"finish_reason":"stop","message":{"role":"assistant","content":"hello"}}]}')
+CHAT = (
+    b'{"id":"c","object":"chat.completion","created":0,"model":"m","choices":[{"index":0,'
+    b'"finish_reason":"stop","message":{"role":"assistant","content":"hello"}}]}'
+)
 
 
 def ok(body: bytes = b'{"ok": true}', extra: str = "") -> bytes:
-    return f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n{extra}\r\n".encode() + body
+    return (
+        f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n{extra}\r\n".encode()
+        + body
+    )
 
 
 async def read_request(reader: asyncio.StreamReader) -> dict[str, Any] | None:
@@ -50,7 +56,7 @@ class Server:
         self.requests: list[dict[str, Any]] = []
         self.written = 0
 
-    async def __aenter__(self) -> "Server":
+    async def __aenter__(self) -> Server:
         async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
             self.connections += 1
             try:
@@ -77,12 +83,18 @@ def answer(data: bytes, keep: bool = True) -> Handler:
         writer.write(data)
         await writer.drain()
         return keep
+
     return handler
 
 
 def transport(url: str, **kwargs: Any) -> Transport:
-    return Transport(url, api_key=kwargs.pop("api_key", "no-key"), timeout_s=kwargs.pop("timeout_s", 5),
-                     max_response_bytes=kwargs.pop("cap", 4 * MIB), **kwargs)
+    return Transport(
+        url,
+        api_key=kwargs.pop("api_key", "no-key"),
+        timeout_s=kwargs.pop("timeout_s", 5),
+        max_response_bytes=kwargs.pop("cap", 4 * MIB),
+        **kwargs,
+    )
 
 
 async def failure(url: str, **kwargs: Any) -> TransportError:
@@ -113,6 +125,7 @@ def test_calls_reuse_one_connection_send_one_bearer_header_and_the_body_as_given
 
 def _endless(declared: int | None) -> Handler:
     """An answer of 200 MB: declared in Content-Length or chunked, written until the client stops reading."""
+
     async def handler(request: dict[str, Any], reader: Any, writer: asyncio.StreamWriter) -> bool:
         head = f"Content-Length: {declared}\r\n" if declared else "Transfer-Encoding: chunked\r\n"
         writer.write(f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n{head}\r\n".encode())
@@ -124,6 +137,7 @@ def _endless(declared: int | None) -> Handler:
             server.written += len(block)
             await writer.drain()
         return False
+
     return handler
 
 
@@ -166,11 +180,15 @@ def test_a_gzip_bomb_is_stopped_by_the_cap_on_what_it_expands_to():
     asyncio.run(go())
 
 
-@pytest.mark.parametrize("wire, cause", [
-    (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nnot a chunk\r\n", "malformed HTTP"),
-    (b"HTTTP/9 OK maybe\r\n\r\n", "malformed HTTP"),
-    (b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n{\"cut\": ", "closed the connection mid-answer"),
-], ids=["bad-chunk", "bad-status-line", "closed-mid-body"])
+@pytest.mark.parametrize(
+    "wire, cause",
+    [
+        (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nnot a chunk\r\n", "malformed HTTP"),
+        (b"HTTTP/9 OK maybe\r\n\r\n", "malformed HTTP"),
+        (b'HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n{"cut": ', "closed the connection mid-answer"),
+    ],
+    ids=["bad-chunk", "bad-status-line", "closed-mid-body"],
+)
 def test_a_broken_answer_names_its_cause_and_may_be_retried(wire, cause):
     async def go() -> None:
         async with Server(answer(wire, keep=False)) as server:
@@ -305,11 +323,14 @@ def _limited(after: str, then: bytes = ok(CHAT)) -> tuple[Handler, list[float]]:
     async def handler(request: dict[str, Any], reader: Any, writer: asyncio.StreamWriter) -> bool:
         times.append(time.monotonic())
         if len(times) == 1:
-            writer.write(f"HTTP/1.1 429 Too Many Requests\r\nRetry-After: {after}\r\nContent-Length: 2\r\n\r\n{{}}".encode())
+            writer.write(
+                f"HTTP/1.1 429 Too Many Requests\r\nRetry-After: {after}\r\nContent-Length: 2\r\n\r\n{{}}".encode()
+            )
         else:
             writer.write(then)
         await writer.drain()
         return True
+
     return handler, times
 
 
@@ -320,6 +341,7 @@ def _list_models(url: str) -> list[str]:
             return await backend.served_models()
         finally:
             await backend.aclose()
+
     return asyncio.run(go())
 
 
@@ -380,7 +402,7 @@ class _RawServer:
 
         class Handler(socketserver.StreamRequestHandler):
             def handle(self) -> None:
-                while (line := self.rfile.readline()):
+                while line := self.rfile.readline():
                     length = 0
                     while (header := self.rfile.readline()) not in (b"\r\n", b""):
                         if header.lower().startswith(b"content-length:"):
@@ -409,9 +431,31 @@ def test_malformed_http_is_a_server_fault_at_start_and_a_harness_error_mid_run(t
     config.write_text("max_retries = 1\n")
 
     def run(server: _RawServer, out: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "harness.cli", "run", "--config", str(config), "--suite",
-                               "bank-disputes", "--model", "m", "--conditions", "raw", "--tasks", "2", "--endpoint",
-                               server.url, "--out", str(tmp_path / out)], capture_output=True, text=True, timeout=120)
+        return subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "harness.cli",
+                "run",
+                "--config",
+                str(config),
+                "--suite",
+                "bank-disputes",
+                "--model",
+                "m",
+                "--conditions",
+                "raw",
+                "--tasks",
+                "2",
+                "--endpoint",
+                server.url,
+                "--out",
+                str(tmp_path / out),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
 
     start = _RawServer(lambda path: garbage)
     try:

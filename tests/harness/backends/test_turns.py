@@ -10,28 +10,45 @@ from types import SimpleNamespace
 
 import pytest
 
-from envs.contract import ToolSpec
+from envs.contract import Decoding, ToolSpec
 from harness.backends.openai_compat import OpenAIBackend
 from harness.backends.turns import RawCall, native_text_modes, to_turn
 from harness.backends.vllm_inproc import VllmInprocBackend
 from harness.types import Usage
-from envs.contract import Decoding
 
-MOVE = ToolSpec(name="move", description="Walk.", parameters={"type": "object", "properties": {"direction": {"type": "string"}}})
+MOVE = ToolSpec(
+    name="move", description="Walk.", parameters={"type": "object", "properties": {"direction": {"type": "string"}}}
+)
 TAG = '<tool_call>{"name": "move", "arguments": {"direction": "n"}}</tool_call>'
 FENCED = '```json\n{"name": "move", "arguments": {"direction": "n"}}\n```'
 
 
 def _turn(text, native_calls=None, tool_mode="native", text_calls="parse", modes=frozenset(), tools=(MOVE,)):
-    return to_turn(text, native_calls=native_calls, usage=Usage(prompt_tokens=11, completion_tokens=7),
-                   finish_reason="stop", latency_s=0.5, model_id="m", tools=list(tools), tool_mode=tool_mode,
-                   text_calls=text_calls, native_text_modes=modes)
+    return to_turn(
+        text,
+        native_calls=native_calls,
+        usage=Usage(prompt_tokens=11, completion_tokens=7),
+        finish_reason="stop",
+        latency_s=0.5,
+        model_id="m",
+        tools=list(tools),
+        tool_mode=tool_mode,
+        text_calls=text_calls,
+        native_text_modes=modes,
+    )
 
 
 def test_structured_calls_are_native_and_one_unreadable_call_spoils_the_turn():
     turn = _turn("", [RawCall("move", '{"direction": "n"}', "c7")])
-    assert [(c.name, c.arguments, c.id, c.parse_mode) for c in turn.tool_calls] == [("move", {"direction": "n"}, "c7", "native")]
-    assert (turn.usage.prompt_tokens, turn.usage.completion_tokens, turn.finish_reason, turn.model_id) == (11, 7, "stop", "m")
+    assert [(c.name, c.arguments, c.id, c.parse_mode) for c in turn.tool_calls] == [
+        ("move", {"direction": "n"}, "c7", "native")
+    ]
+    assert (turn.usage.prompt_tokens, turn.usage.completion_tokens, turn.finish_reason, turn.model_id) == (
+        11,
+        7,
+        "stop",
+        "m",
+    )
     bad = _turn("", [RawCall("move", '{"direction": "n"}', "a"), RawCall("move", "[1]", "b")])
     assert bad.tool_calls == [] and "arguments are not valid JSON" in bad.parse_error
 
@@ -45,7 +62,9 @@ def test_prompt_mode_keeps_the_parse_mode_and_the_error():
 def test_a_family_format_in_the_text_is_native_where_no_server_parser_ran():
     turn = _turn(TAG, modes=native_text_modes("hermes"))
     assert [(c.parse_mode, c.id) for c in turn.tool_calls] == [("native", "call_0")]
-    llama = _turn('<|python_tag|>{"name": "move", "parameters": {"direction": "n"}}', modes=native_text_modes("llama3_json"))
+    llama = _turn(
+        '<|python_tag|>{"name": "move", "parameters": {"direction": "n"}}', modes=native_text_modes("llama3_json")
+    )
     assert llama.tool_calls[0].parse_mode == "native"
     # behind a server its parser already ran: a tag left in the text is a call it did not accept
     assert _turn(TAG).tool_calls[0].parse_mode == "text_tag"
@@ -56,7 +75,10 @@ def test_text_calls_parse_keeps_them_and_violation_drops_the_turn(modes):
     kept = _turn(FENCED, modes=modes)
     assert kept.tool_calls[0].parse_mode == "text_fenced" and kept.fenced
     strict = _turn(FENCED, modes=modes, text_calls="violation")
-    assert strict.tool_calls == [] and strict.parse_error == "the tool call came back as fenced text, not as a native tool call"
+    assert (
+        strict.tool_calls == []
+        and strict.parse_error == "the tool call came back as fenced text, not as a native tool call"
+    )
 
 
 def test_answers_over_the_cap_are_truncated_and_without_tools_nothing_is_parsed():
@@ -67,10 +89,15 @@ def test_answers_over_the_cap_are_truncated_and_without_tools_nothing_is_parsed(
 
 
 def _openai_answer(text, calls=()):
-    message = SimpleNamespace(content=text, tool_calls=[
-        SimpleNamespace(id=i, function=SimpleNamespace(name=n, arguments=a)) for i, n, a in calls] or None)
-    return SimpleNamespace(choices=[SimpleNamespace(message=message, finish_reason="stop")],
-                           usage=SimpleNamespace(prompt_tokens=11, completion_tokens=7), model="m")
+    message = SimpleNamespace(
+        content=text,
+        tool_calls=[SimpleNamespace(id=i, function=SimpleNamespace(name=n, arguments=a)) for i, n, a in calls] or None,
+    )
+    return SimpleNamespace(
+        choices=[SimpleNamespace(message=message, finish_reason="stop")],
+        usage=SimpleNamespace(prompt_tokens=11, completion_tokens=7),
+        model="m",
+    )
 
 
 class _OneAnswerLLM:

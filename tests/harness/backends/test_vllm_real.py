@@ -27,14 +27,26 @@ if not HAS_VLLM and not REQUIRED:
     pytest.skip("vLLM is not installed (REPAIR_HARNESS_REQUIRE_VLLM=1 makes that a failure)", allow_module_level=True)
 
 pytestmark = pytest.mark.slow
-MOVE = {"type": "function", "function": {
-    "name": "move", "description": "Walk in a direction.",
-    "parameters": {"type": "object", "properties": {"direction": {"type": "string", "enum": ["north", "south", "east", "west"]}},
-                   "required": ["direction"]}}}
+MOVE = {
+    "type": "function",
+    "function": {
+        "name": "move",
+        "description": "Walk in a direction.",
+        "parameters": {
+            "type": "object",
+            "properties": {"direction": {"type": "string", "enum": ["north", "south", "east", "west"]}},
+            "required": ["direction"],
+        },
+    },
+}
 
 
 def _call(i, direction):
-    return {"id": f"c{i}", "type": "function", "function": {"name": "move", "arguments": json.dumps({"direction": direction})}}
+    return {
+        "id": f"c{i}",
+        "type": "function",
+        "function": {"name": "move", "arguments": json.dumps({"direction": direction})},
+    }
 
 
 # two calls and their results in the history: enough for a 135M model to write the third call
@@ -48,8 +60,10 @@ FEW_SHOT = [
     {"role": "tool", "tool_call_id": "c1", "content": "You are in room 3."},
     {"role": "user", "content": "Go south."},
 ]
-PLAIN = [{"role": "system", "content": "You are a helpful assistant."},
-         {"role": "user", "content": "Name three colours."}]
+PLAIN = [
+    {"role": "system", "content": "You are a helpful assistant."},
+    {"role": "user", "content": "Name three colours."},
+]
 
 
 @pytest.fixture(scope="module")
@@ -91,27 +105,52 @@ def test_vllm_serves_local_with_hermes_tool_calls_and_real_usage(cache):
     with VllmServer("local", port=_free_port(), startup_timeout_s=600) as server:
         assert set(server.model_names) == {HF_ID, "local"}
         client = openai.OpenAI(base_url=server.base_url, api_key="none", timeout=300)
-        native = client.chat.completions.create(model="local", messages=FEW_SHOT, tools=[MOVE], tool_choice="auto",
-                                                temperature=0, max_tokens=48)
+        native = client.chat.completions.create(
+            model="local", messages=FEW_SHOT, tools=[MOVE], tool_choice="auto", temperature=0, max_tokens=48
+        )
         # vLLM's hermes parser turned the model's <tool_call> text into a structured call
         (call,) = native.choices[0].message.tool_calls
         assert call.function.name == "move" and json.loads(call.function.arguments)["direction"] in {
-            "north", "south", "east", "west"}
+            "north",
+            "south",
+            "east",
+            "west",
+        }
         assert native.choices[0].finish_reason == "tool_calls"
         assert native.usage.prompt_tokens > 300 and native.usage.completion_tokens > 0
         vllm_plain = client.chat.completions.create(model="local", messages=PLAIN, temperature=0, max_tokens=16)
     with LocalServer() as llama:
         llama_plain = openai.OpenAI(base_url=llama.base_url, api_key="none", timeout=300).chat.completions.create(
-            model=local_model_name("prompt"), messages=PLAIN, temperature=0, max_tokens=16)
+            model=local_model_name("prompt"), messages=PLAIN, temperature=0, max_tokens=16
+        )
     # same weights, same chat template, two tokenizers (transformers' from the GGUF, llama.cpp's)
     assert vllm_plain.usage.prompt_tokens == llama_plain.usage.prompt_tokens
 
 
 def test_run_backend_vllm_local_records_real_usage(cache, tmp_path):
     out = tmp_path / "r"
-    res = CliRunner().invoke(app, ["run", "--backend", "vllm", "--model", "local", "--suite", "bank-disputes",
-                                   "--conditions", "raw", "--budget", "1", "--tasks", "1", "--max-tokens", "64",
-                                   "--out", str(out)])
+    res = CliRunner().invoke(
+        app,
+        [
+            "run",
+            "--backend",
+            "vllm",
+            "--model",
+            "local",
+            "--suite",
+            "bank-disputes",
+            "--conditions",
+            "raw",
+            "--budget",
+            "1",
+            "--tasks",
+            "1",
+            "--max-tokens",
+            "64",
+            "--out",
+            str(out),
+        ],
+    )
     assert res.exit_code == 0, res.output
     (rec,) = [json.loads(line) for line in (out / "records.jsonl").read_text().splitlines()]
     assert rec["harness_error"] is None and rec["model_id"] == HF_ID
