@@ -1,10 +1,11 @@
 """Conditions: what the agent is told after a failure, and who judges. One registry table.
 
 A condition is resolved once, when the spec loads, for the feedback family of the suite it will
-play (`resolve`): the message renderers of `conditions.feedback`, or a protocol's own family
-(`conditions.veriharness`). The resolved value is what the episode carries (`EpisodeContext`):
-what it shows (`render` / `items`), what it sets in the environment (`env`) and who reviews
-(`review_prompt`).
+play and the run's feedback cut (`resolve`): the message renderers of `conditions.feedback`, or a
+protocol's own family (`conditions.veriharness`). The resolved value is what the episode carries
+(`EpisodeContext.condition`, typed by the Protocol `envs.contract.Condition`): what it shows
+(`render` / `items`), what it sets in the environment (`sets`), who reviews (`review_prompt`) and
+what a record keeps of it (`record`).
 """
 
 from __future__ import annotations
@@ -47,6 +48,10 @@ def family(name: str) -> dict[str, ItemRenderer]:
 
 @dataclass(frozen=True)
 class Condition:
+    """A named condition, and once `resolve` has bound it to a suite's feedback family and the run's
+    feedback cut, the value an episode is played under (`envs.contract.Condition`, the Protocol
+    that environments and the loop read: they never import this package)."""
+
     name: str
     feedback: str
     arbiter: Arbiter
@@ -56,25 +61,27 @@ class Condition:
     env: dict[str, Any] = field(default_factory=dict)
     # whose renderers write its feedback (set by `resolve` for the suite it plays)
     family: str = "message"
+    # every rendered value is cut to this many characters (the run's --feedback-cut; the paper: 240)
+    cut: int | None = None
 
-    def items(self, violation: Violation, cut: int | None = None) -> list[str]:
+    def items(self, violation: Violation) -> list[str]:
         """The feedback lines about one rejected call (one message in the message family)."""
-        return family(self.family)[self.feedback](violation, cut)
+        return family(self.family)[self.feedback](violation, self.cut)
 
-    def render(self, violation: Violation, cut: int | None = None) -> str:
-        return "\n".join(self.items(violation, cut))
+    def render(self, violation: Violation) -> str:
+        return "\n".join(self.items(violation))
 
     def review_prompt(self) -> str | None:
         return review_prompt(self.arbiter)
 
-    def params(self, cut: int | None) -> dict[str, Any]:
-        return {
-            "feedback": self.feedback,
-            "arbiter": self.arbiter,
-            "paper_name": self.paper_name,
-            "cut": cut,
-            "env": self.env,
-        }
+    def sets(self, key: str) -> Any:
+        """What this condition sets in the environment under `key` (None when it sets nothing)."""
+        return self.env.get(key)
+
+    def record(self) -> dict[str, Any]:
+        """What a record keeps of the condition beside its name (the cut and the tool mode are the
+        run's settings: the record's `config` holds them)."""
+        return {"feedback": self.feedback, "arbiter": self.arbiter, "paper_name": self.paper_name, "env": self.env}
 
 
 def _c(name: str, feedback: str, arbiter: Arbiter, paper: str | None, text: str, **env: Any) -> tuple[str, Condition]:
@@ -134,8 +141,6 @@ CONDITIONS: dict[str, Condition] = dict(
     ]
 )
 
-PAPER_CONDITIONS = list(study.CONDITIONS)
-
 
 def get_condition(name: str) -> Condition:
     if name not in CONDITIONS:
@@ -147,8 +152,9 @@ class UnplayableCondition(UserError):
     """A condition the suite's feedback family has no renderer for."""
 
 
-def resolve(name: str, family_name: str, who: str = "this suite") -> Condition:
-    """The condition as it plays in a feedback family: the one check of what a protocol can play."""
+def resolve(name: str, family_name: str, who: str = "this suite", cut: int | None = None) -> Condition:
+    """The condition as it plays in a feedback family, its values cut to `cut` characters: the one
+    check of what a protocol can play."""
     condition = get_condition(name)
     renderers = family(family_name)
     if condition.feedback not in renderers:
@@ -157,4 +163,4 @@ def resolve(name: str, family_name: str, who: str = "this suite") -> Condition:
             f"{who} cannot play condition {name!r} (it has {family_name} feedback for "
             f"{', '.join(playable)} only); allowed: {', '.join(playable)}"
         )
-    return dataclasses.replace(condition, family=family_name)
+    return dataclasses.replace(condition, family=family_name, cut=cut)

@@ -9,14 +9,11 @@ from __future__ import annotations
 import re
 import traceback as _tb
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from envs import study
-
-if TYPE_CHECKING:  # conditions import envs, never the reverse: the type is for checkers only
-    from conditions import Condition
 
 
 class ToolSpec(BaseModel):
@@ -151,21 +148,50 @@ class Decoding(BaseModel):
     constrain: Literal["none", "json", "schema"] = Field("none", exclude=True)
 
 
+class Condition(Protocol):
+    """What an episode is played under, as environments and the loop read it; `conditions/`
+    implements it (resolved once, when the spec loads, for the suite's feedback family and the
+    run's feedback cut), so that nothing here names that package.
+
+    feedback: the name of what it shows in its family (the veriharness protocol picks its variant
+    by it); items/render: the feedback about one rejected call, as lines or one message; sets:
+    what it sets in the environment (the output-contract arms shape backend faults); cut: the
+    characters every rendered value is cut to; review_prompt: what a self-check arm asks before a
+    call runs (None: the validator judges); record: what a record keeps of it beside its name.
+    """
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def feedback(self) -> str: ...
+
+    @property
+    def cut(self) -> int | None: ...
+
+    def items(self, violation: Violation) -> list[str]: ...
+
+    def render(self, violation: Violation) -> str: ...
+
+    def sets(self, key: str) -> Any: ...
+
+    def review_prompt(self) -> str | None: ...
+
+    def record(self) -> dict[str, Any]: ...
+
+
 @dataclass(frozen=True)
 class EpisodeContext:
     """Everything one episode is played under, handed to `Suite.make` and to the loop.
 
     One explicit value instead of side channels: the budget the key chose (a count in the unit
-    the env's Opening names), the decoding, the tool mode, the feedback cut and the condition,
-    resolved once when the spec loads (`conditions.Condition`: what it shows, what it sets in
-    the environment, who reviews). An env reads only what the condition sets (`condition.env`:
-    the output-contract arms shape backend faults) and its name; None outside a run.
+    the env's Opening names), the decoding, the tool mode and the condition (None outside a run:
+    listing a suite's tools, building a snapshot).
     """
 
     budget: int
     decoding: Decoding = field(default_factory=lambda: Decoding())
     tool_mode: Literal["native", "prompt"] = "prompt"
-    feedback_cut: int | None = None
     condition: Condition | None = None
 
     def __post_init__(self) -> None:
@@ -174,7 +200,7 @@ class EpisodeContext:
 
     def sets(self, key: str) -> Any:
         """What the condition sets for the environment under `key` (None when it sets nothing)."""
-        return None if self.condition is None else self.condition.env.get(key)
+        return None if self.condition is None else self.condition.sets(key)
 
 
 class Violation(BaseModel):

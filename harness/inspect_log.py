@@ -251,7 +251,9 @@ def sample(run: RunFiles, rec: dict[str, Any]) -> Any:
     from inspect_ai.scorer import Score
 
     model_id = rec.get("model_id") or rec["model"]
-    prompt_mode = (rec.get("condition_params") or {}).get("tool_mode") == "prompt"
+    # the run's config holds the tool mode; records written before it did kept it in condition_params
+    settings = rec.get("config") or {}
+    prompt_mode = settings.get("tool_mode", (rec.get("condition_params") or {}).get("tool_mode")) == "prompt"
     transcript = _transcript(run, rec)
     msgs = messages(transcript, model_id)
     error = rec.get("harness_error")

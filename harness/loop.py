@@ -13,12 +13,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from conditions import Condition
 from envs.contract import (
     OBSERVED_CHARS,
     Accepted,
     Action,
     BudgetUnit,
+    Condition,
     Env,
     EpisodeContext,
     Opening,
@@ -204,7 +204,7 @@ async def _play(env: Env, backend: Backend, condition: Condition, s: EpisodeCont
     # who writes a retry, decided once: the env (its own retry prompt around the condition's
     # feedback lines) or this loop (the condition's message after the call)
     writer = retry_writer(env, opening)
-    render = None if writer is not None else (lambda v: condition.render(v, s.feedback_cut))
+    render = None if writer is not None else condition.render
     native = s.tool_mode == "native"
     messages = list(opening.messages)
     review = condition.review_prompt()
@@ -265,7 +265,7 @@ async def _play(env: Env, backend: Backend, condition: Condition, s: EpisodeCont
             tools = outcome.tools
         if writer is not None:
             assert isinstance(outcome, Violation)  # anything else ended the episode above
-            messages = writer.retry_messages(condition.items(outcome, s.feedback_cut))  # a prompt built, no I/O
+            messages = writer.retry_messages(condition.items(outcome))  # a prompt built, no I/O
         elif opening.history == "last":
             messages = _with_feedback(opening, turn.text, "\n\n".join(r["content"] for r in replies))
         else:

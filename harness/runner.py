@@ -11,7 +11,7 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from envs.contract import EpisodeContext, Task
+from envs.contract import Condition, EpisodeContext, Task
 from envs.errors import UnknownName
 from harness.agents.base import PREFIX as AGENT_PREFIX
 from harness.backends.base import Backend
@@ -40,15 +40,29 @@ def select_tasks(spec: RunSpec) -> list[Task]:
     return tasks
 
 
-def expand(spec: RunSpec, tasks: list[Task]) -> list[EpisodeKey]:
+@dataclass(frozen=True)
+class Episode:
+    """One episode of the grid: its key (what identifies it in the records), its task and the
+    condition it plays under, resolved once when the spec loaded (never looked up again by name)."""
+
+    key: EpisodeKey
+    task: Task
+    condition: Condition
+
+
+def expand(spec: RunSpec, tasks: list[Task]) -> list[Episode]:
     """Task-major order, so an interrupted run has whole tasks across conditions."""
-    budgets = resolved(spec).budgets
+    plan = resolved(spec)
     return [
-        EpisodeKey(suite=spec.suite, task_id=t.task_id, model=m, condition=c, budget=b, sample_seed=s, constrain=k)
+        Episode(
+            EpisodeKey(suite=spec.suite, task_id=t.task_id, model=m, condition=c, budget=b, sample_seed=s, constrain=k),
+            t,
+            plan.conditions[c],
+        )
         for t in tasks
         for m in spec.models
         for k in spec.constrain
-        for b in budgets
+        for b in plan.budgets
         for s in spec.sample_seeds
         for c in spec.conditions
     ]
@@ -81,18 +95,17 @@ def play(spec: RunSpec, console: Console | None = None, retry_errors: bool = Fal
 async def run(spec: RunSpec, console: Console | None = None, retry_errors: bool = False) -> RunSummary:
     console = console or Console(stderr=True)
     tasks = select_tasks(spec)
-    by_id = {t.task_id: t for t in tasks}
-    keys = expand(spec, tasks)
+    episodes = expand(spec, tasks)
     store = RunDir(spec.out, Redactor.from_env(spec.api_key_env))
     done = store.open(spec)
     try:
         if retry_errors:
             done -= store.error_keys()
-        pending = [k for k in keys if k.id() not in done]
-        summary = RunSummary(total=len(keys), skipped=len(keys) - len(pending))
+        pending = [e for e in episodes if e.key.id() not in done]
+        summary = RunSummary(total=len(episodes), skipped=len(episodes) - len(pending))
         summary.errors_on_record = 0 if retry_errors else store.errors_on_record()
         if pending:
-            await _play_all(spec, pending, by_id, store, summary, console, retry_errors)
+            await _play_all(spec, pending, store, summary, console, retry_errors)
         return summary
     finally:
         store.close()
@@ -100,8 +113,7 @@ async def run(spec: RunSpec, console: Console | None = None, retry_errors: bool 
 
 async def _play_all(
     spec: RunSpec,
-    pending: list[EpisodeKey],
-    by_id: dict[str, Task],
+    pending: list[Episode],
     store: RunDir,
     summary: RunSummary,
     console: Console,
@@ -114,7 +126,7 @@ async def _play_all(
             backends = {m: await pool.open(m) for m in spec.models}
         except HarnessError as exc:
             raise StartFailed(str(exc)) from None
-        unenforced = await _unenforced(spec, plan, by_id[pending[0].task_id], backends, console)
+        unenforced = await _unenforced(spec, plan, pending[0], backends, console)
         # only now does the run start: a failed start leaves no run.json behind
         store.start_session(
             {
@@ -127,8 +139,8 @@ async def _play_all(
         )
         summary.served = pool.served
         queues = {m: asyncio.Queue() for m in spec.models}
-        for k in pending:
-            queues[k.model].put_nowait(k)
+        for e in pending:
+            queues[e.key.model].put_nowait(e)
         workers_n = sum(len(backends[m]) for m in spec.models) * max(1, spec.concurrency)
         console.print(
             f"{len(pending)} episodes to play"
@@ -137,7 +149,7 @@ async def _play_all(
             highlight=False,
         )
         started = time.monotonic()
-        model_episodes = sum(not k.model.startswith(AGENT_PREFIX) for k in pending)
+        model_episodes = sum(not e.key.model.startswith(AGENT_PREFIX) for e in pending)
         timed = 0  # the models' episodes finished so far
         with _progress(console) as progress:
             bar = progress.add_task("episodes", total=len(pending), solved="0", tokens="0")
@@ -169,8 +181,7 @@ async def _play_all(
                 q = queues[model]
                 saving = None  # this worker's previous record, in the writer's hands
                 while not q.empty() and summary.stopped is None:
-                    key = q.get_nowait()
-                    saved, fatal = await _one(spec, plan, by_id[key.task_id], key, backend, store)
+                    saved, fatal = await _one(spec, plan, q.get_nowait(), backend, store)
                     if fatal is not None and summary.stopped is None:
                         summary.stopped = f"the model server failed: {fatal}"
                     saved.add_done_callback(count)
@@ -186,7 +197,7 @@ async def _play_all(
 
 
 async def _unenforced(
-    spec: RunSpec, plan: Resolved, task: Task, backends: dict[str, list[Backend]], console: Console
+    spec: RunSpec, plan: Resolved, first: Episode, backends: dict[str, list[Backend]], console: Console
 ) -> dict[str, list[str]]:
     """Under `--constrain schema`, the keywords of the tools' schemas that a server cannot
     constrain (harness.backends.constrain.unenforced), said once per run: those values are
@@ -196,10 +207,8 @@ async def _unenforced(
         return {}
     from harness.backends.constrain import unenforced
 
-    ctx = EpisodeContext(
-        budget=1, decoding=spec.decoding, tool_mode=spec.tool_mode, condition=next(iter(plan.conditions.values()))
-    )
-    env = await call_env(plan.suite, plan.suite.make, task, plan.options, ctx)
+    ctx = EpisodeContext(budget=1, decoding=spec.decoding, tool_mode=spec.tool_mode, condition=first.condition)
+    env = await call_env(plan.suite, plan.suite.make, first.task, plan.options, ctx)
     try:
         tools = (await call_env(env, env.reset)).tools
     finally:
@@ -217,8 +226,7 @@ async def _unenforced(
 async def _one(
     spec: RunSpec,
     plan: Resolved,
-    task: Task,
-    key: EpisodeKey,
+    episode: Episode,
     backend: Backend,
     store: RunDir,
 ) -> tuple[asyncio.Future[EpisodeRecord], str | None]:
@@ -227,7 +235,7 @@ async def _one(
     stays inside this episode: an environment crash, a transcript that cannot be written, a
     record that cannot be built are this episode's harness error, never an exception that would
     close the clients of the others."""
-    condition = plan.conditions[key.condition]
+    key, condition = episode.key, episode.condition
     decoding = spec.decoding.model_copy(
         update={
             "seed": key.sample_seed if spec.decoding.temperature > 0 else spec.decoding.seed,
@@ -238,12 +246,11 @@ async def _one(
         budget=key.budget,
         decoding=decoding,
         tool_mode=spec.tool_mode,
-        feedback_cut=spec.feedback_cut,
         condition=condition,
     )
     env = None
     try:
-        env = await call_env(plan.suite, plan.suite.make, task, plan.options, ctx)
+        env = await call_env(plan.suite, plan.suite.make, episode.task, plan.options, ctx)
         # a reference agent (harness.agents) is given the episode's env, whose reference() it plays
         result = await run_episode(env, backend.for_episode(env), ctx)
     except Exception as exc:  # an environment crash is the harness's failure, never the agent's
@@ -252,7 +259,7 @@ async def _one(
         if env is not None:
             with contextlib.suppress(Exception):
                 await call_env(env, env.close)
-    params = {**condition.params(spec.feedback_cut), "tool_mode": spec.tool_mode}
+    params = condition.record()
 
     def failed(exc: Exception) -> EpisodeRecord:
         error = EpisodeResult(harness_error=f"recording failed: {type(exc).__name__}: {exc}", calls=result.calls)

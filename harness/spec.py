@@ -13,10 +13,10 @@ from typing import Any, get_args
 
 from pydantic import BaseModel, ValidationError
 
-from conditions import CONDITIONS, Condition, UnplayableCondition
+from conditions import CONDITIONS, UnplayableCondition
 from conditions import resolve as resolve_condition
 from envs import get_suite, suite_class, suite_entry, suite_names
-from envs.contract import Suite
+from envs.contract import Condition, Suite
 from envs.errors import UserError
 from harness.models import describe_models, validate_model
 from harness.redact import without_credentials
@@ -112,7 +112,9 @@ def resolved(spec: RunSpec, source: str = "spec") -> Resolved:
     conditions = {}
     for name in spec.conditions:
         try:
-            condition = resolve_condition(name, family, who=f"protocol {getattr(options, 'protocol', spec.suite)!r}")
+            condition = resolve_condition(
+                name, family, who=f"protocol {getattr(options, 'protocol', spec.suite)!r}", cut=spec.feedback_cut
+            )
         except UnplayableCondition as exc:
             raise SpecError(f"{source}: {exc}") from None
         missing = sorted(set(condition.env) - keys)

@@ -138,7 +138,8 @@ def _header(r: dict[str, Any], matches: int) -> None:
             + (f"; final failure {r[C.final_failure]}" if r.get(C.final_failure) else "")
         )
     )
-    mode = (r.get(C.condition_params) or {}).get("tool_mode")
+    # in the run's config; records written before it was kept there had it in condition_params
+    mode = (r.get(C.config) or {}).get("tool_mode", (r.get(C.condition_params) or {}).get("tool_mode"))
     out.print(Text(f"(tool mode {mode}: the tool schemas sent with every call are not repeated here)", style="dim"))
     if matches > 1:
         out.print(

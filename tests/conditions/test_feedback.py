@@ -3,7 +3,8 @@ import re
 
 import pytest
 
-from conditions import CONDITIONS, PAPER_CONDITIONS, get_condition
+from conditions import CONDITIONS, get_condition, resolve
+from envs import study
 from envs.contract import Violation
 from envs.errors import UnknownName
 
@@ -59,10 +60,10 @@ def test_raw_shows_the_validator_message_and_traceback_the_exception():
 
 def test_cut_truncates_each_value_mid_list_like_the_paper():
     long = V.model_copy(update={"allowed": [f"take object number {i}" for i in range(40)]})
-    keyed = parse_json(get_condition("allowed_json").render(long, cut=60))
+    keyed = parse_json(resolve("allowed_json", "message", cut=60).render(long))
     assert isinstance(keyed["allowed"], str) and len(keyed["allowed"]) == 60
     assert keyed["allowed"].startswith("take object number 0, take object number 1")
-    full = parse_json(get_condition("allowed_json").render(long, cut=None))
+    full = parse_json(resolve("allowed_json", "message").render(long))
     assert full["allowed"] == long.allowed
 
 
@@ -73,7 +74,7 @@ def test_empty_allowed_list_is_said_not_invented():
 
 
 def test_registry_lists_paper_conditions_and_rejects_unknown_names():
-    assert set(PAPER_CONDITIONS) <= set(CONDITIONS)
+    assert set(study.CONDITIONS) <= set(CONDITIONS)
     with pytest.raises(UnknownName) as exc:
         get_condition("allowed_yaml")
     assert "allowed_yaml" in str(exc.value) and "allowed_json" in str(exc.value)

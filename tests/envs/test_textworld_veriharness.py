@@ -35,7 +35,7 @@ class Played:
     def submit(self, action):
         outcome = self.env.submit(action)
         if isinstance(outcome, Violation):
-            self.feedback = self.ctx.condition.items(outcome, self.ctx.feedback_cut)
+            self.feedback = self.ctx.condition.items(outcome)
         return outcome
 
     def retry_messages(self):
@@ -44,7 +44,7 @@ class Played:
 
 def _ctx(feedback, *, cut=None, budget=4, decoding=None):
     return EpisodeContext(
-        budget=budget, feedback_cut=cut, decoding=decoding or Decoding(), condition=resolve(feedback, "veriharness")
+        budget=budget, decoding=decoding or Decoding(), condition=resolve(feedback, "veriharness", cut=cut)
     )
 
 

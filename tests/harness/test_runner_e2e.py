@@ -78,6 +78,9 @@ def test_repair_after_each_condition(tmp_path, condition):
         r["condition"] == condition and r["condition_params"]["feedback"] == CONDITIONS[condition].feedback
         for r in rows
     )
+    # the run's settings are recorded once, in config; condition_params holds only the condition's own
+    assert all(set(r["condition_params"]) == {"feedback", "arbiter", "paper_name", "env"} for r in rows)
+    assert all(r["config"]["tool_mode"] == "native" and "feedback_cut" in r["config"] for r in rows)
     if self_check:
         assert any(b["messages"][-1]["content"] == CONDITIONS[condition].review_prompt() for b in server.requests)
 

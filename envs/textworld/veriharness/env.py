@@ -35,7 +35,7 @@ class VeriharnessEnv:
         self.entry, self.model, self.options, self.ctx = entry, model, options, ctx
         self.variant = stimuli.VARIANTS[ctx.condition.feedback]
         self.task_id = prompt.task_id(entry.seed)
-        self.cut = stimuli.value_cut(ctx.feedback_cut)
+        self.cut = stimuli.value_cut(ctx.condition.cut)
         top_p = ctx.decoding.top_p
         self.decoding = ctx.decoding.model_copy(update={"top_p": None if top_p == 1.0 else top_p, "stream": False})
         self.attempt = 0
