@@ -1,7 +1,7 @@
 """How agents repair, from records alone: identical resubmission, recovery@k, pass^k, retry
 overhead tokens and the share of rejections a schema-constrained decoder would have prevented.
 
-Definitions (README "Repair dynamics"):
+Definitions (docs/conditions.md, "How agents repair"):
 - an *attempt* is a call whose answer the environment judged (a self-check's first call, outcome
   `review`, is not one); a *rejection* is an attempt whose outcome is a Violation code; anything
   else is *accepted* (a lost game included); a *retry* is the attempt right after a rejection;

@@ -331,7 +331,7 @@ def _frames(report: Report, headline: bool = False) -> list[tuple[str, pd.DataFr
 def _who(model: str) -> str:
     """A reference agent (harness.agents) is labelled as one: its rate is a ceiling or a floor."""
     if is_reference_agent(model):
-        return f"{model} (reference agent, not a model: README `ceiling`; it uses no tokens)"
+        return f"{model} (reference agent, not a model: docs/conditions.md, `ceiling`; it uses no tokens)"
     return model
 
 

@@ -5,7 +5,7 @@ no pandas, no harness or results module, so that the report's figures can be che
 
 prints one JSON object per line: the cell (condition, model, suite, budget, constrain), retries,
 identical retries, identical_resubmission, episodes with a rejection, recovered within one
-attempt, recovery_at_1. The definitions are the README's ("Repair dynamics"), written again here
+attempt, recovery_at_1. The definitions are docs/conditions.md's ("How agents repair"), written again here
 on purpose: tests/results/test_dynamics.py checks that the report agrees.
 """
 

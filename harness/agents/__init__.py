@@ -2,7 +2,7 @@
 
 They play through the same loop, records and reports as a model, and are named so that no
 report can take them for one (`agent:` names; model_id "... reference agent: no model, no
-tokens"). What each one's success means is in README.md's `ceiling` section.
+tokens"). What each one's success means is in docs/conditions.md, `ceiling`.
 """
 
 from __future__ import annotations

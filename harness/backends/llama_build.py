@@ -82,7 +82,7 @@ ARM_FLAGS = {
     "SVE2": "sve2",
     "SME": "sme",
 }
-# what every x86-64 host the README supports has: the portable build uses no more
+# what every x86-64 host docs/models.md supports has: the portable build uses no more
 X86_BASELINE = frozenset({"SSE3", "SSSE3", "AVX", "AVX2", "F16C", "FMA", "BMI2"})
 ARM_BASELINE = frozenset({"NEON", "ARM_FMA"})
 

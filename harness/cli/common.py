@@ -41,7 +41,7 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-# exit codes of `run` and the commands built on it (documented in the README)
+# exit codes of `run` and the commands built on it (documented in docs/running.md, exit codes)
 EXIT_BAD_INPUT = 2
 EXIT_SERVER = 3  # the model server could not be reached at the start, or died during the run
 EXIT_HARNESS_ERRORS = 4  # the run finished, but some episodes are recorded as harness errors

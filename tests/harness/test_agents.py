@@ -57,7 +57,7 @@ def test_gold_wins_every_bank_dispute_and_costs_no_tokens(tmp_path):
 @pytest.mark.parametrize("contract", ["strict", "normalizing"])
 def test_gold_wins_tool_tasks_at_the_suite_default_budget(tmp_path, suite, contract):
     # 60 tasks hold slot dialogues, corrections and every fault kind; the full 200 are the
-    # documented sweep (README, `ceiling`)
+    # documented sweep (docs/conditions.md, `ceiling`)
     rows = play(
         tmp_path,
         suite,
@@ -87,7 +87,7 @@ def test_gold_wins_every_paper_game(tmp_path, protocol):
 
 
 def test_gold_wins_paper_games_on_the_z_machine(tmp_path):
-    # the step protocol runs the games' story files; all 50 take ~20 s (README's sweep)
+    # the step protocol runs the games' story files; all 50 take ~20 s (docs/conditions.md's sweep)
     rows = play(
         tmp_path,
         "step",
