@@ -83,11 +83,12 @@ def suite_entry(name: str) -> SuiteEntry:
     return SUITES[name]
 
 
-def suite_class(name: str) -> type:
+def suite_class(name: str) -> type[Suite]:
     """A suite's class, not made: what it declares (its options model) without what making it
     checks (BFCL's suites need their package)."""
     module, attr = suite_entry(name).factory.split(":")
-    return getattr(importlib.import_module(module), attr)
+    cls: type[Suite] = getattr(importlib.import_module(module), attr)  # the table names suite classes only
+    return cls
 
 
 def get_suite(name: str) -> Suite:

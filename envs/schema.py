@@ -24,15 +24,15 @@ class StableJsonSchema(GenerateJsonSchema):
         if self.mode != "validation":
             return string
         number: dict[str, Any] = {"type": "number"}
-        for key, name in (
-            ("gt", "exclusiveMinimum"),
-            ("ge", "minimum"),
-            ("lt", "exclusiveMaximum"),
-            ("le", "maximum"),
-            ("multiple_of", "multipleOf"),
+        for value, name in (
+            (schema.get("gt"), "exclusiveMinimum"),
+            (schema.get("ge"), "minimum"),
+            (schema.get("lt"), "exclusiveMaximum"),
+            (schema.get("le"), "maximum"),
+            (schema.get("multiple_of"), "multipleOf"),
         ):
-            if schema.get(key) is not None:
-                number[name] = float(schema[key])
+            if value is not None:
+                number[name] = float(value)
         return {"anyOf": [number, string]}
 
 

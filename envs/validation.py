@@ -18,7 +18,7 @@ from datetime import date
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, BeforeValidator, ValidationError, ValidationInfo
-from pydantic_core import PydanticCustomError
+from pydantic_core import ErrorDetails, PydanticCustomError
 
 from envs.contract import Violation
 
@@ -67,7 +67,7 @@ class TypedTool:
             return violation_from_error(exc, self, arguments, context)
 
 
-def _location(err: dict[str, Any]) -> str:
+def _location(err: ErrorDetails) -> str:
     ctx = err.get("ctx") or {}
     if "field" in ctx:
         return str(ctx["field"])
@@ -124,7 +124,7 @@ def context_of(info: ValidationInfo) -> dict[str, Any]:
 
 def normalizing(info: ValidationInfo) -> bool:
     """The before phase is on unless the context says the contract is strict."""
-    return context_of(info).get("normalize", True)
+    return bool(context_of(info).get("normalize", True))
 
 
 def normalised(fn: Callable[[Any], Any]) -> BeforeValidator:

@@ -22,9 +22,10 @@ ERROR_PREFIX = "Error during execution: "
 
 
 def backend_class(cls: str) -> type:
-    return getattr(
+    klass: type = getattr(
         importlib.import_module(f"bfcl_eval.eval_checker.multi_turn_eval.func_source_code.{CLASSES[cls]}"), cls
     )
+    return klass
 
 
 def functions(classes: list[str]) -> dict[str, Any]:

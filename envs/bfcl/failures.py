@@ -61,8 +61,9 @@ def quoted(call: ToolCall, text: str, cls: str, instance: Any) -> str | None:
 
 def violation(call: ToolCall, cls: str, instance: Any, shown: str, exc: BaseException | None) -> Violation:
     at = quoted(call, shown, cls, instance)
-    live = LIVE.get((cls, at)) if at is not None else None
-    allowed = [v for v in live(instance) if v != str(call.arguments.get(at))] if live is not None else []
+    allowed: list[str] = []
+    if at is not None and (live := LIVE.get((cls, at))) is not None:
+        allowed = [v for v in live(instance) if v != str(call.arguments.get(at))]
     return Violation(
         code="execution_error" if exc is not None else "backend_error",
         location=None if at is None else f"arguments.{at}",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict
 
 from envs.bfcl import data
-from envs.contract import EpisodeContext, Task
+from envs.contract import Env, EpisodeContext, Task
 
 
 class BfclOptions(BaseModel):
@@ -29,7 +29,7 @@ class BfclSuite:
             for entry_id in data.entry_ids(self.category)
         ]
 
-    def make(self, task: Task, options: BaseModel, ctx: EpisodeContext):
+    def make(self, task: Task, options: BaseModel, ctx: EpisodeContext) -> Env:
         from envs.bfcl.env import BfclEnv  # the backends' modules load with the first episode
 
         return BfclEnv(task, self.category)

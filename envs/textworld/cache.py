@@ -29,7 +29,8 @@ from envs.textworld.manifest import PYTHONHASHSEED, GameEntry, GenParams
 
 GEN_TIMEOUT_S = 600
 _REPO_ROOT = Path(__file__).resolve().parents[2]
-_verified: dict[str, tuple] = {}
+# a game's directory -> the (mtime, size) of its three files when they were last verified, and its entry
+_verified: dict[str, tuple[tuple[tuple[int, int], ...], GameEntry]] = {}
 _verified_lock = threading.Lock()
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from textworld.generator.game import Game
 from textworld.generator.inform7 import Inform7Game
+from textworld.logic import Action, State
 
 # TextWorld parses a game's logic with one process-wide tatsu parser, which is not thread-safe:
 # two games loaded at once in worker threads broke each other's parse (IndexError, TypeError
@@ -42,11 +43,11 @@ class GameModel:
         self._initial_state = self.game.world.state.copy()
         self.initial_admissible, self._initial_actions = self.commands(self._initial_state)
 
-    def commands(self, state) -> tuple[list[str], dict]:
+    def commands(self, state: State) -> tuple[list[str], dict[str, Action]]:
         """Admissible commands in TextWorld's order (it sorts and dedups them), and the action of
         each; a command shared by two actions maps to the first, as TextWorld's own engine does."""
         actions = list(state.all_applicable_actions(self._rules, self._constants))
-        by_command: dict = {}
+        by_command: dict[str, Action] = {}
         for command, action in zip(self._i7.gen_commands_from_actions(actions), actions, strict=True):
             by_command.setdefault(command, action)
         return sorted(by_command), by_command

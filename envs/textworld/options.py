@@ -20,7 +20,7 @@ MAX_SEEDS = 100_000
 _RANGE = re.compile(r"^\s*(-?\d+)\s*\.\.\s*(-?\d+)\s*$")
 
 
-def parse_seeds(spec: int | str | list[int | str]) -> list[int]:
+def parse_seeds(spec: int | str | list[int] | list[int | str]) -> list[int]:
     """`20261051..20261100` (inclusive), `1,5,9`, a single number, or a list of those."""
     items = spec if isinstance(spec, list) else [spec]
     seeds: list[int] = []

@@ -79,7 +79,7 @@ class StepEnv:
 
     def reference(self) -> list[Action]:
         """The walkthrough, one tool call per command (after reset(): the tools come from the game)."""
-        calls = []
+        calls: list[Action] = []
         for i, command in enumerate(self.entry.walkthrough):
             call = call_for(self.tools, command)
             if call is None:

@@ -6,7 +6,9 @@ rather than in the middle; `make()` opens one game under the protocol the option
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from envs import study
 from envs.contract import Env, EpisodeContext, Task
@@ -28,7 +30,12 @@ class _TextWorldSuite:
     def params(self, options: PlayOptions) -> list[GenParams]:
         raise NotImplementedError
 
-    def build(self, options: PlayOptions, jobs: int | None = None, on_done=None) -> Manifest:
+    def build(
+        self,
+        options: PlayOptions,
+        jobs: int | None = None,
+        on_done: Callable[[GameEntry, bool], None] | None = None,
+    ) -> Manifest:
         """Every game of the suite, generated where missing; the manifest of the suite."""
         from importlib.metadata import version
 
@@ -67,7 +74,7 @@ class _TextWorldSuite:
     def _params_for(self, seed: int, options: PlayOptions) -> GenParams:
         raise NotImplementedError
 
-    def _options(self, options: PlayOptions | dict | None) -> PlayOptions:
+    def _options(self, options: PlayOptions | dict[str, Any] | None) -> PlayOptions:
         if options is None:
             return self.options_model()
         if isinstance(options, dict):

@@ -10,15 +10,17 @@ Arguments are normalised before the check (case, spacing, a leading "the").
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, create_model, field_validator, model_validator
+from pydantic.config import JsonDict
 from pydantic_core import PydanticCustomError
 
 from envs.contract import ToolSpec
 from envs.schema import model_schema
-from envs.validation import LISTING_WORDING, TypedTool
+from envs.validation import LISTING_WORDING, TypedTool, context_of
 
 MAX_ARG_CHARS = 200
 # TextWorld's type letters in command templates
@@ -92,7 +94,7 @@ class Tool(TypedTool):
         return self.choices(field, arguments, context["admissible"])
 
     def spec(self) -> ToolSpec:
-        schema = model_schema(self.model) if self.model else {"type": "object", "properties": {}}
+        schema: dict[str, Any] = model_schema(self.model) if self.model else {"type": "object", "properties": {}}
         schema.pop("title", None)
         for prop in schema.get("properties", {}).values():
             prop.pop("title", None)
@@ -108,12 +110,13 @@ def normalise(value: str) -> str:
     return text[4:] if text.startswith("the ") else text
 
 
-def _check(arg: str, head: str):
-    def check(cls, value: str | None, info: ValidationInfo) -> str | None:
+def _check(arg: str, head: str) -> Callable[[type[BaseModel], str | None, ValidationInfo], str | None]:
+    def check(cls: type[BaseModel], value: str | None, info: ValidationInfo) -> str | None:
         if value is None:
             return None
-        tool: Tool = info.context["tool"]
-        admissible: list[str] = info.context["admissible"]
+        context = context_of(info)
+        tool: Tool = context["tool"]
+        admissible: list[str] = context["admissible"]
         args = {tool.args[int(k[1:])]: v for k, v in info.data.items()}
         if arg != head and head not in args:
             return value  # the first argument already failed; that is the error to report
@@ -132,11 +135,12 @@ def _check(arg: str, head: str):
 
 def _complete(self: BaseModel, info: ValidationInfo) -> BaseModel:
     """An optional argument left out may still be needed (`take X` when only `take X from Y` exists)."""
-    tool: Tool = info.context["tool"]
+    context = context_of(info)
+    tool: Tool = context["tool"]
     args = self.model_dump(by_alias=True)
-    if tool.command(args) not in info.context["admissible"]:
+    if tool.command(args) not in context["admissible"]:
         for arg in tool.args[1:]:
-            needed = tool.choices(arg, args, info.context["admissible"]) if args.get(arg) is None else []
+            needed = tool.choices(arg, args, context["admissible"]) if args.get(arg) is None else []
             if needed:
                 raise PydanticCustomError(
                     "missing", "argument needed here", {"field": arg, "observed": None, "allowed": needed}
@@ -155,7 +159,7 @@ def _build_model(tool: Tool) -> type[BaseModel]:
     for i, arg in enumerate(tool.args):
         py = f"a{i}"
         kinds = " or ".join(_KINDS.get(k, k) for k in tool.kinds.get(arg, []))
-        extra = {"enum": tool.literals} if tool.literals else None
+        extra: JsonDict | None = {"enum": list(tool.literals)} if tool.literals else None
         desc = f"the {arg}" if tool.literals else f"the name of a {kinds}"
         meta = Field(alias=arg, max_length=MAX_ARG_CHARS, description=desc, json_schema_extra=extra)
         if arg in tool.required:
@@ -218,7 +222,9 @@ def derive_tools(templates: list[str]) -> dict[str, Tool]:
 def call_for(tools: dict[str, Tool], command: str) -> tuple[str, dict[str, str]] | None:
     """The tool call that plays a game command (e.g. a walkthrough step), or None."""
     tool = tools.get(command.split(" ", 1)[0])
-    for pattern in tool.patterns if tool else []:
+    if tool is None:
+        return None
+    for pattern in tool.patterns:
         m = pattern.match(command)
         if m:
             return tool.name, {k: v for k, v in m.groupdict().items() if v is not None}

@@ -27,7 +27,7 @@ from envs.contract import Accepted, Action, Opening, Outcome, Task, TextAnswer, 
 from envs.tools.case import Case, State, WaitInput, gold_state, wait_tool
 from envs.tools.faults import FaultPlan, Transport
 from envs.tools.options import ToolsOptions
-from envs.tools.output import ok
+from envs.tools.output import FaultShape, ok
 from envs.tools.reference import reference
 from envs.tools.slots import TRY_AGAIN
 from envs.tools.tooling import Tool
@@ -49,13 +49,19 @@ class ToolsEnv:
     # microseconds of Python per call
     blocking = False
 
-    def __init__(self, task: Task, options: ToolsOptions, build: Builder, fault_shape: str | None = None):
+    def __init__(self, task: Task, options: ToolsOptions, build: Builder, fault_shape: FaultShape | None = None):
         self.task, self.options, self.build = task, options, build
         # the output-contract conditions choose the shape; otherwise the suite option does
         self.fault_shape = fault_shape or options.fault_shape
         self.seed = int(task.params["seed"])
         self.plan = FaultPlan.draw(self.seed, options.faults)
         self.case: Case | None = None  # built by reset(), which the loop calls first
+
+    @property
+    def _case(self) -> Case:
+        """The case of the episode: every call but `record_extra` comes after reset()."""
+        assert self.case is not None, "reset() first"
+        return self.case
 
     # -- the Env protocol --------------------------------------------------------------------
 
@@ -87,7 +93,7 @@ class ToolsEnv:
         tool = self.tools.get(action.name)
         if tool is None:
             return Violation.unknown_tool(action.name, list(self.tools))
-        context = {**self.case.context, "normalize": self.options.contract == "normalizing"}
+        context = {**self._case.context, "normalize": self.options.contract == "normalizing"}
         if tool.name == "wait":
             inp = tool.validate(action.arguments, context)
             return inp if isinstance(inp, Violation) else Accepted(observation=ok(tool.run(inp)).text())
@@ -134,7 +140,7 @@ class ToolsEnv:
         return self._judge(observation)
 
     def _judge(self, observation: str) -> Outcome:
-        state = self.case.state()
+        state = self._case.state()
         if any(e["reached_backend"] for e in self.invented):
             return self._finish(False, "invented", observation)
         if self.unconfirmed:
@@ -165,15 +171,16 @@ class ToolsEnv:
     def _talk(self, text: str) -> Outcome:
         if self.plan is not None and self.plan.permanent and self.transport.fired_at is not None:
             return self._finish(True, "reported", "")
-        state = self.case.state()
+        state = self._case.state()
         if state == self.gold == self.initial and self._reads_done():
             return self._finish(True, "answered", "")
         pending_retry = self.transport.fired_at is not None and not self.recovered
-        reply = self.case.customer.respond(text, idle=TRY_AGAIN[self.case.customer.lang] if pending_retry else None)
+        customer = self._case.customer
+        reply = customer.respond(text, idle=TRY_AGAIN[customer.lang] if pending_retry else None)
         return Accepted(observation=reply)
 
     def _inventions(self, tool: Tool, arguments: dict[str, Any]) -> list[dict[str, Any]]:
-        customer = self.case.customer
+        customer = self._case.customer
         out = []
         for name, slots in tool.slots.items():
             if _empty(arguments.get(name)):
@@ -192,7 +199,7 @@ class ToolsEnv:
         return out
 
     def _touches_pending(self, tool: Tool, arguments: dict[str, Any]) -> bool:
-        c = self.case.customer.correction
+        c = self._case.customer.correction
         if c is None or not c.pending:
             return False
         return any(c.slot in slots for name, slots in tool.slots.items() if not _empty(arguments.get(name)))
@@ -204,7 +211,7 @@ class ToolsEnv:
         return any(state.get(k) != self.gold.get(k) for k in keys if state.get(k) != self.initial.get(k))
 
     def _reads_done(self) -> bool:
-        return all(self.ran[name] for name in self.case.needs_read)
+        return all(self.ran[name] for name in self._case.needs_read)
 
     def _finish(self, won: bool, end: str, observation: str) -> Accepted:
         self.end, self.won = end, won

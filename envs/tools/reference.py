@@ -29,10 +29,10 @@ def reference(case: Case, gold: State, plan: FaultPlan | None) -> list[Action]:
     if c is not None:
         out.append(TextAnswer(text=f"{c.value} ({', '.join((*c.value_words, *customer.words[c.slot]))})?"))
     writes = {t.name for t in case.tools if t.write}
-    faulted = plan is None
+    faulted = False
     for i, call in enumerate(case.gold_calls):
         out.append(call.model_copy(update={"id": f"call_{i}"}))
-        if faulted or call.name not in writes:
+        if plan is None or faulted or call.name not in writes:
             continue
         faulted = True  # the fault fires on the first write that passes the contract
         if plan.permanent:

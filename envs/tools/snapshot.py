@@ -34,7 +34,7 @@ def suites() -> list[ToolsSuite]:
 
 
 def current(suite: ToolsSuite, view: SchemaView) -> dict[str, Any]:
-    options = ToolsOptions(schema=view, faults=0.0, n_tasks=REFERENCE_TASK + 1)
+    options = ToolsOptions(schema_view=view, faults=0.0, n_tasks=REFERENCE_TASK + 1)
     env = suite.make(suite.tasks(options)[REFERENCE_TASK], options, EpisodeContext(budget=4))
     return {spec.name: spec.openai() for spec in env.reset().tools}
 

@@ -7,6 +7,7 @@ import functools
 from pydantic import BaseModel
 
 from envs.contract import EpisodeContext, Task
+from envs.tools.case import Case
 from envs.tools.env import Builder, ToolsEnv
 from envs.tools.faults import FaultPlan
 from envs.tools.options import ToolsOptions
@@ -27,7 +28,7 @@ class ToolsSuite:
     options_model = ToolsOptions
 
     @staticmethod
-    def build(seed: int):  # overridden by each domain: seed -> Case
+    def build(seed: int) -> Case:  # overridden by each domain
         raise NotImplementedError
 
     def _builder(self) -> Builder:

@@ -11,6 +11,7 @@ is off (the strict contract): human notation is rejected with feedback instead o
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from decimal import Decimal
 from typing import Annotated, Any, Literal
 
@@ -136,13 +137,14 @@ def check_state(inp: OpenDisputeInput, world: World) -> None:
 def allowed_values(field: str, world: World) -> list[str]:
     """What the contract would accept at a field, for errors that do not carry their own list."""
     # each list built only for the field asked about (a violation asks on every rejected call)
-    values = {
+    makers: dict[str, Callable[[], list[str]]] = {
         "card_last4": lambda: list(world.cards),
         "operation_date": lambda: sorted({o.day.isoformat() for o in world.operations}),
         "amount": lambda: sorted({str(o.amount) for o in world.operations}, key=Decimal),
         "reason": lambda: list(REASONS),
         "original_operation_id": lambda: [o.id for o in world.operations],
-    }.get(field)
+    }
+    values = makers.get(field)
     return values() if values is not None else []
 
 

@@ -8,7 +8,7 @@ from datetime import date
 from decimal import Decimal
 
 from envs.tools.bank.world import SLOTS, BankWorld, World
-from envs.tools.slots import Correction, Customer
+from envs.tools.slots import Correction, Customer, Lang
 
 RU_MONTHS = [
     "января",
@@ -72,7 +72,7 @@ def _amount(rng: random.Random, amount: Decimal, ru: bool) -> str:
     return rng.choice(forms)
 
 
-def complaint(world: World, seed: int) -> tuple[str, str]:
+def complaint(world: World, seed: int) -> tuple[Lang, str]:
     """(language, customer message): the whole complaint in one message, as `bank-disputes` opens."""
     rng = random.Random(seed * 7919 + 17)
     ru = rng.random() < 0.6
@@ -212,7 +212,7 @@ def customer(w: BankWorld) -> tuple[Customer, str]:
     opening = [s for s in slots if s not in w.withheld]
     c = Customer(
         lang=lang, phrases=phrases, opening=opening, withheld=list(w.withheld), words=WORDS, correction=correction
-    )  # type: ignore[arg-type]
+    )
     if w.kind == "dispute" and w.dialogue == "single":
         return c, whole
     parts = [INTENT[w.kind][lang]] + [phrases[s][0].upper() + phrases[s][1:] + "." for s in opening]

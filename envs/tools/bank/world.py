@@ -17,7 +17,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 Reason = Literal["duplicate", "fraud", "not_received", "wrong_amount"]
-REASONS: tuple[str, ...] = ("duplicate", "fraud", "not_received", "wrong_amount")
+REASONS: tuple[Reason, ...] = ("duplicate", "fraud", "not_received", "wrong_amount")
 MERCHANTS = [
     "Кофемания",
     "Пятёрочка",
@@ -80,7 +80,7 @@ def make_world(seed: int) -> World:
                 id=_op_id(rng), card_last4=rng.choice(cards), at=at, amount=_amount(rng), merchant=rng.choice(MERCHANTS)
             )
         )
-    reason: Reason = rng.choice(REASONS)  # type: ignore[assignment]
+    reason: Reason = rng.choice(REASONS)
     target = rng.choice(ops)
     original = None
     if reason == "duplicate":
@@ -100,7 +100,7 @@ def make_world(seed: int) -> World:
 
 Kind = Literal["dispute", "fraud_block", "block", "status"]
 Status = Literal["open", "in_review", "needs_documents", "resolved", "rejected"]
-STATUSES: tuple[str, ...] = ("open", "in_review", "needs_documents", "resolved", "rejected")
+STATUSES: tuple[Status, ...] = ("open", "in_review", "needs_documents", "resolved", "rejected")
 SLOT_SHARE = 0.4  # share of tasks played as multi-turn slot filling
 CORRECTION_SHARE = 0.35  # share of slot tasks where the customer corrects the amount
 
@@ -140,7 +140,7 @@ def _past(rng: random.Random, base: World, n: int) -> list[PastDispute]:
             amount=(Decimal(rng.randint(300, 20000)) + Decimal(rng.randint(0, 99)) / 100).quantize(Decimal("0.01")),
             opened=base.today - timedelta(days=rng.randint(12, 60)),
             merchant=rng.choice(MERCHANTS),
-            status=rng.choice(STATUSES),  # type: ignore[arg-type]
+            status=rng.choice(STATUSES),
         )
         for k in numbers
     ]
@@ -175,7 +175,7 @@ def make_bank_world(seed: int) -> BankWorld:
     status_case = block_card = block_reason = None
     if kind == "status":
         target = rng.choice(past)
-        target.status = "rejected" if rng.random() < 0.4 else rng.choice(STATUSES[:4])  # type: ignore[assignment]
+        target.status = "rejected" if rng.random() < 0.4 else rng.choice(STATUSES[:4])
         status_case = target.case_id
         if target.status == "rejected":
             block_card, block_reason = target.card_last4, "compromised"

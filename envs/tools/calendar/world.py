@@ -169,15 +169,22 @@ def _calendar(rng: random.Random, home: str, today: date, titles: list[str]) -> 
     return meetings, blocks
 
 
-def _free_start(rng: random.Random, w: dict, day: date, duration: int, room: str, skip: str | None) -> datetime | None:
+def _free_start(
+    rng: random.Random,
+    home: str,
+    meetings: list[Meeting],
+    blocks: list[Block],
+    day: date,
+    duration: int,
+    room: str,
+    skip: str | None,
+) -> datetime | None:
     slots = list(range(18, 36))  # 09:00 .. 17:30 in the home zone
     rng.shuffle(slots)
     for h in slots:
-        start = _at(day, h, w["home"])
+        start = _at(day, h, home)
         end = start + timedelta(minutes=duration)
-        if not busy(w["meetings"], w["blocks"], start, end, None, skip) and not busy(
-            w["meetings"], w["blocks"], start, end, room, skip
-        ):
+        if not busy(meetings, blocks, start, end, None, skip) and not busy(meetings, blocks, start, end, room, skip):
             return start
     return None
 
@@ -197,11 +204,10 @@ def make_calendar_world(seed: int) -> CalendarWorld:
     duration = int((target.end - target.start).total_seconds() // 60) if target else rng.choice([30, 45, 60, 90])
     room = target.room if target else rng.choice(list(ROOMS))
     attendees = target.attendees if target else rng.randint(2, ROOMS[room])
-    world = {"home": home, "meetings": meetings, "blocks": blocks}
     start = None
     while start is None:  # a day where the person and the room are both free
         day = today + timedelta(days=rng.randint(1, 6))
-        start = _free_start(rng, world, day, duration, room, target.meeting_id if target else None)
+        start = _free_start(rng, home, meetings, blocks, day, duration, room, target.meeting_id if target else None)
     zone = home if rng.random() < 0.6 else rng.choice([z for z in ZONES if z != home])
     dialogue: Literal["single", "slots"] = "slots" if rng.random() < SLOT_SHARE else "single"
     slots = {"create": ["time", "duration", "room"], "move": ["time"], "cancel": ["meeting"]}[kind]

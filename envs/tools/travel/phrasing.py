@@ -6,7 +6,7 @@ import random
 from datetime import date
 
 from envs.tools.notation import EN_MONTHS
-from envs.tools.slots import Correction, Customer
+from envs.tools.slots import Correction, Customer, Lang
 from envs.tools.travel.world import AIRPORTS, TravelWorld
 
 RU_MONTHS = [
@@ -104,7 +104,7 @@ def _which(w: TravelWorld, rng: random.Random, number: str | None, ru: bool) -> 
 def customer(w: TravelWorld) -> tuple[Customer, str]:
     rng = random.Random(w.seed * 7919 + 29)
     ru = rng.random() < 0.6
-    lang = "ru" if ru else "en"
+    lang: Lang = "ru" if ru else "en"
     phrases: dict[str, str] = {}
     if w.kind == "cancel":
         ref = rng.choice(
@@ -147,5 +147,5 @@ def customer(w: TravelWorld) -> tuple[Customer, str]:
     opening = [s for s in order if s not in w.withheld]
     c = Customer(
         lang=lang, phrases=phrases, opening=opening, withheld=list(w.withheld), words=WORDS, correction=correction
-    )  # type: ignore[arg-type]
+    )
     return c, " ".join([intent] + [phrases[s][0].upper() + phrases[s][1:] + "." for s in opening])

@@ -84,7 +84,8 @@ class TravelWorld(BaseModel):
 
 
 def _flights(rng: random.Random, a: str, b: str, day: date, used: set[str]) -> list[Flight]:
-    out, hours = [], rng.sample(range(12, 44), rng.randint(2, 4))  # half-hour slots 06:00..21:30
+    out: list[Flight] = []
+    hours = rng.sample(range(12, 44), rng.randint(2, 4))  # half-hour slots 06:00..21:30
     for h in sorted(hours):
         while (number := f"{rng.choice(AIRLINES)}{rng.randint(100, 9999)}") in used:
             pass
@@ -146,7 +147,7 @@ def make_travel_world(seed: int) -> TravelWorld:
     infants = 1 if rng.random() < 0.25 else 0
     said_adults = None
     fare = rng.choice(["economy", "economy", "premium", "business"])
-    criterion: Criterion = rng.choice(["number", "earliest", "cheapest"])  # type: ignore[assignment]
+    criterion: Criterion = rng.choice(["number", "earliest", "cheapest"])
     dialogue: Literal["single", "slots"] = "slots" if rng.random() < SLOT_SHARE else "single"
     slots = {
         "oneway": ["date", "passengers", "fare"],
