@@ -3,10 +3,11 @@
 Reads records.jsonl files only; it imports nothing from `harness`.
 """
 
+from results.columns import KEY_FIELDS
 from results.contrasts import ContrastResult, contrasts, pair, parse_contrasts
 from results.errors import RecordsError, UsageError
 from results.export import to_parquet
-from results.load import KEY_FIELDS, PAIR_FIELDS, load
+from results.load import PAIR_FIELDS, load
 from results.report import FORMATS, build_report, render_report
 from results.stats import failure_taxonomy, funnel, summary, wilson
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 import pandas as pd
@@ -34,7 +34,7 @@ import pandas as pd
 from envs import study
 from results.columns import C
 from results.errors import UsageError
-from results.paper import PAPER_CONDITION_NAMES
+from results.scalars import as_int
 from results.stats import valid_rows
 
 METHOD = "artifact"
@@ -69,7 +69,7 @@ def bootstrap_ci(values: Sequence[float], draws: int = DRAWS, seed: int = SEED) 
     n = len(values)
     means = []
     for _ in range(draws):
-        total = 0
+        total: float = 0
         for _ in range(n):
             total += values[rng.randrange(n)]  # summed in draw order, as the artifact did
         means.append(total / n)
@@ -82,7 +82,8 @@ def mcnemar_exact(baseline_only: int, treatment_only: int) -> float:
     if discordant == 0:
         return 1.0
     tail = sum(math.comb(discordant, k) for k in range(min(baseline_only, treatment_only) + 1))
-    return min(1.0, 2 * (tail / 2**discordant))
+    patterns: int = 2**discordant  # typeshed: int ** int is Any (a negative exponent gives a float)
+    return min(1.0, 2 * (tail / patterns))
 
 
 def holm(p_values: Sequence[float]) -> list[float]:
@@ -105,7 +106,7 @@ def sign_flip_p(values: Sequence[float], draws: int = FLIPS, seed: int = SEED) -
     observed = abs(sum(nonzero) / len(nonzero))
     extreme = 0
     for _ in range(draws):
-        total = 0
+        total: float = 0
         for v in nonzero:
             total += v if rng.random() < 0.5 else -v
         extreme += abs(total / len(nonzero)) >= observed - 1e-12
@@ -141,7 +142,9 @@ def paired_values(success: dict[str, tuple[bool, bool]], calls: dict[str, tuple[
     }
 
 
-def _arms(rows: pd.DataFrame, baseline: str, treatment: str) -> tuple[dict, dict, int]:
+def _arms(
+    rows: pd.DataFrame, baseline: str, treatment: str
+) -> tuple[dict[str, tuple[bool, bool]], dict[str, tuple[int, int]], int]:
     """Per task: (baseline, treatment) success and calls; games missing an arm or with a harness
     error in one are left out and counted (the artifact had none: it refused such data)."""
     ok = valid_rows(rows)
@@ -152,7 +155,9 @@ def _arms(rows: pd.DataFrame, baseline: str, treatment: str) -> tuple[dict, dict
     tasks = sorted(set(arms[baseline].index) & set(arms[treatment].index))
     every = set(rows.loc[rows[C.condition].isin([baseline, treatment]), C.task_id])
     success = {t: (bool(arms[baseline].at[t, C.success]), bool(arms[treatment].at[t, C.success])) for t in tasks}
-    calls = {t: (int(arms[baseline].at[t, C.model_calls]), int(arms[treatment].at[t, C.model_calls])) for t in tasks}
+    calls = {
+        t: (as_int(arms[baseline].at[t, C.model_calls]), as_int(arms[treatment].at[t, C.model_calls])) for t in tasks
+    }
     return success, calls, len(every) - len(tasks)
 
 
@@ -176,7 +181,7 @@ def _with_holm(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return items
 
 
-def _need(df: pd.DataFrame, conditions: Sequence[str], lane: str) -> None:
+def _need(df: pd.DataFrame, conditions: Collection[str], lane: str) -> None:
     missing = [c for c in conditions if c not in set(df[C.condition])]
     if missing:
         raise UsageError(
@@ -189,7 +194,7 @@ def primary(df: pd.DataFrame) -> list[dict[str, Any]]:
     _need(df, {c for pair in PRIMARY_CONTRASTS for c in pair[:2]}, "primary")
     out = []
     for (model, budget, seed), rows in df.groupby([C.model, C.budget, C.sample_seed], sort=True):
-        keys = {"model": model, "budget": int(budget), "sample_seed": int(seed)}
+        keys = {"model": model, "budget": as_int(budget), "sample_seed": as_int(seed)}
         out += _with_holm([_contrast(rows, b, t, label, **keys) for b, t, label in PRIMARY_CONTRASTS])
     return out
 
@@ -201,7 +206,7 @@ def budget_lane(df: pd.DataFrame) -> list[dict[str, Any]]:
         base, treat, label = BUDGET_CONTRAST
         out += _with_holm(
             [
-                _contrast(part, base, treat, label, model=model, budget=int(budget))
+                _contrast(part, base, treat, label, model=model, budget=as_int(budget))
                 for budget, part in rows.groupby(C.budget, sort=True)
             ]
         )
@@ -214,7 +219,7 @@ def sampling_lane(df: pd.DataFrame) -> list[dict[str, Any]]:
     for model, rows in df.groupby(C.model, sort=True):
         items = []
         for base, treat, label in SAMPLING_CONTRASTS:
-            per_seed = {int(s): _arms(part, base, treat) for s, part in rows.groupby(C.sample_seed, sort=True)}
+            per_seed = {as_int(s): _arms(part, base, treat) for s, part in rows.groupby(C.sample_seed, sort=True)}
             tasks = sorted(set.intersection(*(set(arms[0]) for arms in per_seed.values())))
             clusters = [
                 sum(float(arms[0][t][1]) - float(arms[0][t][0]) for arms in per_seed.values()) / len(per_seed)
@@ -245,22 +250,28 @@ def _column(rows: pd.DataFrame, name: str) -> pd.Series | None:
     return pd.to_numeric(rows[name], errors="coerce") if name in rows.columns else None
 
 
+def _numbers(rows: pd.DataFrame, name: str) -> pd.Series:
+    return pd.to_numeric(rows[name], errors="coerce")
+
+
 def cost(df: pd.DataFrame) -> list[dict[str, Any]]:
     """Both cost proxies per model x condition, labelled; words only where the protocol recorded them."""
     out = []
     for (model, condition), rows in valid_rows(df).groupby([C.model, C.condition], sort=True):
         words = _column(rows, "extra.prompt_words_user_total")
-        tokens = _column(rows, C.prompt_tokens) + _column(rows, C.completion_tokens)
-        recorded = words is not None and words.notna().all()
+        tokens = _numbers(rows, C.prompt_tokens) + _numbers(rows, C.completion_tokens)
+        recorded = words if words is not None and words.notna().all() else None
         out.append(
             {
                 "model": model,
                 "condition": condition,
-                "paper_name": PAPER_CONDITION_NAMES.get(condition, ""),
+                "paper_name": study.CONDITION_NAMES.get(str(condition), ""),
                 "episodes": len(rows),
                 "model_calls": int(rows[C.model_calls].sum()),
-                "user_prompt_words": int(words.sum()) if recorded else None,
-                "user_prompt_words_per_call": float(words.sum() / rows[C.model_calls].sum()) if recorded else None,
+                "user_prompt_words": int(recorded.sum()) if recorded is not None else None,
+                "user_prompt_words_per_call": float(recorded.sum() / rows[C.model_calls].sum())
+                if recorded is not None
+                else None,
                 "tokens": int(tokens.sum()),
                 "tokens_per_call": float(tokens.sum() / max(1, rows[C.model_calls].sum())),
             }

@@ -11,6 +11,7 @@ KeyError in some report later.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 _NAMES = json.loads((Path(__file__).with_name("record_columns.json")).read_text(encoding="utf-8"))
@@ -27,7 +28,7 @@ class Names:
     def __getattr__(self, name: str) -> str:  # only reached for a name not set above
         raise AttributeError(f"the {self._kind} has no field {name!r}; it has: {', '.join(self._names)}")
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[str]:
         return iter(self._names)
 
 

@@ -24,8 +24,9 @@ A rate with nothing to count is None, never 0.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from math import comb
-from typing import Any
+from typing import Any, SupportsInt, cast
 
 import pandas as pd
 
@@ -42,8 +43,9 @@ SHOWN_K = (1, 2, 3)
 
 def episode_columns(record: dict[str, Any]) -> dict[str, Any]:
     """One episode's repair path, from its call logs (`dyn.*` columns)."""
-    calls = record.get(C.calls) if isinstance(record.get(C.calls), list) else []
-    decoding = (record.get(C.config) or {}).get("decoding") if isinstance(record.get(C.config), dict) else None
+    logs, config = record.get(C.calls), record.get(C.config)
+    calls: list[Any] = logs if isinstance(logs, list) else []
+    decoding = (config or {}).get("decoding") if isinstance(config, dict) else None
     temperature = decoding.get("temperature") if isinstance(decoding, dict) else None
     # (index in calls, call) of each attempt
     attempts = [(i, c) for i, c in enumerate(calls) if isinstance(c, dict) and c.get(CALL.outcome) not in NOT_ATTEMPTS]
@@ -91,8 +93,10 @@ def _pass_k(part: pd.DataFrame, k: int, counts: pd.Series | None = None) -> floa
     """tau-bench's pass^k over the sample seeds of each task with at least k of them."""
     counts = _seed_counts(part) if counts is None else counts
     total = weight = 0.0
-    for (n, c), tasks in counts.items():
-        if n >= k:
+    for key, tasks in counts.items():
+        # a label of value_counts over the (size, sum) columns: two counts (the stubs say Hashable)
+        n, c = cast(tuple[SupportsInt, SupportsInt], key)
+        if int(n) >= k:
             total += tasks * comb(int(c), k) / comb(int(n), k)
             weight += tasks
     return total / weight if weight else None
@@ -140,7 +144,7 @@ def cell(part: pd.DataFrame, budget: int, greedy: bool | None) -> dict[str, Any]
     }
 
 
-def dynamics(df: pd.DataFrame, by: list[str] | None = None) -> list[dict[str, Any]]:
+def dynamics(df: pd.DataFrame, by: Sequence[str] | None = None) -> list[dict[str, Any]]:
     """One row per cell (condition x the report's groups) of the valid episodes."""
     if PREFIX + "retries" not in df:
         return []
@@ -153,4 +157,7 @@ def dynamics(df: pd.DataFrame, by: list[str] | None = None) -> list[dict[str, An
             {**dict(zip(cols, keys if isinstance(keys, tuple) else (keys,), strict=True)), **cell(part, budget, greedy)}
         )
     # the cells' order (results.stats.summary)
-    return sort_cells(pd.DataFrame(rows), cols).to_dict("records") if rows else []
+    if not rows:
+        return []
+    # the columns are names (str); pandas-stubs key a frame's records by any Hashable
+    return cast(list[dict[str, Any]], sort_cells(pd.DataFrame(rows), cols).to_dict("records"))

@@ -73,7 +73,7 @@ def plans(dirs: Iterable[Path]) -> list[PlannedRun]:
     return list(out.values())
 
 
-def _cells(spec: dict[str, Any]) -> tuple[list[tuple], int | None]:
+def _cells(spec: dict[str, Any]) -> tuple[list[tuple[Any, ...]], int | None]:
     """The spec's cells and the episodes each should hold (None: all of the suite's tasks)."""
     suite = spec.get("suite")
     budgets = spec.get("budgets") or ([SUITES[suite].budget] if suite in SUITES else [])
@@ -94,7 +94,7 @@ def gaps(df: pd.DataFrame, planned: Sequence[PlannedRun]) -> list[dict[str, Any]
     """One row per planned cell without full results: the cell's key fields, run_dir, episodes,
     harness_errors, expected (None when the run plays all of a suite's tasks), status."""
     if df.empty:
-        counts: dict[tuple, tuple[int, int]] = {}
+        counts: dict[tuple[Any, ...], tuple[int, int]] = {}
     else:
         keys = df[list(CELL)].astype({C.budget: int, C.sample_seed: int})
         grouped = keys.assign(error=df[C.success].isna()).groupby(list(CELL), sort=False)["error"]

@@ -173,7 +173,7 @@ class _Pick:
     def __init__(self, positions: list[int]) -> None:
         self.positions = positions
 
-    def __call__(self, d: dict[str, Any]) -> tuple:
+    def __call__(self, d: dict[str, Any]) -> tuple[Any, ...]:
         values = tuple(d.values())
         return tuple(values[i] for i in self.positions)
 
@@ -189,22 +189,22 @@ class _Rows:
         self.wanted = None if columns is None else frozenset(columns) | set(REQUIRED)
         # layout (the field names, nested ones included) -> (layout id, getter of the kept fields,
         # getters of the kept keys of each FLATTENED field, None where all are kept)
-        self.layouts: dict[tuple, tuple[int, itemgetter, tuple[_Pick | None, ...]]] = {}
+        self.layouts: dict[tuple[tuple[str, ...], ...], tuple[int, itemgetter[Any], tuple[_Pick | None, ...]]] = {}
         self.names: list[tuple[str, ...]] = []  # the column names of each layout
         self.fields: list[tuple[str, ...]] = []  # ... and those it would have without `columns`
-        self.values: list[tuple] = []
+        self.values: list[tuple[Any, ...]] = []
         self.layout_of: list[int] = []
-        self.keys: list[tuple] = []  # the episode key of each row, for the checks
+        self.keys: list[tuple[Any, ...]] = []  # the episode key of each row, for the checks
         self.success: list[Any] = []
         self.run_ids: list[Any] = []
         self.lines: list[int] = []
-        self.shared: dict[tuple, tuple] = {}  # one copy of each key tuple of nested dicts
+        self.shared: dict[tuple[str, ...], tuple[str, ...]] = {}  # one copy of each key tuple of nested dicts
         self.nested: list[list[int]] = []  # per layout, the positions whose values get shared keys
 
     def __len__(self) -> int:
         return len(self.values)
 
-    def _layout(self, sig: tuple) -> tuple[int, itemgetter, tuple[_Pick | None, ...]]:
+    def _layout(self, sig: tuple[tuple[str, ...], ...]) -> tuple[int, itemgetter[Any], tuple[_Pick | None, ...]]:
         top, *nested = sig
         wanted = self.wanted
         kept = [i for i, k in enumerate(top) if k not in FLATTENED and k not in ("_line", "run_dir")]
@@ -332,7 +332,7 @@ def _check_one_spec(rows: _Rows, lo: int, hi: int, file: Path) -> None:
                     f"{file}: {field} {', '.join(stray)} not in the run's spec "
                     f"({', '.join(map(str, allowed))}); records of another spec are mixed in"
                 )
-    seen: dict[tuple, int] = {}
+    seen: dict[tuple[Any, ...], int] = {}
     for key, success, line in zip(rows.keys[lo:hi], rows.success[lo:hi], rows.lines[lo:hi], strict=True):
         if success is None:  # a harness error may be retried on resume
             continue
@@ -368,7 +368,7 @@ def load(paths: PathLike | Iterable[PathLike], columns: Iterable[str] | None = N
     """
     rows = _Rows(columns)
     run_dirs: list[str] = []
-    owner: dict[tuple, str] = {}
+    owner: dict[tuple[Any, ...], str] = {}
     partial_total = 0
     with _collector_paused():
         for p in _as_paths(paths):

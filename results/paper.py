@@ -7,6 +7,7 @@ arXiv:2607.14167 (July 2026), its primary table ("Published result").
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypedDict
 
 from envs.study import BUDGET, CONDITIONS, GAME_SEEDS, PAPER
 from envs.study import CONDITION_NAMES as PAPER_CONDITION_NAMES
@@ -89,8 +90,18 @@ BUDGET_LANE_BUDGETS = (2, 4, 6, 8)
 SAMPLING_LANE = Lane("sampling", "temperature 0.3, top-p 0.9, seeds 3101/3102/3103 on the first 20 games", 20)
 SAMPLING_LANE_SEEDS = (3101, 3102, 3103)
 
+
+class SecondSource(TypedDict):
+    source: str
+    setting: str
+    completion_gain_points: tuple[float, float]
+    tokens_per_success_ratio: tuple[float, float]
+    ours_structured: str
+    ours_plain: str
+
+
 # The seed document's second source, measured on the API side, not in an agent game loop.
-SELF_REFLECTIVE = {
+SELF_REFLECTIVE: SecondSource = {
     "source": '"Self-Reflective APIs" (June 2026), its completion-rate and cost-per-success figures',
     "setting": "Anthropic models; machine-readable failure summary vs plain-text diagnostics "
     "(the gain on gpt-4o-mini was not significant)",
@@ -126,6 +137,6 @@ def reference(
 
 def inside(value: float | None, low: float | None, high: float | None) -> bool | None:
     # None (a cell of harness errors only: n = 0) or NaN: no interval to speak of
-    if any(v is None or v != v for v in (value, low, high)):
+    if value is None or low is None or high is None or any(v != v for v in (value, low, high)):
         return None
     return bool(low <= value <= high)

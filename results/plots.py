@@ -15,6 +15,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from matplotlib.artist import Artist
+from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
@@ -29,7 +31,7 @@ from results.stats import condition_rank, funnel, summary
 FORMATS = ("png", "pdf")
 
 
-def _figure(ncols: int, width: float = 4.2, height: float = 3.6) -> tuple[Figure, list]:
+def _figure(ncols: int, width: float = 4.2, height: float = 3.6) -> tuple[Figure, list[Axes]]:
     fig = Figure(figsize=(max(1, ncols) * width, height), layout="constrained")
     FigureCanvasAgg(fig)
     axes = fig.subplots(1, max(1, ncols), squeeze=False)[0]
@@ -72,7 +74,7 @@ def _title(fig: Figure, what: str, df: pd.DataFrame, left_out: Sequence[str] = (
     fig.suptitle("\n".join([what, *lines, line, *notes]), fontsize=10)
 
 
-def _panel_title(ax, model: str, df: pd.DataFrame) -> None:
+def _panel_title(ax: Axes, model: str, df: pd.DataFrame) -> None:
     rows = df[df[C.model] == model]
     ax.set_title(
         f"model {model} ({len(rows)} episodes, {int(rows[C.success].eq(True).sum())} solved)",
@@ -80,12 +82,12 @@ def _panel_title(ax, model: str, df: pd.DataFrame) -> None:
     )
 
 
-def _note(ax, text: str) -> None:
+def _note(ax: Axes, text: str) -> None:
     """What a reader should know about a panel, under its title: never over the bars and whiskers."""
     ax.set_title(f"{ax.get_title()}\n{text}", fontsize=9)
 
 
-def _centre(ax, text: str) -> None:
+def _centre(ax: Axes, text: str) -> None:
     """A message in the middle of a panel that has no data to cover."""
     ax.text(
         0.5,
@@ -102,7 +104,7 @@ def _centre(ax, text: str) -> None:
 
 def _legend(fig: Figure) -> None:
     """One legend for all panels, under them: a legend inside a panel covers its bars."""
-    seen: dict[str, object] = {}
+    seen: dict[str, Artist] = {}
     for ax in fig.axes:
         for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
             seen.setdefault(label, handle)
@@ -121,7 +123,7 @@ def _models(df: pd.DataFrame) -> list[str]:
     return sorted(df[C.model].unique())
 
 
-def _no_data(ax, model: str, df: pd.DataFrame) -> bool:
+def _no_data(ax: Axes, model: str, df: pd.DataFrame) -> bool:
     """A model with no scored episode (every one a harness error): its panel says so and draws nothing."""
     rows = df[df[C.model] == model]
     if rows[C.success].notna().any():

@@ -116,10 +116,10 @@ def _paper_cell(df: pd.DataFrame, row: dict[str, Any]) -> dict[str, Any]:
 
 
 def _paper_diff(df: pd.DataFrame, row: dict[str, Any]) -> float | None:
-    cells = [paper.reference(row[C.model], c, **_setting(df, {**row, "condition": c}))[0] for c in (row["a"], row["b"])]
-    if None in cells:
+    a, b = (paper.reference(row[C.model], c, **_setting(df, {**row, "condition": c}))[0] for c in (row["a"], row["b"]))
+    if a is None or b is None:
         return None
-    return cells[0].rate - cells[1].rate
+    return a.rate - b.rate
 
 
 def _group_label(row: dict[str, Any], gcols: Sequence[str]) -> str:
@@ -134,7 +134,7 @@ def _headline(
     seed: int,
     n_boot: int,
     done: pd.DataFrame | None = None,
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     """`done`: the contrasts table already computed; its a-b rows are reused (each row depends on
     its own pairs and seed only, so they are the numbers a fresh run would give)."""
     sr = paper.SELF_REFLECTIVE

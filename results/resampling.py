@@ -26,12 +26,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import TypeAlias
 
 import numpy as np
 import pandas as pd
 from scipy.stats import permutation_test
 
 from results.stats import ALPHA
+
+# differences (or cluster labels) as a list or a column's array
+Diffs: TypeAlias = Sequence[float] | np.ndarray
+Labels: TypeAlias = Sequence[object] | np.ndarray
 
 N_BOOT = 10_000
 SEED = 20260714
@@ -55,7 +60,8 @@ def _ratio_bootstrap(sums: np.ndarray, sizes: np.ndarray, n_boot: int, seed: int
     types, freq = np.unique(np.column_stack([sums, sizes]), axis=0, return_counts=True)
     if len(types) <= MAX_TYPES:
         draws = rng.multinomial(n, freq / n, size=n_boot)
-        return (draws @ types[:, 0]) / (draws @ types[:, 1])
+        ratios: np.ndarray = (draws @ types[:, 0]) / (draws @ types[:, 1])  # numpy types `@` of these as Any
+        return ratios
     out = np.empty(n_boot)
     rows = max(1, chunk // n)
     for start in range(0, n_boot, rows):
@@ -65,7 +71,7 @@ def _ratio_bootstrap(sums: np.ndarray, sizes: np.ndarray, n_boot: int, seed: int
     return out
 
 
-def paired_bootstrap(diffs: Sequence[float], n_boot: int = N_BOOT, seed: int = SEED, chunk: int = CHUNK) -> np.ndarray:
+def paired_bootstrap(diffs: Diffs, n_boot: int = N_BOOT, seed: int = SEED, chunk: int = CHUNK) -> np.ndarray:
     """Bootstrap replicates of the mean paired difference (pairs resampled with replacement)."""
     d = np.asarray(diffs, dtype=float)
     if d.size == 0:
@@ -74,7 +80,7 @@ def paired_bootstrap(diffs: Sequence[float], n_boot: int = N_BOOT, seed: int = S
 
 
 def cluster_bootstrap(
-    diffs: Sequence[float], clusters: Sequence[object], n_boot: int = N_BOOT, seed: int = SEED, chunk: int = CHUNK
+    diffs: Diffs, clusters: Labels, n_boot: int = N_BOOT, seed: int = SEED, chunk: int = CHUNK
 ) -> np.ndarray:
     """Replicates of the pooled mean difference when whole clusters (tasks) are resampled."""
     d = np.asarray(diffs, dtype=float)
@@ -95,7 +101,7 @@ def _two_sided_p(null: np.ndarray, observed: float, scale: float, exact: bool) -
     return float(np.clip(2 * min(less, greater), 0.0, 1.0))
 
 
-def sign_flip_p(diffs: Sequence[float], n_resamples: int = N_BOOT, seed: int = SEED, chunk: int = CHUNK) -> float:
+def sign_flip_p(diffs: Diffs, n_resamples: int = N_BOOT, seed: int = SEED, chunk: int = CHUNK) -> float:
     """Two-sided sign-flip permutation p for mean difference 0 (exact when 2**n <= n_resamples)."""
     d = np.asarray(diffs, dtype=float)
     if d.size == 0:

@@ -15,9 +15,9 @@ from typing import Any
 
 import pandas as pd
 
-from results.columns import CALL, C
+from results.columns import CALL, KEY_FIELDS, C
 from results.errors import RecordsError
-from results.load import KEY_FIELDS, PathLike, iter_records
+from results.load import PathLike, iter_records
 
 _PAIR = KEY_FIELDS
 
@@ -33,7 +33,7 @@ def _answers(run_dir: Path, rec: dict[str, Any]) -> list[str]:
     return [str((t.get("answer") or {}).get("text") or "") for t in data.get("turns", [])]
 
 
-def _by_key(path: PathLike) -> tuple[Path, dict[tuple, dict[str, Any]]]:
+def _by_key(path: PathLike) -> tuple[Path, dict[tuple[Any, ...], dict[str, Any]]]:
     records = list(iter_records(path))
     run_dir = Path(path) if Path(path).is_dir() else Path(path).parent
     return run_dir, {tuple(r[f] for f in _PAIR): r for r in records if r.get(C.success) is not None}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable
+from typing import Any
 
 import pandas as pd
 from rich.console import Console
@@ -89,7 +90,7 @@ def contrasts_frame(report: Report) -> pd.DataFrame:
                 **r.group(g),
                 "pairs": r.n_pairs,
                 "diff pts [95% CI]": f"{100 * r.diff:+.1f} [{100 * r.ci_low:+.1f}, {100 * r.ci_high:+.1f}]"
-                if r.diff is not None
+                if r.diff is not None and r.ci_low is not None and r.ci_high is not None
                 else "—",
                 "A only/B only": f"{r.a_only}/{r.b_only}",
                 "test": TEST_NAMES.get(r.test, r.test),
@@ -115,7 +116,7 @@ FAILURE_TEXT = "final failure of unsolved episodes (count)"
 
 def failures_frame(report: Report) -> pd.DataFrame:
     g = report.meta.group_by
-    out: dict[tuple, list[str]] = {}
+    out: dict[tuple[Any, ...], list[str]] = {}
     for r in report.failures:
         key = (r.condition, *r.group(g).values())
         out.setdefault(key, []).append(f"{r.final_failure} {r.count}")  # shares: json and csv
@@ -178,7 +179,7 @@ def unpaired_frame(report: Report) -> pd.DataFrame:
 def gaps_frame(report: Report) -> pd.DataFrame:
     """One line per suite, status and set of conditions, naming the models it holds for: a run
     that never started is one line, not one per model and condition."""
-    by_model: dict[tuple, list[str]] = {}
+    by_model: dict[tuple[Any, ...], list[str]] = {}
     for g in report.gaps:
         what = g.status if g.status != PARTIAL else f"partial ({g.episodes - g.harness_errors} of {g.expected} tasks)"
         if g.status == NOT_RUN and not g.run_started:
@@ -187,7 +188,7 @@ def gaps_frame(report: Report) -> pd.DataFrame:
             what += f" ({g.harness_errors} episodes)"
         cell = g.group([C.suite, C.budget, C.sample_seed, C.model])
         by_model.setdefault((*cell.values(), what), []).append(g.condition)
-    lines: dict[tuple, list[str]] = {}
+    lines: dict[tuple[Any, ...], list[str]] = {}
     for (suite, budget, seed, model, what), conds in by_model.items():
         lines.setdefault((suite, budget, seed, what, ", ".join(conds)), []).append(model)
     frame = pd.DataFrame(
@@ -336,7 +337,8 @@ def _who(model: str) -> str:
 
 
 def render_table(report: Report, width: int = 160, headline: bool = False) -> str:
-    console = Console(file=io.StringIO(), width=width, force_terminal=False, color_system=None)
+    out = io.StringIO()
+    console = Console(file=out, width=width, force_terminal=False, color_system=None)
     for line in _meta_lines(report):
         console.print(line, highlight=False, markup=False)
     for name, frame in _frames(report, headline):
@@ -356,7 +358,7 @@ def render_table(report: Report, width: int = 160, headline: bool = False) -> st
             title = (
                 TITLES[name]
                 + (", beside the paper" if name == "cells" and "paper" in part else "")
-                + (f" — {_who(model)}" if model is not None else "")
+                + (f" — {_who(str(model))}" if model is not None else "")
             )
             console.print()
             console.print(title, highlight=False, markup=False)
@@ -370,7 +372,7 @@ def render_table(report: Report, width: int = 160, headline: bool = False) -> st
                 )
         for note in notes:
             console.print(f"  note: {note}", highlight=False, markup=False)
-    return console.file.getvalue()
+    return out.getvalue()
 
 
 def _md(frame: pd.DataFrame) -> str:
