@@ -1,72 +1,104 @@
-"""Conditions: what the agent is told after a failure, and who judges. One registry table.
+"""Conditions: what the agent is told after a failure, and who judges.
+
+A condition's feedback is a composition of parts in a form (`conditions.compose`), or a renderer
+of a plugin's own. The named conditions live in one registry (`CONDITIONS`): the paper's four and
+the floor are aliases of compositions, the self-check arms add an arbiter, the fault arms an
+environment setting. Any other composition is named by its spelling (`retry+location@json`).
 
 A condition is resolved once, when the spec loads, for the feedback family of the suite it will
-play and the run's feedback cut (`resolve`): the message renderers of `conditions.feedback`, or a
-protocol's own family (`conditions.veriharness`). The resolved value is what the episode carries
-(`EpisodeContext.condition`, typed by the Protocol `envs.contract.Condition`): what it shows
-(`render` / `items`), what it sets in the environment (`sets`), who reviews (`review_prompt`) and
-what a record keeps of it (`record`).
+play and the run's feedback cut (`resolve`): the family decides what it can render (the message
+family any composition; a protocol's own family, as veriharness, only what it has lines for). The
+resolved value is what the episode carries (`EpisodeContext.condition`, typed by the Protocol
+`envs.contract.Condition`): what it shows (`render` / `items`), what it sets in the environment
+(`sets`), who reviews (`review_prompt`) and what a record keeps of it (`record`).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from conditions.arbiters import Arbiter, review_prompt
-from conditions.feedback import RENDERERS
+from conditions.arbiters import ARBITERS, Arbiter, review_prompt
+from conditions.compose import FORMS, PARTS, Composition, is_composition, parse
+from conditions.feedback import render
 from envs import study
 from envs.contract import Violation
 from envs.errors import UnknownName, UserError
+from envs.registry import Registry
 
 ItemRenderer = Callable[[Violation, "int | None"], list[str]]
 
 
-def _message(render: Callable[[Violation, int | None], str]) -> ItemRenderer:
-    return lambda v, cut: [render(v, cut)]
+@dataclass(frozen=True)
+class Renderer:
+    """A feedback of a plugin's own: its function from a Violation (and the cut) to the message."""
+
+    name: str
+    function: Callable[[Violation, int | None], str]
+
+    def spelled(self) -> str:
+        return f"renderer:{self.name}"
 
 
-# family -> feedback name -> renderer: the lines the agent is shown about one rejected call. A
-# protocol's family is "module:TABLE", imported when a spec first resolves a condition in it
-# (the veriharness renderers read TextWorld's gates: listing conditions imports no game code).
-FAMILIES: dict[str, dict[str, ItemRenderer] | str] = {
-    "message": {name: _message(render) for name, render in RENDERERS.items()},
-    "veriharness": "conditions.veriharness:RENDERERS",
-}
+Feedback = Composition | Renderer
 
 
-def family(name: str) -> dict[str, ItemRenderer]:
-    table = FAMILIES[name]
-    if isinstance(table, str):
-        module, attr = table.split(":")
-        table = FAMILIES[name] = dict(getattr(importlib.import_module(module), attr))
-    return table
+@dataclass(frozen=True)
+class Family:
+    """Whose renderers write a suite's feedback. `find` gives, for a feedback it can render, the
+    name it plays under and its renderer (None: it cannot); `renders` says what it can, for the
+    message that refuses the rest."""
+
+    name: str
+    find: Callable[[Feedback], tuple[str, ItemRenderer] | None]
+    renders: str
+
+
+def _message_family(feedback: Feedback) -> tuple[str, ItemRenderer]:
+    if isinstance(feedback, Renderer):
+        function = feedback.function
+        return feedback.spelled(), lambda v, cut: [function(v, cut)]
+    return feedback.spelled(), lambda v, cut: [render(feedback, v, cut)]
+
+
+FAMILIES: Registry[Family] = Registry("feedback family")
+FAMILIES.register("message", Family("message", _message_family, "every composition and plugin renderer"))
+# the veriharness lines read TextWorld's gates: imported when a spec first plays that protocol
+FAMILIES.register_lazy("veriharness", "conditions.veriharness:FAMILY")
 
 
 @dataclass(frozen=True)
 class Condition:
-    """A named condition, and once `resolve` has bound it to a suite's feedback family and the run's
+    """A condition, and once `resolve` has bound it to a suite's feedback family and the run's
     feedback cut, the value an episode is played under (`envs.contract.Condition`, the Protocol
     that environments and the loop read: they never import this package)."""
 
     name: str
-    feedback: str
-    arbiter: Arbiter
-    paper_name: str | None
-    description: str
+    shows: Feedback
+    arbiter: Arbiter = "validator"
+    paper_name: str | None = None
+    description: str = ""
     # suite options this condition sets (the output-contract arms shape the environment's faults)
     env: dict[str, Any] = field(default_factory=dict)
-    # whose renderers write its feedback (set by `resolve` for the suite it plays)
+    # whose renderers write its feedback, and what it plays as there (set by `resolve`)
     family: str = "message"
+    feedback: str = ""
     # every rendered value is cut to this many characters (the run's --feedback-cut; the paper: 240)
     cut: int | None = None
+    _render: ItemRenderer | None = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self._render is None:  # not resolved for a suite yet: it renders as the message family does
+            feedback, renderer = _message_family(self.shows)
+            object.__setattr__(self, "feedback", feedback)
+            object.__setattr__(self, "_render", renderer)
 
     def items(self, violation: Violation) -> list[str]:
         """The feedback lines about one rejected call (one message in the message family)."""
-        return family(self.family)[self.feedback](violation, self.cut)
+        assert self._render is not None  # set by __post_init__ or resolve
+        return self._render(violation, self.cut)
 
     def render(self, violation: Violation) -> str:
         return "\n".join(self.items(violation))
@@ -79,73 +111,89 @@ class Condition:
         return self.env.get(key)
 
     def record(self) -> dict[str, Any]:
-        """What a record keeps of the condition beside its name (the cut and the tool mode are the
-        run's settings: the record's `config` holds them)."""
-        return {"feedback": self.feedback, "arbiter": self.arbiter, "paper_name": self.paper_name, "env": self.env}
+        """What a record keeps beside the name the user wrote: the canonical composition (two
+        spellings of one composition record the same), the arbiter, the paper's name, the
+        environment settings. The cut and the tool mode are the run's (the record's `config`)."""
+        return {
+            "composition": self.shows.spelled(),
+            "arbiter": self.arbiter,
+            "paper_name": self.paper_name,
+            "env": self.env,
+        }
 
 
-def _c(name: str, feedback: str, arbiter: Arbiter, paper: str | None, text: str, **env: Any) -> tuple[str, Condition]:
-    return name, Condition(name, feedback, arbiter, paper, text, env)
+CONDITIONS: Registry[Condition] = Registry("condition")
 
 
-CONDITIONS: dict[str, Condition] = dict(
-    [
-        _c("none", "none", "validator", None, "only 'invalid, try again' (floor)"),
-        _c("traceback", "traceback", "validator", None, "the full Python traceback an unguarded tool leaks"),
-        _c("raw", "raw", "validator", study.CONDITION_NAMES["raw"], "generic retry line + the validator's raw message"),
-        _c(
-            "loc_obs",
-            "loc_obs",
-            "validator",
-            study.CONDITION_NAMES["loc_obs"],
-            "label, location, observed value as JSON; no alternatives",
-        ),
-        _c(
-            "allowed_prose",
-            "allowed_prose",
-            "validator",
-            study.CONDITION_NAMES["allowed_prose"],
-            "location, observed, allowed values as prose",
-        ),
-        _c(
-            "allowed_json",
-            "allowed_json",
-            "validator",
-            study.CONDITION_NAMES["allowed_json"],
-            "label, location, observed, allowed as JSON",
-        ),
-        _c(
-            "self_check",
-            "none",
-            "self_check",
-            None,
-            "the model reviews its own call before execution; no validator output",
-        ),
-        _c("self_check_wait", "none", "self_check_wait", None, "as self_check, prompted by a bare 'Wait'"),
-        _c(
-            "fault_raw",
-            "allowed_json",
-            "validator",
-            None,
-            "backend faults reach the model as the exception's text",
-            fault_shape="raw",
-        ),
-        _c(
-            "fault_problem",
-            "allowed_json",
-            "validator",
-            None,
-            "backend faults reach the model as RFC 9457 problem details",
-            fault_shape="problem",
-        ),
-    ]
+def register_condition(
+    name: str,
+    shows: str | Callable[[Violation, int | None], str],
+    description: str,
+    arbiter: Arbiter = "validator",
+    env: dict[str, Any] | None = None,
+    paper_name: str | None = None,
+) -> Condition:
+    """Name a condition: a composition (`"retry+location@json"`) or a renderer of a Violation of
+    one's own (a function `(violation, cut) -> message`), with who judges and what it sets."""
+    if arbiter not in ARBITERS:
+        raise UnknownName("arbiter", str(arbiter), list(ARBITERS))
+    if is_composition(name):
+        raise UserError(f"a condition's name cannot contain '@' ({name!r}): that spells a composition")
+    feedback: Feedback = parse(shows) if isinstance(shows, str) else Renderer(name, shows)
+    return CONDITIONS.register(name, Condition(name, feedback, arbiter, paper_name, description, dict(env or {})))
+
+
+# the paper's four and the floor, as compositions; they play exactly as they always did
+ALIASES = {
+    "none": "invalid@prose",
+    "traceback": "retry+traceback@prose",
+    "raw": "retry+message@prose",
+    "loc_obs": "retry+code+location+observed@json",
+    "allowed_prose": "retry+code+location+observed+allowed@prose",
+    "allowed_json": "retry+code+location+observed+allowed@json",
+}
+_ALIAS_TEXT = {
+    "none": "only 'invalid, try again' (floor)",
+    "traceback": "the full Python traceback an unguarded tool leaks",
+    "raw": "generic retry line + the validator's raw message",
+    "loc_obs": "label, location, observed value as JSON; no alternatives",
+    "allowed_prose": "location, observed, allowed values as prose",
+    "allowed_json": "label, location, observed, allowed as JSON",
+}
+for _name, _spelled in ALIASES.items():
+    register_condition(_name, _spelled, _ALIAS_TEXT[_name], paper_name=study.CONDITION_NAMES.get(_name))
+register_condition(
+    "self_check",
+    ALIASES["none"],
+    "the model reviews its own call before execution; no validator output",
+    arbiter="self_check",
 )
+register_condition(
+    "self_check_wait", ALIASES["none"], "as self_check, prompted by a bare 'Wait'", arbiter="self_check_wait"
+)
+register_condition(
+    "fault_raw",
+    ALIASES["allowed_json"],
+    "backend faults reach the model as the exception's text",
+    env={"fault_shape": "raw"},
+)
+register_condition(
+    "fault_problem",
+    ALIASES["allowed_json"],
+    "backend faults reach the model as RFC 9457 problem details",
+    env={"fault_shape": "problem"},
+)
+
+COMPOSING = f"or a composition PART+PART+...@FORM (parts {', '.join(PARTS)}, allowed=K; forms {', '.join(FORMS)})"
 
 
 def get_condition(name: str) -> Condition:
-    if name not in CONDITIONS:
-        raise UnknownName("condition", name, list(CONDITIONS))
-    return CONDITIONS[name]
+    """A named condition, or the composition a name spells."""
+    if name in CONDITIONS or not is_composition(name):
+        if name not in CONDITIONS:
+            raise UnknownName("condition", name, CONDITIONS.names(), listing=f"{', '.join(CONDITIONS)}; {COMPOSING}")
+        return CONDITIONS.get(name)
+    return Condition(name, parse(name), description="a composition")
 
 
 class UnplayableCondition(UserError):
@@ -156,11 +204,13 @@ def resolve(name: str, family_name: str, who: str = "this suite", cut: int | Non
     """The condition as it plays in a feedback family, its values cut to `cut` characters: the one
     check of what a protocol can play."""
     condition = get_condition(name)
-    renderers = family(family_name)
-    if condition.feedback not in renderers:
-        playable = [c.name for c in CONDITIONS.values() if c.feedback in renderers and not c.env]
+    family = FAMILIES.get(family_name)
+    found = family.find(condition.shows)
+    if found is None:
+        playable = [n for n, c in CONDITIONS.items() if not c.env and family.find(c.shows) is not None]
         raise UnplayableCondition(
-            f"{who} cannot play condition {name!r} (it has {family_name} feedback for "
-            f"{', '.join(playable)} only); allowed: {', '.join(playable)}"
+            f"{who} cannot play condition {name!r} ({condition.shows.spelled()}): its {family_name} feedback "
+            f"renders {family.renders} only; allowed: {', '.join(playable)}"
         )
-    return dataclasses.replace(condition, family=family_name, cut=cut)
+    feedback, renderer = found
+    return dataclasses.replace(condition, family=family_name, feedback=feedback, cut=cut, _render=renderer)

@@ -10,9 +10,10 @@ sent as the next user message.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 Arbiter = Literal["validator", "self_check", "self_check_wait"]
+ARBITERS: tuple[Arbiter, ...] = get_args(Arbiter)
 
 REVIEW_PROMPT = (
     "Before your call is executed, review it. Check every argument against the task. "

@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
+from conditions import ALIASES, Family, Feedback
 from envs.contract import Violation
 from envs.textworld.veriharness import stimuli as s
 from envs.textworld.veriharness.envelope import LeafOutput
@@ -70,3 +71,15 @@ def _renderer(condition: str) -> Callable[[Violation, int | None], list[str]]:
 
 # condition feedback name -> its renderer; the protocol plays exactly these conditions
 RENDERERS: dict[str, Callable[[Violation, int | None], list[str]]] = {c: _renderer(c) for c in s.VARIANTS}
+
+
+def _find(feedback: Feedback) -> tuple[str, Callable[[Violation, int | None], list[str]]] | None:
+    """The artifact's lines play the compositions of the paper's four conditions, under their names."""
+    spelled = feedback.spelled()
+    name = next((n for n in RENDERERS if ALIASES[n] == spelled), None)
+    return None if name is None else (name, RENDERERS[name])
+
+
+FAMILY = Family(
+    "veriharness", _find, ", ".join(f"{n} ({ALIASES[n]})" for n in RENDERERS) + ", the artifact's four conditions"
+)

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ValidationError
 
 from conditions import CONDITIONS, UnplayableCondition
 from conditions import resolve as resolve_condition
-from envs import get_suite, suite_class, suite_entry, suite_names
+from envs import get_suite, options_model, suite_entry, suite_names
 from envs.contract import Condition, Suite
 from envs.errors import UserError
 from harness.models import describe_models, validate_model
@@ -132,7 +132,7 @@ def _protocol_suites() -> str:
     """The suites that take a `protocol` option, with its values."""
     out = []
     for name in suite_names():
-        field = suite_class(name).options_model.model_fields.get("protocol")
+        field = options_model(name).model_fields.get("protocol")
         if field is not None:
             out.append(f"{name} ({' | '.join(get_args(field.annotation))})")
     return ", ".join(out)

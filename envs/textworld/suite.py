@@ -109,10 +109,19 @@ class TextWorld(_TextWorldSuite):
         return GenParams(seed=seed, rooms=options.rooms, objects=options.objects, quest_length=options.quest_length)
 
 
-GAME_SUITES = {"paper-textworld": PaperTextWorld, "textworld": TextWorld}
-
-
 def game_suite(name: str) -> _TextWorldSuite:
-    if name not in GAME_SUITES:
-        raise UnknownName("suite", name, list(GAME_SUITES))
-    return GAME_SUITES[name]()
+    """A registered suite that generates TextWorld games (what `games build` can build)."""
+    from envs import SUITES, get_suite
+
+    def generates_games(declared: object) -> bool:
+        return isinstance(declared, _TextWorldSuite) or (
+            isinstance(declared, type) and issubclass(declared, _TextWorldSuite)
+        )
+
+    if name not in SUITES or not generates_games(SUITES.get(name).declared()):
+        raise UnknownName(
+            "suite of TextWorld games", name, [n for n in SUITES if generates_games(SUITES.get(n).declared())]
+        )
+    suite = get_suite(name)
+    assert isinstance(suite, _TextWorldSuite)
+    return suite

@@ -37,10 +37,9 @@ def list_conditions() -> None:
     )
     from conditions import CONDITIONS  # here: help and `suites` import no condition or pydantic model
 
-    for c in CONDITIONS.values():
-        # the renderer and arbiter are worth a line only where they are not the name and the validator
-        how = [] if c.feedback == c.name else [f"feedback {c.feedback}"]
-        how += [] if c.arbiter == "validator" else [f"arbiter {c.arbiter}"]
+    for _, c in CONDITIONS.items():
+        # the arbiter is worth a word only where it is not the validator
+        how = [c.shows.spelled()] + ([] if c.arbiter == "validator" else [f"arbiter {c.arbiter}"])
         table.add_row(
             c.name, c.paper_name or "", escape(c.description) + (f"\n[dim]({', '.join(how)})[/dim]" if how else "")
         )

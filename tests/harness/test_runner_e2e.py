@@ -65,24 +65,22 @@ def test_repair_after_each_condition(tmp_path, condition):
     rows = records(spec)
     assert all(r["success"] and r["repaired"] and r["first_call_valid"] is False for r in rows)
     assert all(r["failure_codes"] == ["literal_error"] for r in rows)
-    self_check = CONDITIONS[condition].arbiter != "validator"
+    self_check = CONDITIONS.get(condition).arbiter != "validator"
     # self-check arms pay a review call per attempt: 2 attempts = 4 calls, 2 of them reviews
     assert all(r["model_calls"] == (4 if self_check else 2) for r in rows)
     assert all(r["review_calls"] == (2 if self_check else 0) for r in rows)
     feedback = [last_message(b) for b in server.requests if b["messages"][-1]["role"] == "tool"]
     assert feedback, "the feedback reached the model as the tool's answer"
     # the traceback leaks pydantic's own message, which lists the literal's members
-    shows_allowed = CONDITIONS[condition].feedback in {"allowed_prose", "allowed_json", "traceback"}
+    shows = CONDITIONS.get(condition).shows
+    shows_allowed = shows.has("allowed") or shows.has("traceback")
     assert all(("wrong_amount" in f) == shows_allowed for f in feedback)
-    assert all(
-        r["condition"] == condition and r["condition_params"]["feedback"] == CONDITIONS[condition].feedback
-        for r in rows
-    )
+    assert all(r["condition"] == condition and r["condition_params"]["composition"] == shows.spelled() for r in rows)
     # the run's settings are recorded once, in config; condition_params holds only the condition's own
-    assert all(set(r["condition_params"]) == {"feedback", "arbiter", "paper_name", "env"} for r in rows)
+    assert all(set(r["condition_params"]) == {"composition", "arbiter", "paper_name", "env"} for r in rows)
     assert all(r["config"]["tool_mode"] == "native" and "feedback_cut" in r["config"] for r in rows)
     if self_check:
-        assert any(b["messages"][-1]["content"] == CONDITIONS[condition].review_prompt() for b in server.requests)
+        assert any(b["messages"][-1]["content"] == CONDITIONS.get(condition).review_prompt() for b in server.requests)
 
 
 def test_budget_exhaustion_records_the_limit(tmp_path):
