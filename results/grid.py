@@ -76,7 +76,7 @@ def plans(dirs: Iterable[Path]) -> list[PlannedRun]:
 def _cells(spec: dict[str, Any]) -> tuple[list[tuple[Any, ...]], int | None]:
     """The spec's cells and the episodes each should hold (None: all of the suite's tasks)."""
     suite = spec.get("suite")
-    budgets = spec.get("budgets") or ([SUITES.get(suite).budget] if suite in SUITES else [])
+    budgets = spec.get("budgets") or ([SUITES.get(suite).budget] if isinstance(suite, str) and suite in SUITES else [])
     tasks = len(spec["task_ids"]) if spec.get("task_ids") else spec.get("tasks")
     # a spec's identity leaves the default decoding arm out (harness.types.RunSpec.identity)
     cells = [
