@@ -88,7 +88,7 @@ def resolve(name: str) -> ModelRef:
         return ModelRef(name, "agent")
     if is_gguf_name(name):
         return ModelRef(name, "gguf", gguf=gguf_file(name))
-    row = PRESETS.get(name) or next((p for p in PRESETS.values() if p.hf_id == name), None)
+    row = PRESETS.get(name) if name in PRESETS else next((p for _, p in PRESETS.items() if p.hf_id == name), None)
     return ModelRef(name, "preset", preset=row) if row else ModelRef(name, "id")
 
 

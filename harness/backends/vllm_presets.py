@@ -21,6 +21,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from envs.errors import UserError
+from envs.registry import Registry
 from harness.backends.serve_auth import VLLM_KEY_ENV
 from harness.backends.server_proc import ManagedServer, MissingExtra
 from harness.backends.vllm_table import PRESET_ROWS
@@ -78,8 +79,17 @@ class VllmPreset(BaseModel):
     study: bool = Field(False, description="one of the paper's models")
 
 
+PRESETS: Registry[VllmPreset] = Registry("vLLM preset")
+
+
+def register_preset(preset: VllmPreset) -> VllmPreset:
+    """Add a vLLM preset (a plugin's model): `serve vllm --preset NAME` and `run --model NAME` know it."""
+    return PRESETS.register(preset.name, preset)
+
+
 # the table (harness.backends.vllm_table), each row validated
-PRESETS: dict[str, VllmPreset] = {name: VllmPreset(name=name, **row) for name, row in PRESET_ROWS.items()}
+for _name, _row in PRESET_ROWS.items():
+    register_preset(VllmPreset(name=_name, **_row))
 
 
 class VllmConfigError(UserError):
@@ -94,8 +104,8 @@ def find_row(name: str) -> VllmPreset | None:
 
         return local_row(create=False)
     if name in PRESETS:
-        return PRESETS[name]
-    return next((p for p in PRESETS.values() if p.hf_id == name), None)
+        return PRESETS.get(name)
+    return next((p for _, p in PRESETS.items() if p.hf_id == name), None)
 
 
 def get_preset(name: str) -> VllmPreset:

@@ -24,7 +24,7 @@ def _flag(cmd, name):
 
 @pytest.mark.parametrize("name", list(PRESETS))
 def test_every_preset_builds_a_serve_command_with_the_paper_settings(name):
-    p = PRESETS[name]
+    p = PRESETS.get(name)
     cmd = vllm_command(name, tp=2, dp=4, port=8123)
     assert cmd[:3] == ["vllm", "serve", p.hf_id]
     assert "--enable-auto-tool-choice" in cmd and _flag(cmd, "--tool-call-parser") == p.tool_parser
@@ -42,7 +42,7 @@ def test_every_preset_builds_a_serve_command_with_the_paper_settings(name):
 
 
 def test_the_study_presets_match_the_paper():
-    qwen, llama = PRESETS["qwen2.5-coder-14b-awq"], PRESETS["llama-3.1-8b-awq"]
+    qwen, llama = PRESETS.get("qwen2.5-coder-14b-awq"), PRESETS.get("llama-3.1-8b-awq")
     assert (qwen.hf_id, qwen.tool_parser, qwen.quantization, qwen.max_model_len) == (
         "Qwen/Qwen2.5-Coder-14B-Instruct-AWQ",
         "hermes",
@@ -58,7 +58,7 @@ def test_the_study_presets_match_the_paper():
     assert (
         _flag(vllm_command("llama-3.1-8b-awq"), "--chat-template") == "examples/tool_chat_template_llama3.1_json.jinja"
     )
-    assert qwen.study and llama.study and not PRESETS["qwen2.5-7b"].study
+    assert qwen.study and llama.study and not PRESETS.get("qwen2.5-7b").study
 
 
 def test_prompt_mode_serving_drops_the_tool_flags():
