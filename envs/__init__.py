@@ -60,7 +60,7 @@ def register_suite(name: str, factory: str | type[Suite] | Suite, budget: int, d
 # listing reads them without importing a suite's code (TextWorld's generator takes a second)
 register_suite(
     "bank-disputes",
-    "envs.tools.bank.disputes:BankDisputes",
+    "envs.tools.bank.disputes:BANK_DISPUTES",
     4,
     "The seed's bank case: open_dispute behind a pydantic input contract (200 seeded tasks, RU/EN)",
 )

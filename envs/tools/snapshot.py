@@ -47,9 +47,8 @@ DISPUTES_PATH = SCHEMA_DIR / "bank-disputes.json"
 
 
 def disputes_current() -> dict[str, Any]:
-    from envs.tools.bank.disputes import BankDisputes
+    from envs.tools.bank.disputes import BANK_DISPUTES as suite
 
-    suite = BankDisputes()
     options = suite.options_model(n_tasks=REFERENCE_TASK + 1)
     env = suite.make(suite.tasks(options)[REFERENCE_TASK], options, EpisodeContext(budget=4))
     return {spec.name: spec.openai() for spec in env.reset().tools}

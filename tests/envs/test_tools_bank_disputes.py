@@ -92,7 +92,7 @@ def bank():
 
 
 def gold_args(env):
-    w = env.world
+    w = env.state.world
     op = w.op(w.target)
     return {
         "card_last4": op.card_last4,
@@ -128,8 +128,8 @@ def _env(bank, reason):
     suite, options, tasks = bank
     for task in tasks:
         env = suite.make(task, options, EpisodeContext(budget=4))
-        if env.world.reason == reason:
-            env.reset()
+        env.reset()
+        if env.state.world.reason == reason:
             return env
     raise AssertionError(reason)
 
@@ -139,7 +139,7 @@ def test_state_rules_give_location_observed_and_allowed(bank):
     args = gold_args(env)
     v = env.submit(ToolCall(name="open_dispute", arguments={**args, "card_last4": "0000"}))
     assert isinstance(v, Violation) and v.location == "arguments.card_last4" and v.observed == "0000"
-    assert sorted(v.allowed) == sorted(env.world.cards) and "0000" not in v.message
+    assert sorted(v.allowed) == sorted(env.state.world.cards) and "0000" not in v.message
     v = env.submit(ToolCall(name="open_dispute", arguments={**args, "amount": "1.00"}))
     assert v.location == "arguments.amount" and args["amount"] in v.allowed
     v = env.submit(ToolCall(name="open_dispute", arguments={**args, "reason": "chargeback"}))
@@ -152,7 +152,7 @@ def test_duplicate_rule_and_unknown_operation_id(bank):
     env = _env(bank, "duplicate")
     args = gold_args(env)
     v = env.submit(ToolCall(name="open_dispute", arguments={**args, "original_operation_id": None}))
-    assert v.location == "arguments.original_operation_id" and env.world.original in v.allowed
+    assert v.location == "arguments.original_operation_id" and env.state.world.original in v.allowed
     v = env.submit(ToolCall(name="open_dispute", arguments={**args, "original_operation_id": "op-NOPE00"}))
     assert v.code == "unknown_operation" and v.observed == "op-NOPE00"
 
@@ -160,9 +160,9 @@ def test_duplicate_rule_and_unknown_operation_id(bank):
 def test_wrong_but_valid_dispute_is_a_loss_and_state_is_the_judge(bank):
     env = _env(bank, "duplicate")
     args = gold_args(env)
-    out = env.submit(ToolCall(name="open_dispute", arguments={**args, "original_operation_id": env.world.target}))
+    out = env.submit(ToolCall(name="open_dispute", arguments={**args, "original_operation_id": env.state.world.target}))
     assert isinstance(out, Accepted) and out.done and out.lost and not out.won
-    assert len(env.service.disputes) == 1
+    assert len(env.state.service.disputes) == 1
 
 
 def test_text_and_unknown_tools_are_violations(bank):
@@ -182,7 +182,10 @@ def test_the_one_tool_is_the_bank_domains_open_dispute_with_its_schema_unchanged
     )
     env = _env(bank, "fraud")
     tools_bank = {t.name: t for t in build(7_100_000).tools}["open_dispute"]
-    assert env.tool.model is tools_bank.model and env.tool.description == tools_bank.description
+    assert (
+        env.tools["open_dispute"].model is tools_bank.model
+        and env.tools["open_dispute"].spec.description == tools_bank.description
+    )
 
 
 def test_an_unknown_argument_is_answered_with_the_arguments_that_exist(bank):

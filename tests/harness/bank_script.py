@@ -22,7 +22,7 @@ def gold_by_message(n: int = 200) -> dict[str, dict[str, Any]]:
     for task in SUITE.tasks(OPTIONS)[:n]:
         env = SUITE.make(task, OPTIONS, EpisodeContext(budget=4))
         opening = env.reset()
-        w = env.world
+        w = env.state.world
         op = w.op(w.target)
         out[opening.messages[-1]["content"]] = {
             "card_last4": op.card_last4,

@@ -3,26 +3,17 @@
 
 from __future__ import annotations
 
-import json
-from typing import Any, Literal
+import functools
+from dataclasses import dataclass, field
 
-from pydantic import BaseModel, ConfigDict, Field
-
-from envs.contract import Accepted, Action, EpisodeContext, Opening, Outcome, Task, ToolCall, Violation
+from envs.authoring import TaskDraft, ToolDef, ToolSuite
+from envs.contract import ToolCall
 from envs.tools.bank.backend import DisputeService, gold, solved
-from envs.tools.bank.domain import open_dispute_tool
+from envs.tools.bank.contract import OpenDisputeInput, allowed_values
 from envs.tools.bank.phrasing import complaint
 from envs.tools.bank.world import World, make_world
 
 SEED_BASE = 7_000_000
-
-
-class BankOptions(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    n_tasks: int = Field(200, ge=1, le=100_000)
-    # normalizing: the before phase repairs human notation; strict: it is rejected with feedback
-    contract: Literal["normalizing", "strict"] = "normalizing"
 
 
 SYSTEM = (
@@ -41,76 +32,47 @@ def statement(world: World) -> str:
     return "\n".join(rows)
 
 
-class BankEnv:
-    # microseconds of Python per call
-    blocking = False
+@dataclass
+class Desk:
+    """One task's backend: the customer's world (cards, operations) and the disputes opened."""
 
-    def __init__(self, task: Task, options: BankOptions):
-        self.seed = int(task.params["seed"])
-        self.world = make_world(self.seed)
-        self.options = options
-        self.service = DisputeService()
-        # through a lambda: reset() replaces the service
-        self.tool = open_dispute_tool(self.world, lambda inp: self.service.open(inp))
-
-    def reset(self) -> Opening:
-        self.service = DisputeService()
-        _, message = complaint(self.world, self.seed)
-        return Opening(
-            messages=[
-                {"role": "system", "content": f"{SYSTEM}\n\n{statement(self.world)}"},
-                {"role": "user", "content": message},
-            ],
-            # the schema with its static allowed values (the reasons), as the seed sent it
-            tools=[self.tool.spec("enum")],
-        )
-
-    def submit(self, action: Action) -> Outcome:
-        if not isinstance(action, ToolCall):
-            return Violation.no_action(action.text)
-        if action.name != self.tool.name:
-            return Violation.unknown_tool(action.name, [self.tool.name])
-        context: dict[str, Any] = {
-            "today": self.world.today,
-            "world": self.world,
-            "normalize": self.options.contract == "normalizing",
-        }
-        inp = self.tool.validate(action.arguments, context)
-        if isinstance(inp, Violation):
-            return inp
-        dispute = self.tool.run(inp)
-        won = solved(self.service, self.world)
-        observation = json.dumps({"status": "accepted", "case_id": dispute.case_id})
-        return Accepted(observation=observation, done=True, won=won, lost=not won)
-
-    def reference(self) -> list[Action]:
-        """The one gold call, its values in the contract's canonical notation."""
-        args = {k: str(v) for k, v in gold(self.world).items() if v is not None}
-        return [ToolCall(name=self.tool.name, arguments=args, id="call_0")]
-
-    def record_extra(self) -> dict[str, Any]:
-        return {}
-
-    def close(self) -> None:
-        pass
+    world: World
+    service: DisputeService = field(default_factory=DisputeService)
 
 
-class BankDisputes:
-    # make() builds a seeded world in microseconds
-    blocking = False
-    name = "bank-disputes"
-    options_model = BankOptions
+def _draft(seed: int, desk: Desk) -> TaskDraft:
+    """The customer's complaint, and the one gold call in the contract's canonical notation."""
+    _, message = complaint(desk.world, seed)
+    args = {k: str(v) for k, v in gold(desk.world).items() if v is not None}
+    return TaskDraft(utterance=message, gold=[ToolCall(name="open_dispute", arguments=args, id="call_0")])
 
-    def tasks(self, options: BaseModel) -> list[Task]:
-        assert isinstance(options, BankOptions)
-        return [
-            Task(suite=self.name, task_id=f"bank-{i:04d}", params={"seed": SEED_BASE + i})
-            for i in range(options.n_tasks)
-        ]
 
-    def make(self, task: Task, options: BaseModel, ctx: EpisodeContext) -> BankEnv:
-        assert isinstance(options, BankOptions)
-        return BankEnv(task, options)
+def _open(desk: Desk, inp: OpenDisputeInput) -> dict[str, str]:
+    return {"status": "accepted", "case_id": desk.service.open(inp).case_id}
 
-    def feedback_family(self, options: BaseModel) -> str:
-        return "message"
+
+OPEN_DISPUTE: ToolDef[Desk] = ToolDef(
+    "open_dispute",
+    "Open a dispute about one card operation.",
+    OpenDisputeInput,
+    _open,
+    allowed={
+        f: functools.partial(lambda f, desk: allowed_values(f, desk.world), f) for f in OpenDisputeInput.model_fields
+    },
+)
+
+# the seed's case written with the authoring API (envs.authoring): what a user's suite is
+BANK_DISPUTES = ToolSuite(
+    name="bank-disputes",
+    tools=[OPEN_DISPUTE],
+    state=lambda seed: Desk(make_world(seed)),
+    task=_draft,
+    success=lambda desk, _draft: solved(desk.service, desk.world),
+    system=lambda desk: f"{SYSTEM}\n\n{statement(desk.world)}",
+    # one message from the customer, one call that ends the task
+    ends="call",
+    seed_base=SEED_BASE,
+    task_prefix="bank",
+    n_tasks=200,
+    context=lambda desk: {"today": desk.world.today, "world": desk.world},
+)
