@@ -6,9 +6,12 @@ and `conditions/` may not import `harness`; every package imports them from here
 
 from __future__ import annotations
 
+import os
 import re
+import sysconfig
 import traceback as _tb
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -43,8 +46,40 @@ def format_exception(exc: BaseException) -> str:
         or (exc.__context__ is not None and not exc.__suppress_context__)
         or isinstance(exc, BaseExceptionGroup)
     ):
-        return "".join(_tb.format_exception(type(exc), exc, exc.__traceback__))
+        return "".join(_portable(_tb.TracebackException(type(exc), exc, exc.__traceback__)).format())
     return _frames_text(exc.__traceback__) + _exception_line(exc)
+
+
+def _roots() -> tuple[str, ...]:
+    """Where code lives on this machine: the checkout and the Python's library folders, longest first."""
+    paths = {str(Path(__file__).resolve().parents[1])}
+    paths.update(p for key in ("purelib", "platlib", "stdlib", "platstdlib") if (p := sysconfig.get_paths().get(key)))
+    return tuple(sorted((p.rstrip(os.sep) + os.sep for p in paths), key=len, reverse=True))
+
+
+CODE_ROOTS = _roots()
+
+
+def portable_path(filename: str) -> str:
+    """A frame's file relative to where code lives (`envs/validation.py`, `pydantic/main.py`): a
+    traceback the agent is shown names no folder of this machine, so the same call gives the same
+    text in every checkout."""
+    return next((filename[len(root) :] for root in CODE_ROOTS if filename.startswith(root)), filename)
+
+
+def _portable(te: _tb.TracebackException) -> _tb.TracebackException:
+    """The frames of `te`, and of its causes, contexts and group members, with portable file names
+    (their source lines are read before, when the TracebackException is made)."""
+    pending, seen = [te], set()
+    while pending:
+        at = pending.pop()
+        if id(at) in seen:
+            continue
+        seen.add(id(at))
+        for frame in at.stack:
+            frame.filename = portable_path(frame.filename)
+        pending += [x for x in (at.__cause__, at.__context__, *(getattr(at, "exceptions", None) or [])) if x]
+    return te
 
 
 def _exception_line(exc: BaseException) -> str:
@@ -76,7 +111,7 @@ def _frames_text(tb: Any) -> str:
     text = _FRAMES.get(key)
     if text is None:
         # TracebackException's stack carries the column positions the carets need
-        stack = _tb.TracebackException(BaseException, BaseException(), tb).stack
+        stack = _portable(_tb.TracebackException(BaseException, BaseException(), tb)).stack
         text = "Traceback (most recent call last):\n" + "".join(stack.format())
         if len(_FRAMES) < 4096:  # the chains a run meets are few: its tools' validation paths
             _FRAMES[key] = text

@@ -1,14 +1,17 @@
 """`format_exception`: the traceback text of a violation, cached per code position chain, must be
-exactly what the traceback module writes, whatever the exception."""
+exactly what the traceback module writes, whatever the exception, with each file named from where code
+lives (the checkout, the Python's libraries): no folder of this machine reaches an agent or a record."""
 
 from __future__ import annotations
 
+import sys
 import traceback
+from pathlib import Path
 
 import pytest
 from pydantic import BaseModel
 
-from envs.contract import Violation, format_exception
+from envs.contract import CODE_ROOTS, Violation, format_exception
 
 
 class Model(BaseModel):
@@ -90,13 +93,26 @@ CASES = {
 def test_the_text_is_the_traceback_modules_the_first_time_and_from_the_cache(name):
     try:
         CASES[name]()
-    except Exception as exc:  # noqa: BLE001 (every kind is a case)
+    except Exception as exc:
+        # the traceback module's text, each file named from where code lives (no folder of this machine)
         expected = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+        for root in CODE_ROOTS:
+            expected = expected.replace(f'File "{root}', 'File "')
         assert format_exception(exc) == expected
         assert format_exception(exc) == expected  # the cached frames
         assert Violation.from_exception(exc, code="c", message="m").raw == expected
     else:
         pytest.fail("the case raised nothing")
+
+
+def test_a_traceback_names_no_folder_of_this_machine():
+    try:
+        _validate("x")
+    except Exception as exc:
+        text = format_exception(exc)
+    root = str(Path(__file__).resolve().parents[2])
+    assert 'File "tests/envs/test_contract.py"' in text and 'File "pydantic/' in text
+    assert root not in text and sys.prefix not in text
 
 
 def test_an_exception_never_raised_has_no_traceback_lines():
