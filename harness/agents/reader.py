@@ -27,16 +27,20 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from conditions.feedback import INVALID, RETRY
+from conditions.feedback import FRAME, INVALID, RETRY
 from envs.contract import Action, TextAnswer, ToolCall
 from harness.agents.base import ReferenceAgent, task_seed
 
 KINDS = ("inadmissible_command", "typo", "missing_field")
 _QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')
 _PROSE_ALLOWED = re.compile(r"The allowed values are: (.*)$")
-_PROSE_AT = re.compile(r'The error was .*? at ("(?:[^"\\]|\\.)*")')
+_PROSE_AT = re.compile(r'The error was(?: .*?)? at ("(?:[^"\\]|\\.)*")')
 _VH_PROSE = re.compile(r"The rejected value was at (.*?)\. The validator observed (.*)\. It expected (.*)\.$")
-_REJECTED = (RETRY, INVALID)
+_REJECTED = (RETRY, INVALID, FRAME)
+# what only feedback says, in a composition with no retry or invalid line: its prose sentences,
+# and the keys of its JSON (an accepted call's answer is the tool's output, {"status": "ok", ...})
+_PROSE_MARKS = ("Validator: ", "The error was", "You sent ", "The allowed values are: ", "There is no list of allowed")
+_FEEDBACK_KEYS = frozenset({"error", "location", "observed", "allowed", "message", "traceback"})
 
 
 @dataclass
@@ -116,7 +120,33 @@ def feedback_of(messages: list[dict[str, Any]]) -> tuple[str, bool]:
     if last is None:
         return str(messages[-1].get("content") or ""), True
     replies = "\n".join(str(m.get("content") or "") for m in messages[last + 1 :])
-    return replies, any(r in replies for r in _REJECTED)
+    return replies, any(r in replies for r in _REJECTED) or _says_rejected(replies)
+
+
+def _says_rejected(text: str) -> bool:
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith(_PROSE_MARKS) or line.startswith("Traceback (most recent call last)"):
+            return True
+        data = _json(line)
+        # a lone {"message": ...} is also what some tools answer (BFCL's): not taken for feedback
+        if isinstance(data, dict) and (_is_problem(data) or (set(data) <= _FEEDBACK_KEYS and set(data) - {"message"})):
+            return True
+    return False
+
+
+def _json(line: str) -> Any:
+    if not line.startswith("{"):
+        return None
+    try:
+        return json.loads(line)
+    except ValueError:
+        return None
+
+
+def _is_problem(data: dict[str, Any]) -> bool:
+    """An RFC 9457 problem object of a rejected call (the `problem` form)."""
+    return data.get("status") == 422 and "title" in data
 
 
 def _values(value: Any) -> list[str]:
@@ -136,15 +166,15 @@ def read_feedback(text: str) -> list[tuple[str | None, list[str]]]:
     items: list[tuple[str | None, list[str]]] = []
     for line in text.splitlines():
         line = line.strip().removeprefix("- ")  # veriharness lists its repair items
-        body = line.removeprefix("typed_failure=")
-        if body.startswith("{"):
-            try:
-                data = json.loads(body)
-            except ValueError:
-                data = None
-            if isinstance(data, dict) and "location" in data:
-                items.append((str(data["location"]), _values(data.get("allowed", data.get("expected")))))
-                continue
+        data = _json(line.removeprefix("typed_failure="))
+        if isinstance(data, dict) and _is_problem(data):
+            for entry in data.get("invalid-params") or []:
+                if isinstance(entry, dict) and "name" in entry:
+                    items.append((str(entry["name"]), _values(entry.get("allowed"))))
+            continue
+        if isinstance(data, dict) and "location" in data:
+            items.append((str(data["location"]), _values(data.get("allowed", data.get("expected")))))
+            continue
         if (m := _VH_PROSE.search(line)) is not None:
             items.append((m.group(1), _values(m.group(3))))
             continue

@@ -1,0 +1,150 @@
+"""Which part of the feedback does the work: each part's (and the form's) paired effect on success.
+
+A record names its condition's canonical composition (`condition_params.composition`, e.g.
+`retry+code+location@json`). Two arms differ only in a part when their forms, arbiters and
+environment settings are equal and one's parts are the other's plus that part; they differ only
+in the form when their parts are equal. For each part, every such pair of arms that ran is used,
+over the episodes both played (same suite, task, model, budget, sample seed and decoding arm),
+and the pairs are pooled: the effect is the solved rate with the part minus without it. Forms are
+compared the same way, level by level (prose -> json, ...). Per model:
+
+- `diff`, with a bootstrap CI over tasks (whole tasks are resampled, each with all its pairs:
+  `results.resampling.cluster_bootstrap`; 10,000 draws, fixed seed);
+- `p`: exact two-sided McNemar on the pooled discordant pairs; `p_holm`: Holm over the model's rows;
+- `pairs` (episode pairs), `arm_pairs` (pairs of conditions pooled) and `tasks`.
+
+Fewer than two pairs give no interval (a bootstrap of one pair is no estimate). A factor that a
+composition names but no pair of arms isolates is listed as untestable. A fractional grid is fine:
+only what ran is compared. Two spellings of one composition are one arm: their episodes of a key
+count once. Records without a composition (written before compositions existed) are left out.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from results.columns import C
+from results.contrasts import holm, mcnemar_exact
+from results.resampling import N_BOOT, SEED, cluster_bootstrap, percentile_ci
+
+COMPOSITION = "condition_params.composition"
+ARBITER = "condition_params.arbiter"
+ENV = "condition_params.env"
+# what pairs two episodes of different arms: the same task, played the same way by the same model
+PAIRED = (C.suite, C.task_id, C.budget, C.sample_seed, C.constrain)
+FORM_ORDER = ("prose", "json", "problem")
+COLUMNS = ("model", "factor", "level_a", "level_b", "diff", "ci_low", "ci_high", "p", "p_holm", "pairs", "arm_pairs")
+
+
+@dataclass(frozen=True)
+class Arm:
+    parts: frozenset[str]
+    form: str
+    rest: str  # the arbiter and the environment settings, which must be equal to compare
+
+
+@dataclass
+class FactorResult:
+    table: pd.DataFrame  # one row per model x factor x levels, COLUMNS plus tasks, rate_a, rate_b
+    untestable: list[dict[str, str]] = field(default_factory=list)  # {model, factor}
+
+
+def _arm(composition: str, arbiter: Any, env: Any) -> Arm | None:
+    head, sep, form = composition.rpartition("@")
+    if not sep or not head:
+        return None
+    rest = json.dumps([arbiter, env if isinstance(env, dict) else None], sort_keys=True, default=str)
+    return Arm(frozenset(head.split("+")), form, rest)
+
+
+def _episodes(df: pd.DataFrame) -> dict[tuple[str, Arm], pd.DataFrame]:
+    """Per model and arm, its valid episodes, one per pairing key (a second spelling's left out)."""
+    if COMPOSITION not in df:
+        return {}
+    rows = df[df[C.success].notna() & df[COMPOSITION].notna()]
+    arbiter = rows[ARBITER] if ARBITER in rows else pd.Series(None, index=rows.index)
+    env = rows[ENV] if ENV in rows else pd.Series(None, index=rows.index)
+    arms = [_arm(str(c), a, e) for c, a, e in zip(rows[COMPOSITION], arbiter, env, strict=True)]
+    out: dict[tuple[str, Arm], pd.DataFrame] = {}
+    frame = rows[[C.model, *PAIRED, C.success]].assign(_arm=arms)
+    for (model, arm), part in frame.groupby([C.model, "_arm"], sort=False):
+        if isinstance(arm, Arm):
+            out[(str(model), arm)] = part.drop_duplicates(list(PAIRED), keep="first")
+    return out
+
+
+def _comparisons(arms: list[Arm]) -> dict[tuple[str, str, str], list[tuple[Arm, Arm]]]:
+    """(factor, level_a, level_b) -> the pairs of arms that differ in it alone (a without, b with)."""
+    found: dict[tuple[str, str, str], list[tuple[Arm, Arm]]] = {}
+    for a in arms:
+        for b in arms:
+            if a.rest != b.rest or a == b:
+                continue
+            if a.form == b.form and a.parts < b.parts and len(b.parts - a.parts) == 1:
+                (part,) = b.parts - a.parts
+                found.setdefault((part, "without", "with"), []).append((a, b))
+            elif a.parts == b.parts and _form_rank(a.form) < _form_rank(b.form):
+                found.setdefault(("form", a.form, b.form), []).append((a, b))
+    return found
+
+
+def _form_rank(form: str) -> tuple[int, str]:
+    return (FORM_ORDER.index(form), form) if form in FORM_ORDER else (len(FORM_ORDER), form)
+
+
+def _row(pairs: list[pd.DataFrame], n_boot: int, seed: int) -> dict[str, Any]:
+    both = pd.concat(pairs, ignore_index=True)
+    sa = both["success_a"].astype(bool).to_numpy()
+    sb = both["success_b"].astype(bool).to_numpy()
+    d = sb.astype(float) - sa.astype(float)
+    tasks = both.groupby([C.suite, C.task_id], sort=False).ngroup().to_numpy()
+    ci = percentile_ci(cluster_bootstrap(d, tasks, n_boot, seed)) if len(d) >= 2 else (math.nan, math.nan)
+    return {
+        "diff": float(d.mean()) if len(d) else math.nan,
+        "ci_low": ci[0],
+        "ci_high": ci[1],
+        "p": mcnemar_exact(int((sa & ~sb).sum()), int((~sa & sb).sum())) if len(d) else math.nan,
+        "pairs": len(d),
+        "tasks": int(len(np.unique(tasks))),
+        "rate_a": float(sa.mean()) if len(d) else math.nan,
+        "rate_b": float(sb.mean()) if len(d) else math.nan,
+    }
+
+
+def factor_effects(df: pd.DataFrame, n_boot: int = N_BOOT, seed: int = SEED) -> FactorResult:
+    episodes = _episodes(df)
+    rows: list[dict[str, Any]] = []
+    untestable: list[dict[str, str]] = []
+    for model in sorted({m for m, _ in episodes}):
+        arms = [arm for m, arm in episodes if m == model]
+        comparisons = _comparisons(arms)
+        mine: list[dict[str, Any]] = []
+        for (factor, level_a, level_b), arm_pairs in sorted(comparisons.items()):
+            pairs = [
+                episodes[(model, a)].merge(episodes[(model, b)], on=list(PAIRED), suffixes=("_a", "_b"))
+                for a, b in arm_pairs
+            ]
+            mine.append(
+                {
+                    "model": model,
+                    "factor": factor,
+                    "level_a": level_a,
+                    "level_b": level_b,
+                    "arm_pairs": len(arm_pairs),
+                    **_row(pairs, n_boot, seed),
+                }
+            )
+        for row, adjusted in zip(mine, holm([r["p"] for r in mine]), strict=True):
+            row["p_holm"] = float(adjusted)
+        rows += mine
+        named = {p for arm in arms for p in arm.parts} | ({"form"} if len({a.form for a in arms}) > 1 else set())
+        tested = {factor for factor, _, _ in comparisons}
+        untestable += [{"model": model, "factor": f} for f in sorted(named - tested)]
+    columns = [*COLUMNS, "tasks", "rate_a", "rate_b"]
+    return FactorResult(pd.DataFrame(rows, columns=columns), untestable)
