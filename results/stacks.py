@@ -17,7 +17,8 @@ import pandas as pd
 
 from results.columns import CALL, C
 from results.errors import RecordsError
-from results.load import KEY_FIELDS, PathLike, iter_records
+from results.load import KEY_FIELDS, iter_records
+from results.rundir import PathLike
 
 _PAIR = KEY_FIELDS
 
