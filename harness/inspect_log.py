@@ -72,13 +72,13 @@ class Cell:
 
 
 def read_run(path: Path) -> RunFiles:
-    from harness.store import in_use
+    from results import rundir
     from results.load import read_records
 
     records, cut = read_records(path)
-    meta_file = path / "run.json"
+    meta_file = rundir.meta_file(path)
     meta = json.loads(meta_file.read_text(encoding="utf-8")) if meta_file.exists() else {}
-    return RunFiles(path, meta, records, partial=bool(cut) or in_use(path))
+    return RunFiles(path, meta, records, partial=bool(cut) or rundir.in_use(path))
 
 
 def cells(runs: Iterable[RunFiles]) -> list[Cell]:

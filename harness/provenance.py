@@ -51,3 +51,14 @@ def git_commit() -> dict[str, str | bool | None]:
     if commit.returncode != 0:
         return {"commit": None, "dirty": None}
     return {"commit": commit.stdout.strip(), "dirty": bool(dirty.stdout.strip())}
+
+
+def version_line() -> str:
+    """`repair-harness --version`: the installed version and, in a checkout, its git commit."""
+    try:
+        installed = metadata.version("repair-harness")
+    except metadata.PackageNotFoundError:
+        installed = "(not installed)"
+    commit = git_commit()
+    tail = f" (git {commit['commit'][:12]}{', modified' if commit['dirty'] else ''})" if commit["commit"] else ""
+    return f"repair-harness {installed}{tail}"

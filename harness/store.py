@@ -1,4 +1,5 @@
-"""A run directory: records.jsonl (append-only, fsynced), run.json, transcripts/.
+"""A run directory: records.jsonl (append-only, fsynced), run.json, transcripts/ (their names and
+paths, and the reader of records.jsonl's lines, are `results.rundir`'s: `results` reads what this writes).
 
 Resume = skip keys already recorded. A line cut short by a killed run is dropped on open, so a
 resumed run has exactly one record per key. Harness-error records can be moved aside
@@ -30,6 +31,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import fcntl
+import io
 import json
 import os
 import threading
@@ -44,6 +46,7 @@ from harness.errors import StorageError
 from harness.redact import Redactor
 from harness.store_files import STORAGE_ERRNOS, compact_json, replace_file, storage_error, to_json
 from harness.types import EpisodeKey, EpisodeRecord, RunSpec, grows_grid
+from results import rundir
 
 
 class RunDirError(UserError):
@@ -57,24 +60,6 @@ class RunDirError(UserError):
 SYNC_EVERY_S = 0.05
 
 
-LOCK = ".lock"
-
-
-def in_use(path: str | Path) -> bool:
-    """Another process holds the run directory's lock (`RunDir.open`): a run is playing into it."""
-    lock = Path(path) / LOCK
-    if not lock.exists():
-        return False
-    fd = os.open(lock, os.O_RDONLY)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return True
-    finally:
-        os.close(fd)
-    return False
-
-
 def _key_id(row: dict[str, Any]) -> str:
     # a record from before the constrain axis has no `constrain`: it was unconstrained
     return EpisodeKey(**{k: row[k] for k in EpisodeKey.model_fields if k in row}).id()
@@ -83,10 +68,10 @@ def _key_id(row: dict[str, Any]) -> str:
 class RunDir:
     def __init__(self, path: str | Path, redactor: Redactor | None = None):
         self.path = Path(path)
-        self.records = self.path / "records.jsonl"
-        self.errors = self.path / "harness_errors.jsonl"
-        self.meta = self.path / "run.json"
-        self.transcripts = self.path / "transcripts"
+        self.records = rundir.records_file(self.path)
+        self.errors = rundir.errors_file(self.path)
+        self.meta = rundir.meta_file(self.path)
+        self.transcripts = rundir.transcripts_dir(self.path)
         self.redactor = redactor or Redactor()
         self._lock = threading.Lock()
         self._lock_fd: int | None = None
@@ -206,7 +191,7 @@ class RunDir:
         run. A folder that now holds anything else is kept."""
         for path in reversed(self._created):
             try:
-                path.unlink() if path.name == LOCK else path.rmdir()
+                path.unlink() if path.name == rundir.LOCK else path.rmdir()
             except OSError:
                 pass  # not empty (someone else's file), or already gone
 
@@ -227,7 +212,7 @@ class RunDir:
             raise RunDirError(f"the run directory {self.path} is not writable")
 
     def _take_lock(self) -> None:
-        lock = self.path / LOCK
+        lock = rundir.lock_file(self.path)
         if not lock.exists():
             self._created.append(lock.absolute())
         fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
@@ -257,13 +242,13 @@ class RunDir:
         if not self.records.exists():
             return []
         data = self.records.read_bytes()
-        if data and not data.endswith(b"\n"):
-            data = data[: data.rfind(b"\n") + 1]  # the killed writer's last line never finished
+        whole = rundir.whole_lines(data)
+        if whole is not data:  # the killed writer's last line never finished: it goes, its episode plays again
+            data = whole
             self._rewrite_bytes(data)
         rows = []
-        for number, line in enumerate(data.decode("utf-8", errors="replace").splitlines(), 1):
-            if not line.strip():
-                continue
+        text = io.StringIO(data.decode("utf-8", errors="replace"), newline=None)
+        for number, line in rundir.record_lines(text):
             try:
                 row = json.loads(line)
                 _key_id(row)
@@ -336,7 +321,7 @@ class RunDir:
 
     @staticmethod
     def transcript_name(key: EpisodeKey) -> str:
-        return f"transcripts/{key.slug()}.json"
+        return rundir.transcript_name(key.slug())
 
     def write_transcript(self, key: EpisodeKey, data: dict[str, Any]) -> str:
         """Blocking file work (a new file per episode)."""

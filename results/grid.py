@@ -19,10 +19,9 @@ from typing import Any
 import pandas as pd
 
 from envs import SUITES
+from results import rundir
 from results.columns import C
-from results.load import is_folder_of_runs, run_dirs
 
-PLAN_FILE = "plan.json"
 CELL = (C.model, C.suite, C.condition, C.budget, C.sample_seed, C.constrain)
 NOT_RUN, ERRORS_ONLY, PARTIAL = "not run", "harness errors only", "partial"
 
@@ -37,7 +36,7 @@ class PlannedRun:
 def write_plan(folder: Path, runs: Sequence[tuple[str, dict[str, Any]]]) -> Path:
     """`runs`: (run directory name inside `folder`, spec identity) in the order they will play."""
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / PLAN_FILE
+    path = rundir.plan_file(folder)
     tmp = path.with_suffix(".tmp")
     tmp.write_text(
         json.dumps({"runs": [{"dir": d, "spec": s} for d, s in runs]}, indent=2, default=str), encoding="utf-8"
@@ -59,15 +58,15 @@ def plans(dirs: Iterable[Path]) -> list[PlannedRun]:
     of runs with a plan.json, every run it planned (those never started included)."""
     out: dict[str, PlannedRun] = {}
     for d in map(Path, dirs):
-        plan = _json(d / PLAN_FILE) if is_folder_of_runs(d) else None
+        plan = _json(rundir.plan_file(d)) if rundir.is_folder_of_runs(d) else None
         for entry in (plan or {}).get("runs", []):
             run_dir = d / str(entry.get("dir"))
-            spec = (_json(run_dir / "run.json") or {}).get("spec") or entry.get("spec") or {}
-            out.setdefault(str(run_dir), PlannedRun(str(run_dir), spec, (run_dir / "records.jsonl").exists()))
+            spec = (_json(rundir.meta_file(run_dir)) or {}).get("spec") or entry.get("spec") or {}
+            out.setdefault(str(run_dir), PlannedRun(str(run_dir), spec, rundir.is_run_dir(run_dir)))
         if plan is not None:
             continue
-        for run_dir in run_dirs([d.parent if d.name == "records.jsonl" else d]):
-            meta = _json(run_dir / "run.json")
+        for run_dir in rundir.run_dirs([d.parent if d.name == rundir.RECORDS else d]):
+            meta = _json(rundir.meta_file(run_dir))
             if meta and isinstance(meta.get("spec"), dict):
                 out.setdefault(str(run_dir), PlannedRun(str(run_dir), meta["spec"], True))
     return list(out.values())

@@ -21,6 +21,7 @@ import pandas as pd
 from results.columns import KEY_FIELDS, C
 from results.dynamics import episode_columns
 from results.errors import RecordsError
+from results.rundir import META, PathLike, existing_records, read_lines, read_meta
 
 # pairing an episode of one arm with the same episode of another arm
 PAIR_FIELDS = (C.suite, C.task_id, C.model, C.budget, C.sample_seed, C.constrain)
@@ -29,18 +30,8 @@ FLATTENED = (C.extra, C.condition_params)
 # run.json spec field -> record field it bounds
 _SPEC_BOUNDS = {"conditions": C.condition, "models": C.model, "budgets": C.budget, "sample_seeds": C.sample_seed}
 
-PathLike = str | Path
 # a field a record lacks (as against one recorded as null): NaN, as pandas fills a missing key
 ABSENT = math.nan
-
-
-def records_path(path: PathLike) -> Path:
-    p = Path(path)
-    if p.is_dir():
-        return p / "records.jsonl"
-    if p.exists() or p.name.endswith(".jsonl"):
-        return p
-    raise RecordsError(f"{p}: no such run directory or records file")
 
 
 def _check_types(rec: dict[str, Any], where: str) -> None:
@@ -76,27 +67,6 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _lines(file: Path) -> tuple[Iterator[tuple[int, str]], list[int]]:
-    """(line number, text) of the non-blank lines, streamed; the list receives the count (0 or 1)
-    of ignored trailing partial lines once the iterator is exhausted."""
-    partial: list[int] = []
-
-    def numbered() -> Iterator[tuple[int, str]]:
-        with open(file, encoding="utf-8") as f:
-            for no, line in enumerate(f, start=1):
-                # a run killed mid-write leaves an unterminated last line; that episode is not recorded
-                if not line.endswith("\n") and line.strip():
-                    try:
-                        json.loads(line)
-                    except json.JSONDecodeError:
-                        partial.append(1)
-                        return
-                if line.strip():
-                    yield no, line
-
-    return numbered(), partial
-
-
 def _parse(file: Path, no: int, line: str) -> dict[str, Any]:
     try:
         rec = json.loads(line)
@@ -116,50 +86,17 @@ def _parse(file: Path, no: int, line: str) -> dict[str, Any]:
 def iter_records(path: PathLike) -> Iterator[dict[str, Any]]:
     """The records of one run directory (or records file), parsed and checked, one dict each; a
     cut trailing line is left out as `load` leaves it out."""
-    file = _records_file(path)
-    lines, _ = _lines(file)
+    file = existing_records(path)
+    lines, _ = read_lines(file)
     for no, line in lines:
         yield _parse(file, no, line)
 
 
 def read_records(path: PathLike) -> tuple[list[dict[str, Any]], int]:
     """`iter_records` as a list, and the number of cut trailing lines it left out (0 or 1)."""
-    file = _records_file(path)
-    lines, partial = _lines(file)
+    file = existing_records(path)
+    lines, partial = read_lines(file)
     return [_parse(file, no, line) for no, line in lines], sum(partial)
-
-
-def run_dirs(paths: Iterable[PathLike]) -> list[Path]:
-    """The run directories the paths name: a folder that holds run directories (runs/demo: bank/
-    and textworld/) stands for them; any other path for itself."""
-    out: list[Path] = []
-    for p in map(Path, paths):
-        runs = sorted(d.parent for d in p.glob("*/records.jsonl")) if is_folder_of_runs(p) else []
-        out.extend(runs or [p])
-    return out
-
-
-def is_folder_of_runs(path: Path) -> bool:
-    """A folder that is not itself a run directory (it may hold some, and a plan.json)."""
-    return path.is_dir() and not (path / "records.jsonl").exists()
-
-
-def _records_file(path: PathLike) -> Path:
-    file = records_path(path)
-    if not file.exists():
-        raise RecordsError(f"{file.parent}: no records.jsonl (not a run directory, or nothing ran yet)")
-    return file
-
-
-def _read_spec(run_dir: Path) -> dict[str, Any] | None:
-    meta = run_dir / "run.json"
-    if not meta.exists():
-        return None
-    try:
-        data = json.loads(meta.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as e:
-        raise RecordsError(f"{meta}: not valid JSON ({e.msg})") from None
-    return data if isinstance(data, dict) else None
 
 
 _KEY_OF = itemgetter(*KEY_FIELDS)
@@ -312,9 +249,9 @@ def _check_one_spec(rows: _Rows, lo: int, hi: int, file: Path) -> None:
     run_ids = sorted({str(r) for r in rows.run_ids[lo:hi] if r is not None})
     if len(run_ids) > 1:
         raise RecordsError(f"{file}: records of several runs mixed (run_id {', '.join(run_ids)})")
-    meta = _read_spec(file.parent) or {}
+    meta = read_meta(file.parent) or {}
     if run_ids and meta.get("run_id") is not None and str(meta["run_id"]) != run_ids[0]:
-        raise RecordsError(f"{file}: records belong to run {run_ids[0]}, run.json to run {meta['run_id']}")
+        raise RecordsError(f"{file}: records belong to run {run_ids[0]}, {META} to run {meta['run_id']}")
     spec = meta.get("spec")
     if isinstance(spec, dict):
         bounds = dict(_SPEC_BOUNDS)
@@ -372,9 +309,9 @@ def load(paths: PathLike | Iterable[PathLike], columns: Iterable[str] | None = N
     partial_total = 0
     with _collector_paused():
         for p in _as_paths(paths):
-            file = _records_file(p)
+            file = existing_records(p)
             lo, run_dir = len(rows), str(file.parent)
-            lines, partial = _lines(file)
+            lines, partial = read_lines(file)
             for no, line in lines:
                 rows.add(_parse(file, no, line), no, run_dir)
             if len(rows) == lo:

@@ -17,7 +17,8 @@ import pandas as pd
 
 from results.columns import CALL, KEY_FIELDS, C
 from results.errors import RecordsError
-from results.load import PathLike, iter_records
+from results.load import iter_records
+from results.rundir import PathLike
 
 _PAIR = KEY_FIELDS
 

@@ -19,7 +19,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from envs.errors import UserError
 from harness.backends import server_death
@@ -190,6 +190,12 @@ class ManagedServer:
 
     def alive(self) -> bool:
         return self._proc is not None and self._proc.poll() is None
+
+    def wait(self) -> NoReturn:
+        """Block while the server runs (`serve`); when it ends on its own, a ServerDied says how."""
+        while self.alive():
+            time.sleep(0.5)
+        raise ServerDied(self.died() or f"the {self.label} exited on its own.\n{self.log_tail()}")
 
     def died(self) -> str | None:
         """The death report when the server ended on its own during the run; None while it runs,

@@ -17,19 +17,9 @@ app = group(help="Measure how LLM agents repair a failed tool call.")
 
 def _version(value: bool) -> None:
     if value:
-        from importlib.metadata import PackageNotFoundError, version
+        from harness.provenance import version_line
 
-        from harness.provenance import git_commit
-
-        try:
-            installed = version("repair-harness")
-        except PackageNotFoundError:
-            installed = "(not installed)"
-        commit = git_commit()
-        echo(
-            f"repair-harness {installed}"
-            + (f" (git {commit['commit'][:12]}{', modified' if commit['dirty'] else ''})" if commit["commit"] else "")
-        )
+        echo(version_line())
         raise typer.Exit()
 
 

@@ -48,8 +48,8 @@ def report(
     """Solved/N with Wilson CIs and paired contrasts; the paper's numbers beside ours where they apply."""
     # results (scipy, statsmodels) is imported here, not at start-up: `run` does not need it
     from results import FORMATS, grid, load, render_report
-    from results.load import run_dirs
     from results.report import report_columns
+    from results.rundir import run_dirs
 
     if fmt not in FORMATS:  # before reading records: a typo should not wait for a big load
         raise UserError(f"unknown format {fmt!r}; allowed: {', '.join(FORMATS)}")
@@ -76,8 +76,8 @@ def plot(
 ) -> None:
     """Success by condition, success vs budget, tokens per success vs success, repair funnel."""
     from results import load
-    from results.load import run_dirs
     from results.plots import save_figures  # matplotlib only when plotting
+    from results.rundir import run_dirs
 
     for p in save_figures(load(run_dirs(dirs)), out):
         echo(str(p))
@@ -103,7 +103,7 @@ def export(
     """Write the runs as Parquet (one row per episode) and/or as inspect_ai logs for `inspect view`."""
     if parquet is None and inspect_dir is None:
         raise UserError("export needs a format: --parquet FILE and/or --inspect FOLDER")
-    from results.load import run_dirs
+    from results.rundir import run_dirs
 
     runs = run_dirs(dirs)
     if parquet is not None:

@@ -10,9 +10,6 @@ from __future__ import annotations
 import shutil
 import signal
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
@@ -21,6 +18,7 @@ from typer.core import TyperGroup
 from envs.errors import UserError
 from envs.textworld.errors import GameGenerationError
 from harness.errors import ServerDied, ServerStartError, StartFailed, StorageError
+from harness.interrupts import terminate_as_interrupt
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -134,28 +132,13 @@ def parse_ints(value: str | None) -> list[int] | None:
     return ints
 
 
-@contextmanager
-def terminate_as_interrupt() -> Iterator[list[int]]:
-    """Inside the block SIGTERM raises KeyboardInterrupt, as Ctrl-C does, so every `finally` and
-    context manager on the way out runs (servers stopped, records written); Python would
-    otherwise end without unwinding. Yields the list of the signals received."""
-    received: list[int] = []
-
-    def stop(signum: int, frame: Any) -> None:
-        received.append(signum)
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGTERM, stop)
-    try:
-        yield received
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
 def run_spec(spec: Any, retry_errors: bool = False) -> None:
     """Play a spec's grid, with progress and a summary on stderr. Exit codes: 3 when the server
     stopped the run, 4 when episodes are recorded as harness errors, 130/143 on SIGINT/SIGTERM."""
+    from rich.markup import escape
+
     from harness.runner import play
+    from results import rundir
 
     err = console(stderr=True)
     err.print(
@@ -167,41 +150,29 @@ def run_spec(spec: Any, retry_errors: bool = False) -> None:
     except KeyboardInterrupt:
         signum = received[0] if received else signal.SIGINT
         err.print(
-            f"\n[yellow]interrupted[/yellow] ({signal.Signals(signum).name}): {_recorded(spec.out)} episodes are "
-            f"recorded in {spec.out}. Rerun the same command to resume; recorded episodes are skipped."
+            f"\n[yellow]interrupted[/yellow] ({signal.Signals(signum).name}): {rundir.recorded_lines(spec.out)} "
+            f"episodes are recorded in {spec.out}. Rerun the same command to resume; recorded episodes are skipped."
         )
         raise typer.Exit(EXIT_INTERRUPTED[signum]) from None
-    errors = summary.harness_errors + summary.errors_on_record
+    kept = summary.errors_on_record
     err.print(
         f"{summary.done} episodes played, {summary.skipped} already recorded, {summary.solved} solved, "
         f"{summary.harness_errors} harness errors, {summary.tokens:,} tokens"
-        + (
-            f"; {summary.errors_on_record} earlier harness-error records kept (not replayed)"
-            if summary.errors_on_record
-            else ""
-        )
+        + (f"; {kept} earlier harness-error records kept (not replayed)" if kept else "")
     )
-    if summary.stopped:
-        from rich.markup import escape
-
-        # escaped: a dead server's report quotes its log, whose brackets are no markup
+    if summary.stopped:  # escaped: a dead server's report quotes its log, whose brackets are no markup
         err.print(
             f"[red]stopped:[/red] {escape(summary.stopped)}\nRerun the same command with --retry-errors to resume.",
             highlight=False,
             soft_wrap=True,
         )
         raise typer.Exit(EXIT_SERVER)
-    if errors:
+    if errors := summary.harness_errors + kept:
         err.print(
             f"[yellow]{errors} episodes are recorded as harness errors[/yellow] (infrastructure failures, "
             "never scored). Rerun the same command with --retry-errors to play them again."
         )
         raise typer.Exit(EXIT_HARNESS_ERRORS)
-
-
-def _recorded(out_dir: str) -> int:
-    path = Path(out_dir) / "records.jsonl"
-    return path.read_bytes().count(b"\n") if path.exists() else 0
 
 
 # the report's width where stdout is no terminal (a file, a pipe, `less`): what a terminal shows

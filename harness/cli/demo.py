@@ -1,4 +1,5 @@
-"""`demo`, the README's main job: a small real ablation of the paper's conditions on the CPU model."""
+"""`demo`, the README's main job: a small real ablation of the paper's conditions on the CPU model
+(the grid is `harness.study_specs.demo_specs`)."""
 
 from __future__ import annotations
 
@@ -8,9 +9,22 @@ import typer
 
 from envs import study
 from harness.cli.common import EXIT_SERVER, echo, group, print_report, run_spec
-from harness.cli.reproduce import PAPER_ENV
 
 app = group()
+
+# what the demo prints last: the run folders (one line each, formatted from its spec) and three commands
+FOLDERS = "\nRun folders ({}, {}, {}/):"  # the records, run.json and the transcripts' folder
+FOLDER = "  {s.out:<22} {s.suite}: {s.tasks} tasks x {conditions} conditions x {players} players"
+NEXT = """  (players: {players})
+
+Next:
+  # one episode's conversation: what was sent, what came back, the feedback
+  repair-harness show {first.out} --model {first.models[0]} --condition allowed_json
+  # six figures (PNG and PDF) of both runs
+  repair-harness plot {parent} --out figures/demo
+  # more bank tasks: 10 tasks x 2 conditions = 20 episodes
+  repair-harness run --suite bank-disputes --model local \\
+      --conditions raw,allowed_json --tasks 10 --out runs/bank-local"""
 
 
 @app.command("demo")
@@ -31,88 +45,41 @@ def demo(
     CPU cores, depending on their load), then prints one report over both. Rerun the same command
     to resume. It first checks that the embedded model can run here (`repair-harness doctor`).
     """
-    check_embedded_model()
-    # the reference agents (instant) play the same episodes: the conditions' ceilings beside the model
-    from harness.agents import AGENTS  # here: listing and help import no agent, env or pydantic
-    from harness.backends.local import LOCAL_MODEL
-    from harness.spec import build_spec
+    from rich.markup import escape
 
-    common = {
-        "models": [LOCAL_MODEL, *AGENTS],
-        "conditions": list(study.CONDITIONS),
-        "budgets": [study.BUDGET],
-        "concurrency": 1,
-        "decoding": {"temperature": 0.0, "max_tokens": max_tokens},
-    }
-    specs = [
-        build_spec(
-            {**common, "suite": "bank-disputes", "tasks": bank_tasks, "tool_mode": "prompt", "out": str(out / "bank")},
-            source="demo",
-        ),
-        build_spec(
-            {
-                **common,
-                "suite": "paper-textworld",
-                "tasks": games,
-                "feedback_cut": study.CUT,
-                "env_options": dict(PAPER_ENV),
-                "out": str(out / "textworld"),
-            },
-            source="demo",
-        ),
-    ]
+    from harness.backends.llama_doctor import diagnose
+    from harness.cli.common import err
+
+    # `doctor`'s verdict, before any episode: a build this CPU cannot run stops here (exit 3),
+    # saying why and what fixes it, instead of killing the server mid-run
+    d = diagnose()
+    if not d.runs:
+        err.print("\n".join(d.lines), highlight=False, markup=False)
+        err.print(
+            f"[red]stopped:[/red] {escape(d.summary)}\nfix: {escape(d.fix or '')}\nthen rerun: repair-harness demo",
+            highlight=False,
+        )
+        raise typer.Exit(EXIT_SERVER)
+    err.print(f"doctor: {d.summary}", highlight=False)
+    from harness.study_specs import demo_specs  # here: listing and help import no agent, env or pydantic
     from results.grid import write_plan
 
+    specs = demo_specs(out, bank_tasks, games, max_tokens)
     # both halves named before the first plays: a report on the folder of a demo stopped halfway
     # names the half that never ran
     write_plan(out, [(Path(s.out).name, s.identity()) for s in specs])
     for spec in specs:
         run_spec(spec, retry_errors=retry_errors)
-    dirs = [Path(s.out) for s in specs]
-    print_report(dirs)
+    print_report([Path(s.out) for s in specs])
     echo("\n".join(next_steps(specs)))
 
 
-def check_embedded_model() -> None:
-    """`doctor`'s verdict, before any episode: a build this CPU cannot run stops here (exit 3),
-    saying why and what fixes it, instead of killing the server mid-run."""
-    from rich.markup import escape
-
-    from harness.cli.common import console
-    from harness.cli.doctor import diagnose
-
-    err = console(stderr=True)
-    d = diagnose()
-    if d.runs:
-        err.print(f"doctor: {d.summary}", highlight=False)
-        return
-    err.print("\n".join(d.lines), highlight=False, markup=False)
-    err.print(
-        f"[red]stopped:[/red] {escape(d.summary)}\nfix: {escape(d.fix or '')}\nthen rerun: repair-harness demo",
-        highlight=False,
-    )
-    raise typer.Exit(EXIT_SERVER)
-
-
 def next_steps(specs: list) -> list[str]:
-    """The run folders and three commands worth trying on them."""
-    parent = str(Path(specs[0].out).parent)  # `report`, `plot` and `export` take the folder of both runs
-    first = specs[0]
-    lines = ["", "Run folders (records.jsonl, run.json, transcripts/):"]
-    lines += [
-        f"  {s.out:<22} {s.suite}: {s.tasks} tasks x {len(s.conditions)} conditions x {len(s.models)} players"
-        for s in specs
-    ]
-    lines.append(f"  (players: {', '.join(specs[0].models)})")
-    lines += [
-        "",
-        "Next:",
-        "  # one episode's conversation: what was sent, what came back, the feedback",
-        f"  repair-harness show {first.out} --model {first.models[0]} --condition allowed_json",
-        "  # six figures (PNG and PDF) of both runs",
-        f"  repair-harness plot {parent} --out figures/demo",
-        "  # more bank tasks: 10 tasks x 2 conditions = 20 episodes",
-        "  repair-harness run --suite bank-disputes --model local \\",
-        "      --conditions raw,allowed_json --tasks 10 --out runs/bank-local",
-    ]
-    return lines
+    """The run folders and three commands worth trying on them (`report`, `plot` and `export` take
+    the folder of both runs)."""
+    from results import rundir
+
+    folders = [FOLDER.format(s=s, conditions=len(s.conditions), players=len(s.models)) for s in specs]
+    first, parent = specs[0], Path(specs[0].out).parent
+    steps = NEXT.format(players=", ".join(first.models), first=first, parent=parent)
+    return [*FOLDERS.format(rundir.RECORDS, rundir.META, rundir.TRANSCRIPTS).split("\n"), *folders, *steps.split("\n")]

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
 
 import typer
 
@@ -19,31 +18,16 @@ app = group("games", help="Build and inspect TextWorld game suites.")
 
 
 def _suite_and_options(suite: str, rooms, objects, quest_length, seeds, cache_dir, protocol=None):
+    """The game suite and its options from the flags (those not given: the suite's defaults)."""
+    from envs.options import validate  # here: help and listing import no pydantic
     from envs.textworld.suite import game_suite
 
     s = game_suite(suite)
-    opts: dict[str, Any] = {}
     given = {"rooms": rooms, "objects": objects, "quest_length": quest_length}
     if s.name == "paper-textworld" and any(v is not None for v in given.values()):
         raise UserError("paper-textworld has fixed generation parameters; use --suite textworld to change them")
-    opts.update({k: v for k, v in given.items() if v is not None})
-    if seeds is not None:
-        opts["seeds"] = seeds
-    if cache_dir is not None:
-        opts["cache_dir"] = str(cache_dir)
-    if protocol is not None:
-        opts["protocol"] = protocol
-    from pydantic import ValidationError  # here: help and listing import no pydantic
-
-    try:
-        return s, s.options_model.model_validate(opts)
-    except ValidationError as exc:
-        raise UserError(
-            "; ".join(
-                f"{'.'.join(map(str, e['loc'])) or 'options'}: {e['msg'].removeprefix('Value error, ')}"
-                for e in exc.errors(include_url=False)
-            )
-        ) from None
+    flags = {**given, "seeds": seeds, "cache_dir": None if cache_dir is None else str(cache_dir), "protocol": protocol}
+    return s, validate(s.options_model, {k: v for k, v in flags.items() if v is not None})
 
 
 _SUITE = typer.Option(..., "--suite", help="paper-textworld or textworld")

@@ -13,7 +13,6 @@ one that dies, a signal or an exit of its own, is a `ServerDied` (exit code 3: w
 from __future__ import annotations
 
 import shlex
-import time
 from typing import TYPE_CHECKING
 
 import typer
@@ -21,9 +20,9 @@ import typer
 from envs.errors import UserError
 from harness.backends.serve_auth import DEFAULT_KEY_ENV, VLLM_KEY_ENV, WAIVER_FLAG, serve_key
 from harness.backends.vllm_table import PRESET_ROWS
-from harness.cli.common import EXIT_INTERRUPTED, group, terminate_as_interrupt
+from harness.cli.common import EXIT_INTERRUPTED, group
 from harness.defaults import N_CTX
-from harness.errors import ServerDied
+from harness.interrupts import terminate_as_interrupt
 
 if TYPE_CHECKING:
     from harness.backends.server_proc import ManagedServer
@@ -41,9 +40,7 @@ def _hold(server: ManagedServer) -> None:
             out.print(f"[green]ready[/green] in {server.startup_s:.1f} s: {server.base_url}", highlight=False)
             out.print(f"models: {', '.join(server.model_names)}", highlight=False)
             out.print("Ctrl-C stops it.")
-            while server.alive():
-                time.sleep(0.5)
-            raise ServerDied(server.died() or f"the {server.label} exited on its own.\n{server.log_tail()}")
+            server.wait()
     except KeyboardInterrupt:
         out.print("stopped.")
         if received:

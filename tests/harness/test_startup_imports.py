@@ -117,3 +117,21 @@ def test_the_probe_sees_heavy_imports_and_who_made_them() -> None:
     seen = _imports(["suites", "tools-travel"])
     assert _loaded(seen["modules"], OURS) and "envs.tools" in seen["modules"]
     assert seen["first_importer"]["rich"] == "harness.cli.listing"
+
+
+def test_the_run_directory_store_imports_no_analysis_stack() -> None:
+    """`run` opens its run directory through harness.store, which asks results.rundir for the
+    layout: that import must not bring results' analysis (pandas, scipy, statsmodels)."""
+    code = "import json, sys, harness.store; print(json.dumps(sorted(sys.modules)))"
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    modules = json.loads(out.stdout.strip().splitlines()[-1])
+    assert "results.rundir" in modules
+    assert _loaded(modules, ("pandas", "scipy", "statsmodels", "matplotlib", "results.load")) == []

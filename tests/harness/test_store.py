@@ -97,6 +97,40 @@ def test_appends_after_a_rewrite_go_to_the_new_file(tmp_path):
     assert [r["task_id"] for r in rows] == ["bank-0001", "bank-0002"]
 
 
+@pytest.mark.parametrize("separator", ["\u2028", "\u2029", "\x85"])
+def test_a_record_holding_a_unicode_line_separator_resumes_as_results_reads_it(tmp_path, separator):
+    """JSON leaves U+2028, U+2029 and U+0085 unescaped: a record's line holds them. The resume reads
+    records.jsonl with the reader results.load uses (lines end at newlines only), so a model's
+    text with one in it does not make a resume refuse the run directory as damaged."""
+    from results.load import read_records
+
+    store = _opened(tmp_path)
+    store.append(_record(0, f"before{separator}after")[1])
+    store.append(_record(1)[1])
+    store.close()
+    assert separator in (tmp_path / "run" / "records.jsonl").read_text(encoding="utf-8")
+    again = RunDir(tmp_path / "run")
+    done = again.open(_spec(tmp_path / "run"))
+    again.close()
+    rows, cut = read_records(tmp_path / "run")
+    assert len(done) == 2 and cut == 0 and rows[0]["harness_error"] == f"before{separator}after"
+
+
+def test_a_cut_last_line_is_dropped_on_open_even_where_it_parses(tmp_path):
+    """The resume drops what follows the last newline (its episode plays again), where results.load
+    keeps an unterminated line that parses: the writer of the resumed run appends after whole lines."""
+    store = _opened(tmp_path)
+    store.append(_record(0)[1])
+    store.append(_record(1)[1])
+    store.close()
+    path = tmp_path / "run" / "records.jsonl"
+    path.write_bytes(path.read_bytes()[:-1])  # the last line's newline never written
+    again = RunDir(tmp_path / "run")
+    done = again.open(_spec(tmp_path / "run"))
+    again.close()
+    assert len(done) == 1 and path.read_bytes().count(b"\n") == 1 and path.read_bytes().endswith(b"\n")
+
+
 SECRET = 'sk-"quoted\\key-0123'
 
 

@@ -295,3 +295,19 @@ def test_loading_some_columns_still_checks_every_record(kit, tmp_path: Path) -> 
     recs[1]["budget"] = "4"
     with pytest.raises(RecordsError, match=r"records.jsonl:2: budget must be an integer"):
         load(kit.write(tmp_path / "types", recs), columns=["model_calls"])
+
+
+def test_the_lazy_package_gives_the_functions_though_submodules_share_their_names() -> None:
+    """results/__init__ imports on first use; importing the submodule results.load (or
+    results.contrasts) must not turn `results.load` into that module."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, results, results.rundir; light = 'pandas' not in sys.modules; "
+        "import results.load, results.contrasts; from results import load, contrasts; "
+        "print(light, callable(results.load), callable(results.contrasts), load is sys.modules['results.load'].load)"
+    )
+    root = Path(results.__file__).parent.parent
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root, timeout=120)
+    assert out.stdout.split() == ["True", "True", "True", "True"], out.stderr

@@ -1,0 +1,174 @@
+"""The layout of a run directory, spelled once: its files, their paths, what counts as a run
+directory, and the one reader of records.jsonl's lines.
+
+    RUN_DIR/records.jsonl         one JSON line per finished episode (appended, fsynced)
+    RUN_DIR/harness_errors.jsonl  harness-error records moved aside by `--retry-errors`
+    RUN_DIR/run.json              the spec, its identity hash, the run id, one entry per session
+    RUN_DIR/transcripts/SLUG.json one episode's conversation (a record names it, relative)
+    RUN_DIR/.lock                 held by the run playing into it (flock: the kernel drops it on a kill)
+    FOLDER/plan.json              the runs a command that plays several (demo) planned in FOLDER
+
+The harness writes these files (`harness.store`), `results` reads them: both ask this module,
+which imports neither pandas nor the harness (`harness.store` imports it when `run` starts).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import IO
+
+from results.errors import RecordsError
+
+RECORDS = "records.jsonl"
+ERRORS = "harness_errors.jsonl"
+META = "run.json"
+TRANSCRIPTS = "transcripts"
+LOCK = ".lock"
+PLAN = "plan.json"
+
+PathLike = str | Path
+
+
+def records_file(run_dir: PathLike) -> Path:
+    return Path(run_dir) / RECORDS
+
+
+def errors_file(run_dir: PathLike) -> Path:
+    return Path(run_dir) / ERRORS
+
+
+def meta_file(run_dir: PathLike) -> Path:
+    return Path(run_dir) / META
+
+
+def transcripts_dir(run_dir: PathLike) -> Path:
+    return Path(run_dir) / TRANSCRIPTS
+
+
+def transcript_name(slug: str) -> str:
+    """The transcript's path inside its run directory, as the episode's record names it."""
+    return f"{TRANSCRIPTS}/{slug}.json"
+
+
+def lock_file(run_dir: PathLike) -> Path:
+    return Path(run_dir) / LOCK
+
+
+def plan_file(folder: PathLike) -> Path:
+    return Path(folder) / PLAN
+
+
+def is_run_dir(path: PathLike) -> bool:
+    """A directory with records (a run that has not finished an episode yet has none)."""
+    return records_file(path).exists()
+
+
+def is_folder_of_runs(path: PathLike) -> bool:
+    """A folder that is not itself a run directory (it may hold some, and a plan.json)."""
+    return Path(path).is_dir() and not is_run_dir(path)
+
+
+def is_records_file(path: PathLike) -> bool:
+    """A path that names a records file itself rather than its run directory."""
+    return Path(path).name.endswith(".jsonl")
+
+
+def records_path(path: PathLike) -> Path:
+    """The records file a path names: a run directory's records.jsonl, or the file itself."""
+    p = Path(path)
+    if p.is_dir():
+        return records_file(p)
+    if p.exists() or is_records_file(p):
+        return p
+    raise RecordsError(f"{p}: no such run directory or records file")
+
+
+def existing_records(path: PathLike) -> Path:
+    """`records_path`, which must exist."""
+    file = records_path(path)
+    if not file.exists():
+        raise RecordsError(f"{file.parent}: no {RECORDS} (not a run directory, or nothing ran yet)")
+    return file
+
+
+def run_dirs(paths: Iterable[PathLike]) -> list[Path]:
+    """The run directories the paths name: a folder that holds run directories (runs/demo: bank/
+    and textworld/) stands for them; any other path for itself."""
+    out: list[Path] = []
+    for p in map(Path, paths):
+        runs = sorted(d.parent for d in p.glob(f"*/{RECORDS}")) if is_folder_of_runs(p) else []
+        out.extend(runs or [p])
+    return out
+
+
+def in_use(run_dir: PathLike) -> bool:
+    """Another process holds the run directory's lock (`harness.store.RunDir.open`): a run is playing into it."""
+    lock = lock_file(run_dir)
+    if not lock.exists():
+        return False
+    fd = os.open(lock, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
+def recorded_lines(run_dir: PathLike) -> int:
+    """The lines of records.jsonl (0 without one): the episodes recorded, read without parsing."""
+    file = records_file(run_dir)
+    return file.read_bytes().count(b"\n") if file.exists() else 0
+
+
+def whole_lines(data: bytes) -> bytes:
+    """Records data up to its last newline: what a writer killed mid-line had finished (`data` itself
+    where nothing is cut)."""
+    return data if not data or data.endswith(b"\n") else data[: data.rfind(b"\n") + 1]
+
+
+def record_lines(text: IO[str], partial: list[int] | None = None) -> Iterator[tuple[int, str]]:
+    """(line number, text) of the non-blank lines of records text, streamed, lines split at
+    newlines only (universal newlines: a record's text may hold U+2028 and the like). A run killed
+    mid-write leaves an unterminated last line that is no JSON: that episode is not recorded, the
+    line is left out and `partial` (when given) receives a 1. An unterminated line that parses is
+    a record."""
+    for no, line in enumerate(text, start=1):
+        if not line.endswith("\n") and line.strip():
+            try:
+                json.loads(line)
+            except json.JSONDecodeError:
+                if partial is not None:
+                    partial.append(1)
+                return
+        if line.strip():
+            yield no, line
+
+
+def read_lines(file: Path) -> tuple[Iterator[tuple[int, str]], list[int]]:
+    """`record_lines` of a records file; the list receives the count (0 or 1) of left-out trailing
+    partial lines once the iterator is exhausted."""
+    partial: list[int] = []
+
+    def numbered() -> Iterator[tuple[int, str]]:
+        with open(file, encoding="utf-8") as f:
+            yield from record_lines(f, partial)
+
+    return numbered(), partial
+
+
+def read_meta(run_dir: PathLike) -> dict | None:
+    """run.json as a dict; None where it is absent or holds no object."""
+    meta = meta_file(run_dir)
+    if not meta.exists():
+        return None
+    try:
+        data = json.loads(meta.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as e:
+        raise RecordsError(f"{meta}: not valid JSON ({e.msg})") from None
+    return data if isinstance(data, dict) else None
