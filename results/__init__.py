@@ -14,10 +14,10 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from results.columns import KEY_FIELDS
     from results.contrasts import ContrastResult, contrasts, pair, parse_contrasts
     from results.errors import RecordsError, UsageError
     from results.export import to_parquet
-    from results.columns import KEY_FIELDS
     from results.load import PAIR_FIELDS, load
     from results.report import FORMATS, build_report, render_report
     from results.stats import failure_taxonomy, funnel, summary, wilson

@@ -72,7 +72,7 @@ def _episodes(df: pd.DataFrame) -> dict[tuple[str, Arm], pd.DataFrame]:
     env = rows[ENV] if ENV in rows else pd.Series(None, index=rows.index)
     arms = [_arm(str(c), a, e) for c, a, e in zip(rows[COMPOSITION], arbiter, env, strict=True)]
     out: dict[tuple[str, Arm], pd.DataFrame] = {}
-    frame = rows[[C.model, *PAIRED, C.success]].assign(_arm=arms)
+    frame = rows[[C.model, *PAIRED, C.success]].assign(_arm=pd.Series(arms, index=rows.index, dtype=object))
     for (model, arm), part in frame.groupby([C.model, "_arm"], sort=False):
         if isinstance(arm, Arm):
             out[(str(model), arm)] = part.drop_duplicates(list(PAIRED), keep="first")

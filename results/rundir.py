@@ -19,7 +19,7 @@ import json
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from results.errors import RecordsError
 
@@ -162,7 +162,7 @@ def read_lines(file: Path) -> tuple[Iterator[tuple[int, str]], list[int]]:
     return numbered(), partial
 
 
-def read_meta(run_dir: PathLike) -> dict | None:
+def read_meta(run_dir: PathLike) -> dict[str, Any] | None:
     """run.json as a dict; None where it is absent or holds no object."""
     meta = meta_file(run_dir)
     if not meta.exists():
