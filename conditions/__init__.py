@@ -22,7 +22,7 @@ from typing import Any
 
 from conditions.arbiters import ARBITERS, Arbiter, review_prompt
 from conditions.compose import FORMS, PARTS, Composition, is_composition, parse
-from conditions.feedback import render
+from conditions.feedback import INVALID, RETRY, render
 from envs import study
 from envs.contract import Violation
 from envs.errors import UnknownName, UserError
@@ -214,3 +214,42 @@ def resolve(name: str, family_name: str, who: str = "this suite", cut: int | Non
         )
     feedback, renderer = found
     return dataclasses.replace(condition, family=family_name, feedback=feedback, cut=cut, _render=renderer)
+
+
+PART_TEXT = {
+    "frame": "one line: this is the validator's feedback on your previous call, not the user's",
+    "retry": "the generic retry line: " + RETRY,
+    "invalid": "the floor's line: " + INVALID,
+    "message": "the validator's own short message (no alternatives in it)",
+    "traceback": "the exception's traceback, as an unguarded tool leaks it",
+    "code": "the violation's code (e.g. literal_error)",
+    "location": "where the call went wrong (e.g. arguments.reason)",
+    "observed": "the value that was sent",
+    "allowed": "every allowed value; allowed=K: the first K, in the environment's order",
+}
+FORM_TEXT = {
+    "prose": "sentences",
+    "json": "one keyed JSON object",
+    "problem": "an RFC 9457 problem details object (status 422, invalid-params with name and reason)",
+}
+
+
+def listing() -> dict[str, Any]:
+    """What `repair-harness conditions` shows: the named conditions with their compositions and
+    who registered them, the parts and the forms a composition is written with."""
+    return {
+        "conditions": [
+            {
+                "name": name,
+                "composition": c.shows.spelled(),
+                "arbiter": c.arbiter,
+                "env": c.env,
+                "paper_name": c.paper_name,
+                "description": c.description,
+                "source": CONDITIONS.source(name),
+            }
+            for name, c in CONDITIONS.items()
+        ],
+        "parts": [{"name": p, "shows": PART_TEXT[p]} for p in PARTS],
+        "forms": [{"name": f, "shows": FORM_TEXT[f]} for f in FORMS],
+    }

@@ -131,10 +131,10 @@ def load(files: Iterable[str | Path] = ()) -> list[Plugin]:
 def check_unchanged(recorded: list[dict[str, Any]], loaded: list[Plugin], where: str) -> None:
     """A run directory's plugins (run.json) against those loaded now: a plugin whose source
     changed, or that is not loaded, is refused, naming it and what changed."""
-    now = {p.name: p for p in loaded}
+    now = {p.path: p for p in loaded}  # a file's resolved path, or a package plugin's module file
     for old in recorded:
         name = str(old.get("name"))
-        new = now.get(name)
+        new = now.get(str(old.get("path")))
         if new is None:
             raise PluginError(
                 f"{where} was run with plugin {name} (sha256 {str(old.get('sha256'))[:12]}), which is not loaded now; "

@@ -97,7 +97,7 @@ async def run(spec: RunSpec, console: Console | None = None, retry_errors: bool 
     tasks = select_tasks(spec)
     episodes = expand(spec, tasks)
     store = RunDir(spec.out, Redactor.from_env(spec.api_key_env))
-    done = store.open(spec)
+    done = store.open(spec, resolved(spec).plugins)
     try:
         if retry_errors:
             done -= store.error_keys()

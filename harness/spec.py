@@ -19,6 +19,8 @@ from envs import get_suite, options_model, suite_entry, suite_names
 from envs.contract import Condition, Suite
 from envs.errors import UserError
 from harness.models import describe_models, validate_model
+from harness.plugins import Plugin
+from harness.plugins import load as load_plugins
 from harness.redact import without_credentials
 from harness.types import RunSpec
 
@@ -71,6 +73,8 @@ class Resolved:
     options: BaseModel
     conditions: dict[str, Condition]
     budgets: list[int]
+    # the plugins loaded for it (installed ones and the spec's files), as run.json records them
+    plugins: list[Plugin]
 
 
 def build_spec(values: dict[str, Any], source: str = "flags") -> RunSpec:
@@ -94,6 +98,7 @@ def resolved(spec: RunSpec, source: str = "spec") -> Resolved:
     the runner reads it): every name checked against its registry, nothing looked up twice."""
     if spec._resolved is not None:
         return spec._resolved
+    plugins = load_plugins(spec.plugins)  # first: a plugin's suite or condition is a name like any other
     suite = get_suite(spec.suite)
     budgets = spec.budgets if spec.budgets is not None else [suite_entry(spec.suite).budget]
     if any(b < 1 for b in budgets):
@@ -124,7 +129,9 @@ def resolved(spec: RunSpec, source: str = "spec") -> Resolved:
                 "(it needs a suite with backend faults)"
             )
         conditions[name] = condition
-    spec._resolved = Resolved(suite=suite, options=options, conditions=conditions, budgets=list(budgets))
+    spec._resolved = Resolved(
+        suite=suite, options=options, conditions=conditions, budgets=list(budgets), plugins=plugins
+    )
     return spec._resolved
 
 
@@ -139,9 +146,15 @@ def _protocol_suites() -> str:
 
 
 def load_toml(path: Path) -> dict[str, Any]:
+    """A TOML grid; its `plugins` are files relative to the TOML file's folder."""
     try:
-        return tomllib.loads(path.read_text())
+        values = tomllib.loads(path.read_text())
     except FileNotFoundError:
         raise SpecError(f"config file {path} does not exist") from None
     except tomllib.TOMLDecodeError as exc:
         raise SpecError(f"{path}: not valid TOML: {exc}") from None
+    plugins = values.get("plugins", [])
+    if not isinstance(plugins, list) or not all(isinstance(p, str) for p in plugins):
+        raise SpecError(f"{path}: plugins must be a list of file names, got {plugins!r}")
+    values["plugins"] = [str(path.parent / p) if not Path(p).is_absolute() else p for p in plugins]
+    return values

@@ -36,13 +36,14 @@ import json
 import os
 import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from envs.errors import UserError
 from harness.errors import StorageError
+from harness.plugins import Plugin, PluginError, check_unchanged
 from harness.redact import Redactor
 from harness.store_files import STORAGE_ERRNOS, compact_json, replace_file, storage_error, to_json
 from harness.types import EpisodeKey, EpisodeRecord, RunSpec, grows_grid
@@ -90,14 +91,23 @@ class RunDir:
         self._created: list[Path] = []  # what `open` made (folders, the lock file), deepest last
         self._grown: dict[str, Any] = {}  # the grid fields this session adds to, old and new
         self._started = False
+        self._plugins: list[dict[str, Any]] = []  # the plugins of this session (harness.plugins)
 
-    def open(self, spec: RunSpec) -> set[str]:
-        """Lock the directory, check the spec's identity, repair a cut last line; return the keys
-        already done. Writes nothing but the lock: `start_session` writes once the run can start."""
+    def open(self, spec: RunSpec, plugins: Sequence[Plugin] = ()) -> set[str]:
+        """Lock the directory, check the spec's identity and the plugins' sources, repair a cut
+        last line; return the keys already done. Writes nothing but the lock: `start_session`
+        writes once the run can start."""
         self._make_dirs()
         self._take_lock()
         meta = self._read_meta()
         self._grown = {}
+        self._plugins = [p.record() for p in plugins]
+        if meta is not None:
+            try:
+                check_unchanged(meta.get("plugins", []), plugins, str(self.path))
+            except PluginError:
+                self.close()
+                raise
         if meta is not None and meta["identity_hash"] != spec.identity_hash():
             theirs, ours = meta["spec"], spec.identity()
             diff = sorted(k for k in {*ours, *theirs} if theirs.get(k) != ours.get(k))
@@ -138,6 +148,9 @@ class RunDir:
             meta.update(identity_hash=spec.identity_hash(), spec=spec.identity())
             provenance = {**provenance, "grid_extended": self._grown}
         meta["execution"] = spec.model_dump(exclude=set(spec.identity()))
+        # every plugin any session ran with (a resume has refused a changed one)
+        known = {p["name"] for p in self._plugins}
+        meta["plugins"] = self._plugins + [p for p in meta.get("plugins", []) if p.get("name") not in known]
         meta["sessions"].append({"started_at": datetime.now(UTC).isoformat(timespec="seconds"), **provenance})
         self._write_json(self.meta, meta)
         if retry_errors:

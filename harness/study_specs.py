@@ -5,6 +5,7 @@ them into RunSpecs (the CLI imports it inside its commands: it brings the spec m
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ from envs import study
 from envs.errors import UserError
 from harness.agents import AGENTS
 from harness.backends.local import LOCAL_MODEL
+from harness.plugins import load as load_plugins
 from harness.spec import build_spec
 from harness.types import RunSpec
 
@@ -81,11 +83,14 @@ def paper_spec(
     return build_spec(values, source=f"reproduce paper --lane {lane}")
 
 
-def demo_specs(out: Path, bank_tasks: int, games: int, max_tokens: int) -> list[RunSpec]:
+def demo_specs(out: Path, bank_tasks: int, games: int, max_tokens: int, plugins: Sequence[str] = ()) -> list[RunSpec]:
     """The README's main job: the paper's conditions on bank-disputes and paper-textworld, played by
     the embedded model and, beside it, the reference agents (instant: each condition's ceiling and
-    floor on the same episodes); one run directory each, `out`/bank and `out`/textworld."""
+    floor on the same episodes), a plugin's among them; one run directory each, `out`/bank and
+    `out`/textworld."""
+    load_plugins(plugins)  # before the players are listed: a plugin's agents play too
     common = {
+        "plugins": list(plugins),
         "models": [LOCAL_MODEL, *AGENTS],
         "conditions": list(study.CONDITIONS),
         "budgets": [study.BUDGET],

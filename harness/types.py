@@ -58,6 +58,9 @@ class RunSpec(Strict):
     max_retries: int = Field(defaults.MAX_RETRIES, ge=0, le=100)
     max_response_mib: float = Field(defaults.MAX_RESPONSE_MIB, gt=0)
     out: str = defaults.OUT
+    # plugin files (harness.plugins) whose suites, conditions and agents the spec may name; run.json
+    # records each with its sha256, so they are no part of the identity
+    plugins: list[str] = Field(default_factory=list)
     # what the names mean (harness.spec.resolved): looked up once, never part of a dump
     _resolved: Any = PrivateAttr(default=None)
 
@@ -89,6 +92,7 @@ class RunSpec(Strict):
             "max_retries",
             "max_response_mib",
             "out",
+            "plugins",
         }
         return self.model_dump(exclude=exclude | ({"constrain"} if self.constrain == ["none"] else set()))
 

@@ -36,6 +36,8 @@ from results.resampling import N_BOOT, SEED, cluster_bootstrap, percentile_ci
 COMPOSITION = "condition_params.composition"
 ARBITER = "condition_params.arbiter"
 ENV = "condition_params.env"
+# the columns beyond the report's that the effects read
+FACTOR_FIELDS = (COMPOSITION, ARBITER, ENV)
 # what pairs two episodes of different arms: the same task, played the same way by the same model
 PAIRED = (C.suite, C.task_id, C.budget, C.sample_seed, C.constrain)
 FORM_ORDER = ("prose", "json", "problem")

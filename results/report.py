@@ -40,6 +40,7 @@ from results.contrasts import parse_contrasts
 from results.dynamics import COLUMNS as DYNAMICS_COLUMNS
 from results.dynamics import dynamics
 from results.errors import UnknownChoice
+from results.factors import FACTOR_FIELDS, factor_effects
 from results.report_model import SCHEMA, Report
 from results.resampling import N_BOOT, SEED
 from results.stats import ALPHA, failure_taxonomy, group_columns, summary
@@ -207,10 +208,11 @@ REPORT_FIELDS = (
 )
 
 
-def report_columns(by: Sequence[str] | None = None) -> list[str]:
+def report_columns(by: Sequence[str] | None = None, factors: bool = False) -> list[str]:
     """The columns `build_report` reads for `by`: `load(dirs, columns=report_columns(by))` gives a
     frame whose report is the full frame's, without holding every other field of every record."""
-    return list(dict.fromkeys([*REPORT_FIELDS, *DYNAMICS_COLUMNS, "extra.protocol", *(by or ())]))
+    extra = list(FACTOR_FIELDS) if factors else []
+    return list(dict.fromkeys([*REPORT_FIELDS, *DYNAMICS_COLUMNS, "extra.protocol", *(by or ()), *extra]))
 
 
 def _slim(df: pd.DataFrame, gcols: Sequence[str]) -> pd.DataFrame:
@@ -231,9 +233,11 @@ def build_report(
     n_boot: int = N_BOOT,
     seed: int = SEED,
     planned: Sequence[grid.PlannedRun] = (),
+    factors: bool = False,
 ) -> Report:
     """Everything the report shows, typed; `Report.to_json()` is the documented JSON.
-    `planned`: the runs' planned grids (`results.grid.plans`), for the gaps section."""
+    `planned`: the runs' planned grids (`results.grid.plans`), for the gaps section; `factors`:
+    each feedback part's paired effect (`results.factors`), a section of its own."""
     present = set(df[C.condition].unique())
     if contrasts is None:
         pairs = [p for p in paper.PLANNED_CONTRASTS if set(p) <= present]
@@ -244,6 +248,7 @@ def build_report(
         items = [c if isinstance(c, str) else f"{c[0]}-{c[1]}" for c in contrasts]
         pairs, source = (parse_contrasts(items, present), "asked") if items else ([], "none")
     gcols = group_columns(df, by)
+    effects = factor_effects(df, n_boot, seed) if factors else None
     full, df = df, _slim(df, gcols)
     cells = summary(df, by)
     settings = _settings(df)
@@ -290,6 +295,9 @@ def build_report(
                 "unpaired": _records(result.unpaired) if result else [],
                 "failures": _records(failure_taxonomy(df, by)),
                 "dynamics": _clean(dynamics(df, by)),
+                "factors": None
+                if effects is None
+                else {"rows": _records(effects.table), "untestable": effects.untestable},
                 "headline": _headline(df, by, cells, seed, n_boot, result.table if result else None),
                 "references": {
                     "primary": paper.PRIMARY_SOURCE,
@@ -311,6 +319,7 @@ def render_report(
     width: int = 160,
     headline: bool = False,
     planned: Sequence[grid.PlannedRun] = (),
+    factors: bool = False,
 ) -> str:
     """The report as text: table (rich, fitted to `width`), md, csv (sections), latex, or json (stable).
 
@@ -318,7 +327,7 @@ def render_report(
     it only when asked. The json format always holds every section."""
     if fmt not in FORMATS:
         raise UnknownChoice("format", fmt, list(FORMATS))
-    report = build_report(df, contrasts=contrasts, by=by, planned=planned)
+    report = build_report(df, contrasts=contrasts, by=by, planned=planned, factors=factors)
     if fmt == "json":
         return report.to_json()
     from results import tables

@@ -104,6 +104,29 @@ class DynamicsRow(Row):
     preventable_ci_high: float | None
 
 
+class FactorRow(Row):
+    """A part's (or the form's) pooled paired effect on success (results.factors)."""
+
+    model: str
+    factor: str
+    level_a: str
+    level_b: str
+    diff: float | None
+    ci_low: float | None
+    ci_high: float | None
+    p: float | None
+    p_holm: float | None
+    pairs: int
+    arm_pairs: int
+
+
+class Factors(BaseModel):
+    """`report --factors`: the effect rows, and the factors a composition names but no pair isolates."""
+
+    rows: list[FactorRow]
+    untestable: list[dict[str, str]]
+
+
 class GapRow(Row):
     """A planned cell without full results (results.grid): not run, harness errors only, or partial."""
 
@@ -170,12 +193,15 @@ class Report(BaseModel):
     references: References
     gaps: list[GapRow] = Field(default_factory=list)
     dynamics: list[DynamicsRow] = Field(default_factory=list)
+    # only when asked (`report --factors`): a report without them reads as it always did
+    factors: Factors | None = None
 
     model_config = ConfigDict(populate_by_name=True)
 
     def to_json(self) -> str:
         """The documented `json` format: keys sorted, floats as rounded by the builder."""
-        return json.dumps(self.model_dump(by_alias=True), sort_keys=True, indent=2)
+        dumped = self.model_dump(by_alias=True, exclude={"factors"} if self.factors is None else None)
+        return json.dumps(dumped, sort_keys=True, indent=2)
 
     def section(self, name: str) -> list[dict[str, Any]]:
         return [r.model_dump() for r in getattr(self, name)]

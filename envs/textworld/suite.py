@@ -119,9 +119,7 @@ def game_suite(name: str) -> _TextWorldSuite:
         )
 
     if name not in SUITES or not generates_games(SUITES.get(name).declared()):
-        raise UnknownName(
-            "suite of TextWorld games", name, [n for n in SUITES if generates_games(SUITES.get(n).declared())]
-        )
+        raise UnknownName("suite", name, [n for n in SUITES if generates_games(SUITES.get(n).declared())])
     suite = get_suite(name)
     assert isinstance(suite, _TextWorldSuite)
     return suite

@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 
 from envs.errors import UserError
-from harness.cli.common import echo, group, split_list, terminal_width
+from harness.cli.common import PLUGIN_HELP, echo, group, split_list, terminal_width
 
 app = group()
 
@@ -44,6 +44,14 @@ def report(
     width: Annotated[
         int | None, typer.Option(min=40, help="table width in columns  [default: the terminal's]", show_default=False)
     ] = None,
+    factors: Annotated[
+        bool,
+        typer.Option(
+            help="also each feedback part's (and the form's) paired effect, pooled over the conditions "
+            "that differ only in it"
+        ),
+    ] = False,
+    plugin: Annotated[list[Path] | None, typer.Option("--plugin", help=PLUGIN_HELP)] = None,
 ) -> None:
     """Solved/N with Wilson CIs and paired contrasts; the paper's numbers beside ours where they apply."""
     # results (scipy, statsmodels) is imported here, not at start-up: `run` does not need it
@@ -53,9 +61,12 @@ def report(
 
     if fmt not in FORMATS:  # before reading records: a typo should not wait for a big load
         raise UserError(f"unknown format {fmt!r}; allowed: {', '.join(FORMATS)}")
+    from harness.plugins import load as load_plugins
+
+    load_plugins(plugin or [])
     groups = split_list(by)
     # only the columns the report reads are kept (not the call logs of every episode)
-    df = load(run_dirs(dirs), columns=report_columns(groups))
+    df = load(run_dirs(dirs), columns=report_columns(groups, factors=factors))
     echo(
         render_report(
             df,
@@ -65,6 +76,7 @@ def report(
             width=width or terminal_width(),
             headline=headline,
             planned=grid.plans(dirs),
+            factors=factors,
         ).rstrip("\n")
     )
 

@@ -88,6 +88,10 @@ class GuardedGroup(TyperGroup):
 # Help is click's plain text (rich_markup_mode=None): typer's rich help imports rich and its
 # markdown machinery, 0.1 to 0.2 s of every `--help`. Help texts are therefore plain: no markup.
 HELP_WIDTH = 120  # help uses the terminal's width up to this many columns
+PLUGIN_HELP = (
+    "a Python file that registers suites, conditions or agents (docs/plugins.md); repeatable. "
+    "Installed packages of the entry-point group repair_harness.plugins load by themselves"
+)
 
 
 def group(name: str | None = None, help: str | None = None) -> typer.Typer:

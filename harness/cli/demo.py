@@ -8,7 +8,7 @@ from pathlib import Path
 import typer
 
 from envs import study
-from harness.cli.common import EXIT_SERVER, echo, group, print_report, run_spec
+from harness.cli.common import EXIT_SERVER, PLUGIN_HELP, echo, group, print_report, run_spec
 
 app = group()
 
@@ -38,6 +38,7 @@ def demo(
     retry_errors: bool = typer.Option(
         False, "--retry-errors", help="play again the episodes recorded as harness errors"
     ),
+    plugin: list[Path] | None = typer.Option(None, "--plugin", help=PLUGIN_HELP + "; their agents play too"),
 ) -> None:
     """The main job: a small real ablation of the paper's conditions on the embedded CPU model.
 
@@ -64,7 +65,7 @@ def demo(
     from harness.study_specs import demo_specs  # here: listing and help import no agent, env or pydantic
     from results.grid import write_plan
 
-    specs = demo_specs(out, bank_tasks, games, max_tokens)
+    specs = demo_specs(out, bank_tasks, games, max_tokens, [str(p) for p in plugin or []])
     # both halves named before the first plays: a report on the folder of a demo stopped halfway
     # names the half that never ran
     write_plan(out, [(Path(s.out).name, s.identity()) for s in specs])

@@ -2,23 +2,43 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import typer
 
 from envs import describe_suites, get_suite, suite_entry
-from harness.cli.common import group
+from envs.errors import UserError
+from harness.cli.common import PLUGIN_HELP, echo, group
 
 app = group()
 
 
+def _plugins(files: list[Path] | None) -> None:
+    from harness.plugins import load
+
+    load(files or [])
+
+
 @app.command("conditions")
-def list_conditions() -> None:
-    """List the conditions: what the agent is told after a failed call."""
+def list_conditions(
+    fmt: str = typer.Option("table", "--format", help="table | json (each alias's composition)"),
+    plugin: list[Path] | None = typer.Option(None, "--plugin", help=PLUGIN_HELP),
+) -> None:
+    """List the conditions, and the parts and forms any other one is composed of (PART+PART+...@FORM)."""
     from rich import box  # here, as in every command: help imports no rich
     from rich.markup import escape
     from rich.table import Column, Table
 
+    from conditions import listing  # here: help and `suites` import no condition or pydantic model
     from harness.cli.common import out
 
+    if fmt not in ("table", "json"):
+        raise UserError(f"unknown format {fmt!r}; allowed: table, json")
+    _plugins(plugin)
+    found = listing()
+    if fmt == "json":
+        return echo(json.dumps(found, indent=2))
     table = Table(
         Column("name", no_wrap=True),
         Column("paper", no_wrap=True),
@@ -27,20 +47,26 @@ def list_conditions() -> None:
         pad_edge=False,
         expand=False,
     )
-    from conditions import CONDITIONS  # here: help and `suites` import no condition or pydantic model
-
-    for _, c in CONDITIONS.items():
-        # the arbiter is worth a word only where it is not the validator
-        how = [c.shows.spelled()] + ([] if c.arbiter == "validator" else [f"arbiter {c.arbiter}"])
-        table.add_row(
-            c.name, c.paper_name or "", escape(c.description) + (f"\n[dim]({', '.join(how)})[/dim]" if how else "")
-        )
+    for c in found["conditions"]:
+        # the arbiter is worth a word only where it is not the validator; a plugin's, its source
+        how = [c["composition"]] + ([] if c["arbiter"] == "validator" else [f"arbiter {c['arbiter']}"])
+        how += [] if c["source"] == "built-in" else [c["source"]]
+        table.add_row(c["name"], c["paper_name"] or "", escape(c["description"]) + f"\n[dim]({', '.join(how)})[/dim]")
     out.print(table, highlight=False)
+    out.print(
+        "Any other condition is a composition, PART+PART+...@FORM, e.g. retry+location+allowed@json", highlight=False
+    )
+    for kind in ("parts", "forms"):
+        rows = Table(Column(kind, no_wrap=True), Column("shows", ratio=1), box=box.SIMPLE_HEAD, pad_edge=False)
+        for row in found[kind]:
+            rows.add_row(row["name"], escape(row["shows"]))
+        out.print(rows, highlight=False)
 
 
 @app.command("suites")
 def list_suites(
     name: str | None = typer.Argument(None, help="a suite: show its --env options and its budget", show_default=False),
+    plugin: list[Path] | None = typer.Option(None, "--plugin", help=PLUGIN_HELP),
 ) -> None:
     """List the suites, or show one suite's --env options and the budget `run` uses."""
     from rich import box
@@ -49,6 +75,7 @@ def list_suites(
 
     from harness.cli.common import out
 
+    _plugins(plugin)
     if name is not None:
         from envs.options import option_rows  # the suite's pydantic options model: only for `suites NAME`
 
@@ -81,7 +108,8 @@ def list_suites(
         pad_edge=False,
     )
     for s in describe_suites():
-        table.add_row(s["name"], str(s["default_budget"]), escape(s["description"]))
+        source = "" if s["source"] == "built-in" else f" [dim]({escape(s['source'])})[/dim]"
+        table.add_row(s["name"], str(s["default_budget"]), escape(s["description"]) + source)
     out.print(table, highlight=False)
     out.print(
         "budget: model calls per episode that `run` uses unless --budget is given. "

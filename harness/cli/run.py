@@ -11,7 +11,7 @@ import typer
 from envs import study
 from envs.errors import UserError
 from harness import defaults
-from harness.cli.common import group, parse_ints, run_spec, split_list
+from harness.cli.common import PLUGIN_HELP, group, parse_ints, run_spec, split_list
 
 app = group()
 
@@ -92,6 +92,7 @@ def run(
     ),
     out_dir: Path | None = typer.Option(None, "--out", help=_OUT_HELP),
     retry_errors: bool = typer.Option(False, help="rerun episodes recorded as harness errors"),
+    plugin: list[Path] | None = typer.Option(None, "--plugin", help=PLUGIN_HELP),
 ) -> None:
     """Run a grid of episodes; a rerun with the same --out resumes it."""
     from harness.spec import build_spec, load_toml  # here: help imports no spec machinery or pydantic
@@ -117,6 +118,7 @@ def run(
         "out": str(out_dir) if out_dir else None,
     }
     values.update({k: v for k, v in flags.items() if v is not None})
+    values["plugins"] = [*values.get("plugins", []), *map(str, plugin or [])]
     decoding = {"temperature": temperature, "top_p": top_p, "max_tokens": max_tokens}
     values["decoding"] = {**values.get("decoding", {}), **{k: v for k, v in decoding.items() if v is not None}}
     for item in env or []:
