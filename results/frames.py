@@ -248,12 +248,12 @@ def factors_frame(report: Report) -> pd.DataFrame:
     ]
     untestable: dict[str, list[str]] = {}
     for u in report.factors.untestable:
-        untestable.setdefault(u["model"], []).append(u["factor"])
+        untestable.setdefault(u.model, []).append(u.factor)
     rows += [
-        {C.model: model, "factor": ", ".join(names), "levels": "untestable: no two conditions differ in it alone"}
+        {C.model: model, "factor": ", ".join(names), "levels": "untestable: no pair differs in it alone"}
         for model, names in untestable.items()
     ]
-    return pd.DataFrame(rows).fillna("")
+    return pd.DataFrame(rows).astype(object).fillna("")
 
 
 SECTIONS: dict[str, Callable[[Report], pd.DataFrame]] = {
