@@ -149,12 +149,32 @@ def validate_model(name: str, spec: RunSpec) -> None:
 
 class ModelPool:
     """The backend factory: per model of the spec, one backend per endpoint, starting servers or
-    loading vLLM in-process where the spec asks for it. Everything opened is closed by `stack`."""
+    loading vLLM in-process where the spec asks for it. What a model opened is closed by `close`
+    (its server stops), and everything still open by `stack`."""
 
     def __init__(self, spec: RunSpec, stack: contextlib.AsyncExitStack):
-        self.spec, self.stack = spec, stack
+        self.spec, self.outer = spec, stack
         self.served: dict[str, dict[str, Any]] = {}
         self.servers: dict[str, Any] = {}  # base URL -> the ManagedServer started for the run
+        self._stacks: dict[str, contextlib.AsyncExitStack] = {}
+        self.stack = stack  # the stack of the model being opened
+
+    async def open(self, name: str, placed: Any = None) -> list[Backend]:
+        """The backends of one model; `placed`: its server's plan (harness.placement.ServerPlan)."""
+        own = contextlib.AsyncExitStack()
+        self._stacks[name] = await self.outer.enter_async_context(own)
+        self.stack = own
+        try:
+            return await self._open(name, placed)
+        finally:
+            self.stack = self.outer
+
+    async def close(self, name: str) -> None:
+        """Close a model's clients and stop the server started for it (its episodes are done)."""
+        own = self._stacks.pop(name, None)
+        if own is not None:
+            await own.aclose()
+            self.servers = {url: s for url, s in self.servers.items() if s.alive()}
 
     def _client(self, url: str, model: str, flatten: bool = False, style: str = "openai") -> OpenAIBackend:
         from harness.backends.openai_compat import OpenAIBackend
@@ -175,7 +195,7 @@ class ModelPool:
             server_died=server.died if server is not None else None,
         )
 
-    async def open(self, name: str) -> list[Backend]:
+    async def _open(self, name: str, placed: Any) -> list[Backend]:
         ref = resolve(name)
         if ref.kind == "agent":
             from harness.agents import get_agent
@@ -184,7 +204,7 @@ class ModelPool:
             return [get_agent(name)]
         if self.spec.backend == "vllm":
             return [await self._inproc(ref)]
-        urls = list(self.spec.endpoints) or [await self._serve(ref)]
+        urls = list(self.spec.endpoints) or [await self._serve(ref, placed)]
         backends: list[Backend] = []
         ids: dict[str, list[str]] = {}
         served_name = ""
@@ -208,6 +228,7 @@ class ModelPool:
             "endpoints": urls,
             "model_ids": ids,
             "constrain_style": backends[0].constrain_style,
+            **(_placement(placed) if placed is not None else {}),
         }
         return backends
 
@@ -231,8 +252,8 @@ class ModelPool:
                 return c
         raise UnknownName(f"model at {url}", candidates[0], ids)
 
-    async def _serve(self, ref: ModelRef) -> str:
-        """Start the server this model needs for the length of the run; its base URL."""
+    async def _serve(self, ref: ModelRef, placed: Any = None) -> str:
+        """Start the server this model needs until its episodes are done; its base URL."""
         native = self.spec.tool_mode == "native"
         if ref.kind == "local":
             from harness.backends.local import LocalServer
@@ -246,7 +267,10 @@ class ModelPool:
             from harness.backends.server_proc import free_port
             from harness.backends.vllm_presets import VllmServer
 
-            server = VllmServer(ref.preset, port=free_port(), native_tools=native)
+            where = (
+                {"tp": placed.tp, "gpus": placed.gpus, "gpu_memory_utilization": placed.utilization} if placed else {}
+            )
+            server = VllmServer(ref.preset, port=free_port(), native_tools=native, **where)
         await self.stack.enter_async_context(server)
         self.servers[server.base_url] = server
         return server.base_url
@@ -265,6 +289,16 @@ class ModelPool:
             "weights": backend.preset.weights or backend.preset.hf_id,
         }
         return backend
+
+
+def _placement(placed: Any) -> dict[str, Any]:
+    """What run.json keeps of a server's placement."""
+    out: dict[str, Any] = {"server": placed.kind}
+    if placed.gpus:
+        out |= {"gpus": list(placed.gpus), "gpu_memory_utilization": placed.utilization, "tp": placed.tp}
+    if placed.estimate is not None:
+        out["memory_gib"] = round(placed.estimate.per_gpu_gib, 2)
+    return out
 
 
 __all__ = ["ModelPool", "ModelRef", "resolve", "validate_model", "known_models", "LOCAL"]

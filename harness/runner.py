@@ -4,26 +4,35 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
+import functools
+import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from envs.contract import Condition, EpisodeContext, Task
 from envs.errors import UnknownName
+from harness import defaults, placement, shards
 from harness.agents.base import PREFIX as AGENT_PREFIX
 from harness.backends.base import Backend
+from harness.batch import Lane
 from harness.errors import HarnessError, StartFailed
 from harness.loop import EpisodeResult, call_env, run_episode
 from harness.models import ModelPool
+from harness.preflight import check_models
+from harness.progress import ESTIMATE_AFTER, Counter, _progress
 from harness.provenance import git_commit, versions
 from harness.recording import build_record
 from harness.redact import Redactor
 from harness.spec import Resolved, resolved
 from harness.store import RunDir
 from harness.types import EpisodeKey, EpisodeRecord, RunSpec
+from results import rundir
+
+__all__ = ["play", "run", "select_tasks", "expand", "RunSummary", "_progress"]
 
 
 def select_tasks(spec: RunSpec) -> list[Task]:
@@ -68,6 +77,31 @@ def expand(spec: RunSpec, tasks: list[Task]) -> list[Episode]:
     ]
 
 
+def _shard(spec: RunSpec, episodes: list[Episode]) -> list[Episode]:
+    if not spec.shard:
+        return episodes
+    index, count = shards.parse(spec.shard)
+    return [e for e in episodes if shards.shard_of(e.key, count) == index]
+
+
+def dry_plan(spec: RunSpec) -> placement.Plan:
+    """The servers' plan `run` would follow now, for the models with episodes left in the run
+    directory (read, never written: no lock, no folder)."""
+    records = rundir.records_file(spec.out)
+    if not records.exists():
+        return placement.plan(spec, list(spec.models))
+    done = set()
+    lines, _ = rundir.read_lines(records)
+    for _, line in lines:
+        try:
+            row = json.loads(line)
+            done.add(EpisodeKey(**{k: row[k] for k in EpisodeKey.model_fields if k in row}).id())
+        except (ValueError, TypeError):
+            continue
+    left = {e.key.model for e in _shard(spec, expand(spec, select_tasks(spec))) if e.key.id() not in done}
+    return placement.plan(spec, [m for m in spec.models if m in left])
+
+
 @dataclass
 class RunSummary:
     total: int
@@ -86,16 +120,28 @@ def _config(spec: RunSpec) -> dict[str, Any]:
     return spec.model_dump(include={"decoding", "tool_mode", "text_calls", "feedback_cut", "env_options"})
 
 
-def play(spec: RunSpec, console: Console | None = None, retry_errors: bool = False) -> RunSummary:
+def play(
+    spec: RunSpec, console: Console | None = None, retry_errors: bool = False, preflight: bool = False
+) -> RunSummary:
     """`run` on a fresh event loop: what the CLI and the benchmarks call. asyncio's own loop: uvloop
     was measured slower here (benchmarks/throughput.py at C=32, L=50 ms: 370-410 vs 430-450 calls/s)."""
-    return asyncio.run(run(spec, console, retry_errors))
+    return asyncio.run(run(spec, console, retry_errors, preflight))
 
 
-async def run(spec: RunSpec, console: Console | None = None, retry_errors: bool = False) -> RunSummary:
+async def run(
+    spec: RunSpec, console: Console | None = None, retry_errors: bool = False, preflight: bool = False
+) -> RunSummary:
+    """Play the spec's episodes not yet recorded. `preflight`: check each served model before
+    its first episode (harness.preflight); a failed check stops the run."""
     console = console or Console(stderr=True)
     tasks = select_tasks(spec)
     episodes = expand(spec, tasks)
+    after_start = None
+    if spec.shard:  # this machine's part of the grid; the folder's plan.json names every part
+        index, count = shards.parse(spec.shard)
+        entries = shards.plan_entries([e.key for e in episodes], count, spec.identity())
+        after_start = functools.partial(shards.write_plan, Path(spec.out).parent, entries, index)
+    episodes = _shard(spec, episodes)
     store = RunDir(spec.out, Redactor.from_env(spec.api_key_env))
     done = store.open(spec, resolved(spec).plugins)
     try:
@@ -105,7 +151,7 @@ async def run(spec: RunSpec, console: Console | None = None, retry_errors: bool 
         summary = RunSummary(total=len(episodes), skipped=len(episodes) - len(pending))
         summary.errors_on_record = 0 if retry_errors else store.errors_on_record()
         if pending:
-            await _play_all(spec, pending, store, summary, console, retry_errors)
+            await _play_all(spec, pending, store, summary, console, retry_errors, preflight, after_start)
         return summary
     finally:
         store.close()
@@ -118,82 +164,88 @@ async def _play_all(
     summary: RunSummary,
     console: Console,
     retry_errors: bool,
+    preflight: bool,
+    after_start: Callable[[], None] | None,
 ) -> None:
+    """Play the pending episodes phase by phase (harness.placement): open a phase's models,
+    check them, play their episodes, stop each model's server once its episodes are done."""
     plan = resolved(spec)
+    models = [m for m in spec.models if any(e.key.model == m for e in pending)]
+    placed = placement.plan(spec, models)
+    for note in placed.notes:
+        console.print(note, highlight=False)
+    queues: dict[str, asyncio.Queue[Episode]] = {m: asyncio.Queue() for m in models}
+    for e in pending:
+        queues[e.key.model].put_nowait(e)
+    counter = Counter(summary, [e for e in pending if not e.key.model.startswith(AGENT_PREFIX)])
+    concurrency: dict[str, Any] = {}
+
+    async def one(e: Episode, backend: Backend) -> asyncio.Future[EpisodeRecord]:
+        saved, fatal = await _one(spec, plan, e, backend, store)
+        if fatal is not None and summary.stopped is None:
+            summary.stopped = f"the model server failed: {fatal}"
+        saved.add_done_callback(counter.count)
+        return saved
+
+    async def model_done(m: str, lanes: list[Lane], backends: list[Backend]) -> None:
+        await asyncio.gather(
+            *(
+                lane.run(queues[m], functools.partial(one, backend=b), lambda: summary.stopped is not None)
+                for lane, b in zip(lanes, backends, strict=True)
+            )
+        )
+        concurrency[m] = _lanes_record(lanes)
+        await pool.close(m)  # its server stops: its episodes are done
+
     async with contextlib.AsyncExitStack() as stack:
         pool = ModelPool(spec, stack)
-        try:
-            backends = {m: await pool.open(m) for m in spec.models}
-        except HarnessError as exc:
-            raise StartFailed(str(exc)) from None
-        unenforced = await _unenforced(spec, plan, pending[0], backends, console)
-        # only now does the run start: a failed start leaves no run.json behind
-        store.start_session(
-            {
-                "versions": versions(),
-                "git": git_commit(),
-                "served": pool.served,
-                **({"constrain_unenforced": unenforced} if unenforced else {}),
-            },
-            retry_errors,
-        )
-        summary.served = pool.served
-        queues = {m: asyncio.Queue() for m in spec.models}
-        for e in pending:
-            queues[e.key.model].put_nowait(e)
-        workers_n = sum(len(backends[m]) for m in spec.models) * max(1, spec.concurrency)
-        console.print(
-            f"{len(pending)} episodes to play"
-            + (f" ({summary.skipped} already recorded)" if summary.skipped else "")
-            + f", {workers_n} at a time (the time left is estimated after {ESTIMATE_AFTER})",
-            highlight=False,
-        )
-        started = time.monotonic()
-        model_episodes = sum(not e.key.model.startswith(AGENT_PREFIX) for e in pending)
-        timed = 0  # the models' episodes finished so far
-        with _progress(console) as progress:
-            bar = progress.add_task("episodes", total=len(pending), solved="0", tokens="0")
+        shown = contextlib.ExitStack()
+        stack.enter_context(shown)
+        for number, phase in enumerate(placed.phases, start=1):
+            if len(placed.phases) > 1 or placed.inventory.gpus:
+                console.print(placement.describe_phase(phase, number, len(placed.phases)), highlight=False)
+            backends = {}
+            for m in phase.models:
+                try:
+                    backends[m] = await pool.open(m, placed.server(m))
+                except HarnessError as exc:
+                    raise StartFailed(str(exc)) from None
+            if preflight:
+                await check_models(backends, pool, spec, console)
+            unenforced = await _unenforced(spec, plan, pending[0], backends, console)
+            lanes = {m: [_lane(spec, m, b, pool) for b in backends[m]] for m in phase.models}
+            if number == 1:
+                # only now does the run start: a failed start leaves no run.json behind
+                store.start_session(
+                    {
+                        "versions": versions(),
+                        "git": git_commit(),
+                        "served": pool.served,
+                        **({"constrain_unenforced": unenforced} if unenforced else {}),
+                    },
+                    retry_errors,
+                )
+                if after_start is not None:
+                    after_start()
+                at_once = sum(lane.target for ls in lanes.values() for lane in ls)
+                console.print(
+                    f"{len(pending)} episodes to play"
+                    + (f" ({summary.skipped} already recorded)" if summary.skipped else "")
+                    + f", {at_once} at a time"
+                    + (" to start with (more while the servers' batches have room)" if _adaptive(lanes) else "")
+                    + (f", in {len(placed.phases)} phases of servers" if len(placed.phases) > 1 else "")
+                    + f" (the time left is estimated after {ESTIMATE_AFTER})",
+                    highlight=False,
+                )
+                counter.attach(shown.enter_context(_progress(console)), len(pending))
+            else:
+                store.update_session(served=pool.served)
+            summary.served = pool.served
 
-            def count(saved: asyncio.Future[EpisodeRecord]) -> None:
-                nonlocal timed
-                if saved.cancelled() or saved.exception() is not None:
-                    return  # the worker that awaits it raises
-                record = saved.result()
-                summary.done += 1
-                summary.solved += bool(record.success)
-                summary.tokens += (record.prompt_tokens or 0) + (record.completion_tokens or 0)
-                summary.harness_errors += bool(record.harness_error)
-                progress.update(bar, advance=1, solved=str(summary.solved), tokens=f"{summary.tokens:,}")
-                # reference agents finish at once: the estimate counts the models' episodes only
-                if record.model.startswith(AGENT_PREFIX):
-                    return
-                timed += 1
-                left = model_episodes - timed
-                if timed == ESTIMATE_AFTER and left:
-                    rate = (time.monotonic() - started) / timed
-                    progress.console.print(
-                        f"estimate: about {_minutes(rate * left)} for the {left} episode{'s' * (left != 1)} left "
-                        f"(from the first {ESTIMATE_AFTER})",
-                        highlight=False,
-                    )
-
-            async def worker(model: str, backend: Backend) -> None:
-                q = queues[model]
-                saving = None  # this worker's previous record, in the writer's hands
-                while not q.empty() and summary.stopped is None:
-                    saved, fatal = await _one(spec, plan, q.get_nowait(), backend, store)
-                    if fatal is not None and summary.stopped is None:
-                        summary.stopped = f"the model server failed: {fatal}"
-                    saved.add_done_callback(count)
-                    if saving is not None:
-                        # at most one record per worker waits for the writer; a failed write stops the run here
-                        await saving
-                    saving = saved
-                if saving is not None:
-                    await saving
-
-            workers = [worker(m, b) for m in spec.models for b in backends[m] for _ in range(max(1, spec.concurrency))]
-            await asyncio.gather(*workers)
+            await _all(model_done(m, lanes[m], backends[m]) for m in phase.models)
+            store.update_session(concurrency=concurrency)
+            if summary.stopped is not None:
+                return
 
 
 async def _unenforced(
@@ -221,6 +273,40 @@ async def _unenforced(
             highlight=False,
         )
     return out
+
+
+def _lane(spec: RunSpec, model: str, backend: Backend, pool: ModelPool) -> Lane:
+    """A fixed lane (--concurrency, else the default), or for a vLLM server the harness started,
+    one that keeps its batch full (harness.batch), bounded by --concurrency."""
+    from harness.backends.vllm_presets import VllmServer
+
+    url = getattr(backend, "base_url", None)
+    server = pool.servers.get(url) if url else None
+    if isinstance(server, VllmServer):
+        return Lane(metrics_url=f"{server.root_url}/metrics", bound=spec.concurrency)
+    return Lane(spec.concurrency or defaults.CONCURRENCY)
+
+
+def _adaptive(lanes: dict[str, list[Lane]]) -> bool:
+    return any(lane.metrics_url for ls in lanes.values() for lane in ls)
+
+
+def _lanes_record(lanes: list[Lane]) -> dict[str, Any]:
+    """What run.json keeps of a model's concurrency: its lane's, or per endpoint."""
+    records = [lane.record() for lane in lanes]
+    return records[0] if len(records) == 1 else {"mode": "per endpoint", "endpoints": records}
+
+
+async def _all(coroutines: Any) -> None:
+    """Run the coroutines at once; the first failure cancels the others and is raised."""
+    tasks = [asyncio.ensure_future(c) for c in coroutines]
+    try:
+        await asyncio.gather(*tasks)
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
 
 
 async def _one(
@@ -283,37 +369,3 @@ async def _one(
         record = failed(exc)
     saved = store.save(key, {"turns": result.transcript, "harness_error": result.harness_error}, record, failed)
     return saved, (result.harness_error if result.fatal else None)
-
-
-# episodes played before the run says how long the rest will take
-ESTIMATE_AFTER = 3
-
-
-def _minutes(seconds: float) -> str:
-    return (
-        f"{seconds:.0f} s"
-        if seconds < 90
-        else f"{seconds / 60:.0f} min"
-        if seconds < 5400
-        else f"{seconds / 3600:.1f} h"
-    )
-
-
-def _progress(console: Console) -> Progress:
-    """The bar. Its refresh thread redraws only on a terminal (4 times a second): elsewhere (a log,
-    CI, a benchmark) the bar is drawn once, at the end, and the thread only took the GIL from the
-    event loop (3-6% of the calls per second at C=32, L=50 ms; benchmarks/throughput.py)."""
-    return Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("solved {task.fields[solved]}"),
-        TextColumn("tokens {task.fields[tokens]}"),
-        TimeElapsedColumn(),
-        TextColumn("ETA"),
-        TimeRemainingColumn(),
-        console=console,
-        transient=False,
-        auto_refresh=console.is_terminal,
-        refresh_per_second=4,
-    )

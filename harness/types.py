@@ -53,7 +53,16 @@ class RunSpec(Strict):
     backend: Literal["openai", "vllm"] = defaults.BACKEND
     endpoints: list[str] = Field(default_factory=list)
     api_key_env: str = defaults.API_KEY_ENV
-    concurrency: int = Field(defaults.CONCURRENCY, ge=1, le=1024)
+    # episodes at once per endpoint; None: defaults.CONCURRENCY, or for a vLLM server the harness
+    # starts as many as keep its batch full (harness.batch). Given, a vLLM server's bound
+    concurrency: int | None = Field(None, ge=1, le=1024)
+    # the GPUs of servers the harness starts (harness.gpus, harness.placement): declared, else NVML's
+    gpus: list[str] | None = None
+    gpu_memory_gib: float | None = Field(None, gt=0)
+    # servers the harness started alive at once (vLLM and llama.cpp); None: as many as fit
+    max_servers: int | None = Field(None, ge=1)
+    # "I/N": play the I-th of N parts of the grid's keys (harness.shards)
+    shard: str | None = None
     request_timeout_s: float = Field(defaults.REQUEST_TIMEOUT_S, gt=0)
     max_retries: int = Field(defaults.MAX_RETRIES, ge=0, le=100)
     max_response_mib: float = Field(defaults.MAX_RESPONSE_MIB, gt=0)
@@ -80,6 +89,16 @@ class RunSpec(Strict):
                 raise ValueError(f"{url!r} is not an http(s) URL such as http://127.0.0.1:8000/v1")
         return urls
 
+    @field_validator("shard")
+    @classmethod
+    def _shard(cls, shard: str | None) -> str | None:
+        if shard is not None:
+            from harness.shards import parse  # here: harness.shards imports this module
+
+            i, n = parse(shard)
+            return f"{i}/{n}"
+        return shard
+
     def identity(self) -> dict[str, Any]:
         """The fields that decide what the records mean. A run directory keeps one identity.
         The default decoding arm is left out: a run from before `--constrain` keeps its identity."""
@@ -88,6 +107,10 @@ class RunSpec(Strict):
             "endpoints",
             "api_key_env",
             "concurrency",
+            "gpus",
+            "gpu_memory_gib",
+            "max_servers",
+            "shard",
             "request_timeout_s",
             "max_retries",
             "max_response_mib",

@@ -11,7 +11,7 @@ import typer
 from envs import study
 from envs.errors import UserError
 from harness import defaults
-from harness.cli.common import PLUGIN_HELP, group, parse_ints, run_spec, split_list
+from harness.cli.common import PLUGIN_HELP, echo, group, parse_ints, run_spec, split_list
 
 app = group()
 
@@ -75,7 +75,27 @@ def run(
         None, "--env", help="suite option KEY=VALUE, repeatable (`repair-harness suites NAME` lists them)"
     ),
     concurrency: int | None = typer.Option(
-        None, help="concurrent episodes per endpoint" + _default(defaults.CONCURRENCY)
+        None,
+        help=f"concurrent episodes per endpoint  [default: {defaults.CONCURRENCY}; for a vLLM server the harness "
+        "starts: as many as keep its batch full, this many at most]",
+    ),
+    gpus: str | None = typer.Option(
+        None,
+        help="GPUs for the servers the harness starts, e.g. 0,1  [default: NVML's, CUDA_VISIBLE_DEVICES respected]",
+    ),
+    gpu_memory_gib: float | None = typer.Option(None, help="memory of each GPU of --gpus (a plan made elsewhere)"),
+    max_servers: int | None = typer.Option(
+        None, help="model servers the harness starts alive at once, llama.cpp's too  [default: as many as fit]"
+    ),
+    shard: str | None = typer.Option(
+        None, help="I/N: play the I-th of N parts of the grid into --out/shard-I-of-N; I/N,J/N plays several in turn"
+    ),
+    dry_run: bool = typer.Option(
+        False, "--dry-run", help="print the servers' plan (phases, GPUs, commands); write nothing"
+    ),
+    fmt: str = typer.Option("text", "--format", help="--dry-run output: text | json"),
+    preflight: bool = typer.Option(
+        True, "--preflight/--no-preflight", help="check each served model's tool calls, template and context first"
     ),
     api_key_env: str | None = typer.Option(
         None,
@@ -112,6 +132,9 @@ def run(
         "feedback_cut": feedback_cut,
         "constrain": split_list(constrain),
         "concurrency": concurrency,
+        "gpus": split_list(gpus),
+        "gpu_memory_gib": gpu_memory_gib,
+        "max_servers": max_servers,
         "api_key_env": api_key_env,
         "backend": backend,
         "max_response_mib": max_response_mib,
@@ -126,8 +149,29 @@ def run(
         if not sep:
             raise UserError(f"--env expects KEY=VALUE, got {item!r}")
         values.setdefault("env_options", {})[key] = _literal(raw)
-    spec = build_spec(values, source=str(config) if config else "flags")
-    run_spec(spec, retry_errors)
+    from harness import shards
+
+    source = str(config) if config else "flags"
+    if fmt not in ("text", "json"):
+        raise UserError(f"--format takes text or json, got {fmt!r}")
+    parts = [shards.parse(s) for s in split_list(shard) or []]
+    out = values.get("out", defaults.OUT)
+    specs = [
+        build_spec({**values, "shard": f"{i}/{n}", "out": str(shards.directory(out, i, n))}, source) for i, n in parts
+    ] or [build_spec(values, source)]
+    if dry_run:
+        from harness.placement import render, to_json
+        from harness.runner import dry_plan
+
+        shown = [(spec, dry_plan(spec)) for spec in specs]
+        if fmt == "json":
+            data = [to_json(placed, spec) for spec, placed in shown]
+            echo(json.dumps(data[0] if len(data) == 1 else {"shards": data}, indent=2))
+        else:
+            echo("\n".join(f"{spec.out}:\n{render(placed, spec)}" for spec, placed in shown))
+        return
+    for spec in specs:
+        run_spec(spec, retry_errors, preflight)
 
 
 def _literal(raw: str) -> Any:

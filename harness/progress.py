@@ -1,0 +1,87 @@
+"""The run's progress bar and its estimate of the time left."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+from harness.agents.base import PREFIX as AGENT_PREFIX
+from harness.types import EpisodeRecord
+
+# episodes played before the run says how long the rest will take
+ESTIMATE_AFTER = 3
+
+
+def _minutes(seconds: float) -> str:
+    return (
+        f"{seconds:.0f} s"
+        if seconds < 90
+        else f"{seconds / 60:.0f} min"
+        if seconds < 5400
+        else f"{seconds / 3600:.1f} h"
+    )
+
+
+def _progress(console: Console) -> Progress:
+    """The bar. Its refresh thread redraws only on a terminal (4 times a second): elsewhere (a log,
+    CI, a benchmark) the bar is drawn once, at the end, and the thread only took the GIL from the
+    event loop (3-6% of the calls per second at C=32, L=50 ms; benchmarks/throughput.py)."""
+    return Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("solved {task.fields[solved]}"),
+        TextColumn("tokens {task.fields[tokens]}"),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        console=console,
+        transient=False,
+        auto_refresh=console.is_terminal,
+        refresh_per_second=4,
+    )
+
+
+class Counter:
+    """Counts each record as the writer appends it, into the run's summary and the bar; after the
+    models' first ESTIMATE_AFTER episodes, says how long the rest will take (reference agents
+    finish at once: the estimate counts the models' episodes only)."""
+
+    def __init__(self, summary: Any, model_episodes: list[Any]):
+        self.summary, self.left_total = summary, len(model_episodes)
+        self.timed = 0  # the models' episodes finished so far
+        self.progress: Progress | None = None
+        self.bar: Any = None
+        self.started = time.monotonic()
+
+    def attach(self, progress: Progress, total: int) -> None:
+        self.progress = progress
+        self.bar = progress.add_task("episodes", total=total, solved="0", tokens="0")
+        self.started = time.monotonic()
+
+    def count(self, saved: asyncio.Future[EpisodeRecord]) -> None:
+        if saved.cancelled() or saved.exception() is not None:
+            return  # the worker that awaits it raises
+        record, summary = saved.result(), self.summary
+        summary.done += 1
+        summary.solved += bool(record.success)
+        summary.tokens += (record.prompt_tokens or 0) + (record.completion_tokens or 0)
+        summary.harness_errors += bool(record.harness_error)
+        if self.progress is None:
+            return
+        self.progress.update(self.bar, advance=1, solved=str(summary.solved), tokens=f"{summary.tokens:,}")
+        if record.model.startswith(AGENT_PREFIX):
+            return
+        self.timed += 1
+        left = self.left_total - self.timed
+        if self.timed == ESTIMATE_AFTER and left:
+            rate = (time.monotonic() - self.started) / self.timed
+            self.progress.console.print(
+                f"estimate: about {_minutes(rate * left)} for the {left} episode{'s' * (left != 1)} left "
+                f"(from the first {ESTIMATE_AFTER})",
+                highlight=False,
+            )
