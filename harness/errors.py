@@ -20,6 +20,11 @@ class StartFailed(HarnessError):
     was written, and the same command can simply be run again."""
 
 
+class PreflightFailed(RuntimeError):
+    """A served model failed a preflight check (harness.preflight): no episode of it was played.
+    The message names the model, the check, what was seen and the likely fix."""
+
+
 class ServerStartError(RuntimeError):
     """A model server exited or did not answer in time; the message carries the tail of its log.
     Raised by `harness.backends.server_proc` (which re-exports it), defined here so the CLI's

@@ -27,6 +27,8 @@ from harness.backends.base import ToolMode
 from harness.backends.parse import MAX_ANSWER_CHARS, MAX_DEPTH, json_depth, parse_tool_calls
 from harness.types import ModelTurn, Usage
 
+# the words of a native call's parse error whose arguments are no JSON object (harness.preflight reads them)
+BAD_ARGUMENTS = "arguments are not valid JSON"
 # the parse modes that vLLM's server-side parser of each family turns into tool calls
 NATIVE_TEXT_MODES: dict[str, frozenset[str]] = {
     "hermes": frozenset({"tag"}),
@@ -110,5 +112,5 @@ def _read_native(raw: list[RawCall]) -> tuple[list[ToolCall], str | None]:
                 raise ValueError(f"arguments nested deeper than {MAX_DEPTH} levels")
             calls.append(ToolCall(name=name, arguments=args, id=c.id, parse_mode="native"))
         except (ValueError, TypeError, RecursionError) as exc:
-            errors.append(f"tool call {name[:100]!r}: arguments are not valid JSON ({str(exc)[:200]})")
+            errors.append(f"tool call {name[:100]!r}: {BAD_ARGUMENTS} ({str(exc)[:200]})")
     return ([] if errors else calls), "; ".join(errors) or None

@@ -17,7 +17,7 @@ from typer.core import TyperGroup
 
 from envs.errors import UserError
 from envs.textworld.errors import GameGenerationError
-from harness.errors import ServerDied, ServerStartError, StartFailed, StorageError
+from harness.errors import PreflightFailed, ServerDied, ServerStartError, StartFailed, StorageError
 from harness.interrupts import terminate_as_interrupt
 
 if TYPE_CHECKING:
@@ -53,6 +53,7 @@ FAILURES: tuple[tuple[type[Exception], str, int], ...] = (
     (ServerDied, "error", EXIT_SERVER),  # a server we started died (a signal, an exit): what, why, the fix
     (ServerStartError, "error", 1),  # a model server that did not answer in time
     (StartFailed, "cannot start", EXIT_SERVER),  # no model server answered: nothing ran, rerun when it is up
+    (PreflightFailed, "preflight failed", EXIT_SERVER),  # a served model's parser or template is broken
     (StorageError, "stopped", 1),  # the disk filled up: the records written are whole, rerun to resume
 )
 
@@ -136,7 +137,7 @@ def parse_ints(value: str | None) -> list[int] | None:
     return ints
 
 
-def run_spec(spec: Any, retry_errors: bool = False) -> None:
+def run_spec(spec: Any, retry_errors: bool = False, preflight: bool = False) -> None:
     """Play a spec's grid, with progress and a summary on stderr. Exit codes: 3 when the server
     stopped the run, 4 when episodes are recorded as harness errors, 130/143 on SIGINT/SIGTERM."""
     from rich.markup import escape
@@ -150,7 +151,7 @@ def run_spec(spec: Any, retry_errors: bool = False) -> None:
     )
     try:
         with terminate_as_interrupt() as received:
-            summary = play(spec, err, retry_errors=retry_errors)
+            summary = play(spec, err, retry_errors=retry_errors, preflight=preflight)
     except KeyboardInterrupt:
         signum = received[0] if received else signal.SIGINT
         err.print(

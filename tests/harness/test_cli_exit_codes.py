@@ -85,6 +85,7 @@ def test_harness_errors_exit_4_and_a_resume_still_reports_them(tmp_path):
         "native",
         "--out",
         out,
+        "--no-preflight",  # the server's 503s must become harness errors, not stop the run at its start
     ]
     with ScriptedServer(lambda body: Reply(status=503)) as server:
         first = run_cli(*args, "--endpoint", server.url, "--concurrency", "1")
@@ -126,6 +127,7 @@ def test_sigterm_stops_cleanly_and_says_how_to_resume(tmp_path):
                 "native",
                 "--concurrency",
                 "1",
+                "--no-preflight",  # the scripted server answers the suite's requests only
                 "--out",
                 str(out),
             ],

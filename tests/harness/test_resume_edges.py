@@ -122,6 +122,7 @@ def _error_run(tmp_path: Path) -> tuple[Path, Path, list[str]]:
         "10",
         "--out",
         str(out),
+        "--no-preflight",  # the server's 500s must become harness errors, not stop the run at its start
     ]
     return config, out, args
 
