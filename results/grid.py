@@ -5,7 +5,11 @@ budgets x sample seeds, over its tasks). A command that plays several runs (demo
 `plan.json` in their folder before the first one starts, so a folder whose second run never
 started still names it. A cell (model, suite, condition, budget, sample seed) is a gap when it
 has no episode ("not run"), only harness errors ("harness errors only"), or fewer episodes than
-its tasks ("partial"). Read from files beside the records only; nothing here imports the harness.
+its tasks ("partial"). The shards of a grid (`run --shard I/N`) each plan the cells of their own
+part of the keys: plan.json names every shard with the episodes each cell of it should hold, so a
+cell is counted per shard directory, a shard that never ran shows its cells as "not run", and the
+grid's cells are counted once. Read from files beside the records only; nothing here imports the
+harness.
 """
 
 from __future__ import annotations
@@ -31,6 +35,19 @@ class PlannedRun:
     run_dir: str
     spec: dict[str, Any]  # the spec's identity, as run.json and plan.json keep it
     started: bool  # the run directory holds records
+    # a shard's part of the grid: "I/N", and the episodes each cell of it should hold
+    shard: str | None = None
+    cells: dict[tuple[Any, ...], int] | None = None
+
+
+def _entry(run_dir: Path, entry: dict[str, Any], started: bool) -> PlannedRun:
+    """A planned run of a plan.json entry (a shard's carries its part and its cells)."""
+    spec = (_json(rundir.meta_file(run_dir)) or {}).get("spec") or entry.get("spec") or {}
+    shard, cells = entry.get("shard"), entry.get("cells")
+    if isinstance(shard, list) and isinstance(cells, list):
+        expected = {(m, su, c, int(b), int(s), k): int(n) for m, su, c, b, s, k, n in cells}
+        return PlannedRun(str(run_dir), spec, started, f"{shard[0]}/{shard[1]}", expected)
+    return PlannedRun(str(run_dir), spec, started)
 
 
 def write_plan(folder: Path, runs: Sequence[tuple[str, dict[str, Any]]]) -> Path:
@@ -61,13 +78,17 @@ def plans(dirs: Iterable[Path]) -> list[PlannedRun]:
         plan = _json(rundir.plan_file(d)) if rundir.is_folder_of_runs(d) else None
         for entry in (plan or {}).get("runs", []):
             run_dir = d / str(entry.get("dir"))
-            spec = (_json(rundir.meta_file(run_dir)) or {}).get("spec") or entry.get("spec") or {}
-            out.setdefault(str(run_dir), PlannedRun(str(run_dir), spec, rundir.is_run_dir(run_dir)))
+            out.setdefault(str(run_dir), _entry(run_dir, entry, rundir.is_run_dir(run_dir)))
         if plan is not None:
             continue
         for run_dir in rundir.run_dirs([d.parent if d.name == rundir.RECORDS else d]):
             meta = _json(rundir.meta_file(run_dir))
-            if meta and isinstance(meta.get("spec"), dict):
+            # a shard's directory named alone: its part of the grid is in its folder's plan.json
+            parent = _json(rundir.plan_file(run_dir.parent)) or {}
+            mine = next((e for e in parent.get("runs", []) if e.get("dir") == run_dir.name and e.get("shard")), None)
+            if mine is not None:
+                out.setdefault(str(run_dir), _entry(run_dir, mine, True))
+            elif meta and isinstance(meta.get("spec"), dict):
                 out.setdefault(str(run_dir), PlannedRun(str(run_dir), meta["spec"], True))
     return list(out.values())
 
@@ -89,22 +110,30 @@ def _cells(spec: dict[str, Any]) -> tuple[list[tuple[Any, ...]], int | None]:
     return cells, tasks
 
 
+def _counts(df: pd.DataFrame, columns: list[str]) -> dict[tuple[Any, ...], tuple[int, int]]:
+    """(episodes, harness errors) per group of `columns`."""
+    if df.empty:
+        return {}
+    keys = df[columns].astype({C.budget: int, C.sample_seed: int})
+    grouped = keys.assign(error=df[C.success].isna()).groupby(columns, sort=False)["error"]
+    return {k: (int(n), int(e)) for k, n, e in zip(grouped.size().index, grouped.size(), grouped.sum(), strict=True)}
+
+
 def gaps(df: pd.DataFrame, planned: Sequence[PlannedRun]) -> list[dict[str, Any]]:
     """One row per planned cell without full results: the cell's key fields, run_dir, episodes,
-    harness_errors, expected (None when the run plays all of a suite's tasks), status."""
-    if df.empty:
-        counts: dict[tuple[Any, ...], tuple[int, int]] = {}
-    else:
-        keys = df[list(CELL)].astype({C.budget: int, C.sample_seed: int})
-        grouped = keys.assign(error=df[C.success].isna()).groupby(list(CELL), sort=False)["error"]
-        counts = {
-            k: (int(n), int(e)) for k, n, e in zip(grouped.size().index, grouped.size(), grouped.sum(), strict=True)
-        }
+    harness_errors, expected (None when the run plays all of a suite's tasks), status. A shard's
+    cells count the episodes of its own directory against its part of the cell."""
+    counts = _counts(df, list(CELL))
+    per_dir = _counts(df, [*CELL, "run_dir"]) if any(r.cells for r in planned) and "run_dir" in df else {}
     rows = []
     for run in planned:
         cells, expected = _cells(run.spec)
+        if run.cells is not None:
+            cells = [c for c in cells if c in run.cells]
         for cell in cells:
-            n, errors = counts.get(cell, (0, 0))
+            n, errors = per_dir.get((*cell, run.run_dir), (0, 0)) if run.cells is not None else counts.get(cell, (0, 0))
+            if run.cells is not None:
+                expected = run.cells[cell]
             if n == 0:
                 status = NOT_RUN
             elif errors == n:
@@ -128,4 +157,23 @@ def gaps(df: pd.DataFrame, planned: Sequence[PlannedRun]) -> list[dict[str, Any]
 
 
 def planned_cells(planned: Sequence[PlannedRun]) -> int:
-    return sum(len(_cells(run.spec)[0]) for run in planned)
+    """The grid's cells: a cell the shards of one grid split is counted once."""
+    seen: set[tuple[Any, ...]] = set()
+    for run in planned:
+        grid = json.dumps(run.spec, sort_keys=True, default=str) if run.shard else run.run_dir
+        seen.update((grid, *cell) for cell in _cells(run.spec)[0])
+    return len(seen)
+
+
+def missing_cells(planned: Sequence[PlannedRun], gap_rows: Sequence[dict[str, Any]]) -> int:
+    """The planned cells without full results, a cell of a sharded grid once however many shards lack it."""
+    grids = {r.run_dir: json.dumps(r.spec, sort_keys=True, default=str) if r.shard else r.run_dir for r in planned}
+    return len({(grids.get(g["run_dir"], g["run_dir"]), *(g[c] for c in CELL)) for g in gap_rows})
+
+
+def shards(planned: Sequence[PlannedRun]) -> dict[str, Any] | None:
+    """The shards of the grid(s) planned: how many, and the directories of those that never ran."""
+    parts = [r for r in planned if r.shard]
+    if not parts:
+        return None
+    return {"planned": len(parts), "missing": [r.run_dir for r in parts if not r.started]}

@@ -43,6 +43,7 @@ from results.errors import UnknownChoice
 from results.factors import FACTOR_FIELDS, factor_effects
 from results.report_model import SCHEMA, Report
 from results.resampling import N_BOOT, SEED
+from results.served import notes as served_notes
 from results.spellings import merge_spellings
 from results.stats import ALPHA, failure_taxonomy, group_columns, summary
 
@@ -271,14 +272,18 @@ def build_report(
             None if diff is None or row["ci_low"] is None else paper.inside(diff, row["ci_low"], row["ci_high"])
         )
     errors = int(df[C.success].isna().sum())
+    run_dirs = list(full.attrs.get("run_dirs", sorted(df["run_dir"].unique()) if "run_dir" in df else []))
+    served = served_notes(run_dirs)
+    gap_rows = grid.gaps(written, planned)  # the planned grid names conditions as written
+    sharded = grid.shards(planned)
+    if sharded is not None:
+        sharded["cells_missing"] = grid.missing_cells(planned, gap_rows)
     return Report.model_validate(
         _clean(
             {
                 "schema": SCHEMA,
                 "meta": {
-                    "run_dirs": list(
-                        full.attrs.get("run_dirs", sorted(df["run_dir"].unique()) if "run_dir" in df else [])
-                    ),
+                    "run_dirs": run_dirs,
                     "episodes": len(df),
                     "harness_errors": errors,
                     "partial_lines": int(full.attrs.get("partial_lines", 0)),
@@ -294,9 +299,11 @@ def build_report(
                     "planned_cells": grid.planned_cells(planned),
                     "contrasts_without_pairs": without_pairs,
                     "merged_spellings": merged or None,
+                    "concurrency": served.get("concurrency"),
+                    "nondeterministic": served.get("nondeterministic"),
+                    "shards": sharded,
                 },
-                # the planned grid names conditions as written
-                "gaps": grid.gaps(written, planned),
+                "gaps": gap_rows,
                 "cells": cell_rows,
                 "contrasts": contrast_rows,
                 "unpaired": _records(result.unpaired) if result else [],

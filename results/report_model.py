@@ -182,6 +182,12 @@ class Meta(BaseModel):
     # written name -> the name it is shown under, where two spellings played one composition
     # (results.spellings); None, and left out of the JSON, where there were none
     merged_spellings: dict[str, str] | None = None
+    # from run.json (results.served), each left out of the JSON where the runs say nothing of it:
+    # the concurrency each model ran at; the models whose server the preflight found not
+    # deterministic at temperature 0; the shards of a sharded grid (planned, missing, cells_missing)
+    concurrency: dict[str, str] | None = None
+    nondeterministic: list[str] | None = None
+    shards: dict[str, Any] | None = None
 
 
 class References(BaseModel):
@@ -211,8 +217,13 @@ class Report(BaseModel):
     def to_json(self) -> str:
         """The documented `json` format: keys sorted, floats as rounded by the builder."""
         left_out: dict[str, Any] = {"factors": True} if self.factors is None else {}
-        if self.meta.merged_spellings is None:
-            left_out["meta"] = {"merged_spellings"}
+        unset = {
+            k
+            for k in ("merged_spellings", "concurrency", "nondeterministic", "shards")
+            if getattr(self.meta, k) is None
+        }
+        if unset:
+            left_out["meta"] = unset
         dumped = self.model_dump(by_alias=True, exclude=left_out or None)
         return json.dumps(dumped, sort_keys=True, indent=2)
 

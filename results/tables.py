@@ -77,9 +77,22 @@ def _meta_lines(report: Report) -> list[str]:
             lines.append(f"budget lane: {report.references.budget_lane}")
     if m.planned_cells:
         missing = len({(g.run_dir, *g.group(list(GAP_KEY)).values()) for g in report.gaps})
+        if m.shards is not None:
+            missing = m.shards["cells_missing"]
+            lines.append(
+                f"shards: {m.shards['planned']} planned, {m.shards['planned'] - len(m.shards['missing'])} with records"
+                + (f"; never ran: {', '.join(m.shards['missing'])}" if m.shards["missing"] else "")
+            )
         lines.append(
             f"grid: {m.planned_cells} cells planned, {m.planned_cells - missing} with full results"
             + (f", {missing} without (listed at the end)" if missing else "")
+        )
+    if m.concurrency:
+        lines.append("concurrency: " + "; ".join(f"{model} {how}" for model, how in m.concurrency.items()))
+    if m.nondeterministic:
+        lines.append(
+            "not deterministic at temperature 0 (preflight: two identical greedy requests differed): "
+            + ", ".join(m.nondeterministic)
         )
     if m.contrasts_without_pairs:
         lines.append("no paired test (no task played under both conditions): " + "; ".join(m.contrasts_without_pairs))
