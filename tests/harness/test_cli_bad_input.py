@@ -1,11 +1,11 @@
 """Bad input: one message naming the bad value and the allowed ones, exit code 2, no traceback."""
 
 import pytest
-from bank_script import GOLD, answer, customer_message
-from scripted_server import ScriptedServer
 from typer.testing import CliRunner
 
 from harness.cli import app
+from tests.harness.bank_script import GOLD, answer, customer_message
+from tests.scripted_server import ScriptedServer
 
 runner = CliRunner()
 

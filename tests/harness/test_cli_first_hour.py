@@ -126,8 +126,8 @@ def test_a_run_that_never_started_leaves_no_run_folder(tmp_path):
 
 def test_a_failed_start_keeps_what_was_there(tmp_path):
     """A resume whose server is down: the run folder, its records and lock file stay as they were."""
-    from bank_script import GOLD, answer, customer_message
-    from scripted_server import ScriptedServer
+    from tests.harness.bank_script import GOLD, answer, customer_message
+    from tests.scripted_server import ScriptedServer
 
     out = tmp_path / "kept"
     common = [

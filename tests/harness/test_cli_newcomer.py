@@ -184,8 +184,8 @@ def test_show_prints_one_episode_readably(tmp_path):
 
 
 def test_run_says_how_many_episodes_and_estimates_the_rest(tmp_path):
-    from bank_script import GOLD, answer, customer_message
-    from scripted_server import ScriptedServer
+    from tests.harness.bank_script import GOLD, answer, customer_message
+    from tests.scripted_server import ScriptedServer
 
     with ScriptedServer(lambda body: answer(GOLD[customer_message(body)], "native")) as server:
         result, text = invoke(

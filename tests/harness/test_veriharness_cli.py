@@ -14,11 +14,11 @@ import re
 from pathlib import Path
 
 import pytest
-from scripted_server import Reply, ScriptedServer
 from typer.testing import CliRunner
 
 from envs import get_suite
 from harness.cli import app
+from tests.scripted_server import Reply, ScriptedServer
 
 pytestmark = pytest.mark.slow
 
