@@ -9,7 +9,7 @@ import envs
 from envs.contract import EpisodeContext, Task, Violation
 from envs.tools.options import ToolsOptions
 from envs.tools.snapshot import VIEWS, current, path_for, render, suites
-from tests.envs.tools_agents import call, find_env
+from tests.envs.tools.tools_agents import call, find_env
 
 TOOL_SUITES = ("tools-bank", "tools-travel", "tools-calendar")
 

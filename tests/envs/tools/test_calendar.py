@@ -9,7 +9,7 @@ from envs.tools.calendar.contract import normalize_meeting, normalize_room, norm
 from envs.tools.calendar.domain import CalendarTools
 from envs.tools.calendar.phrasing import ROOM_RU, ZONE_WORDS
 from envs.tools.calendar.world import ROOMS, busy
-from tests.envs.tools_agents import call, every_task_solved, find_env
+from tests.envs.tools.tools_agents import call, every_task_solved, find_env
 
 SUITE = CalendarTools()
 OPTS = SUITE.options_model(faults=0.0)

@@ -10,7 +10,7 @@ from envs.contract import EpisodeContext
 from envs.tools.snapshot import suites
 from harness.runner import run
 from harness.spec import build_spec
-from tests.envs.tools_agents import ask_text
+from tests.envs.tools.tools_agents import ask_text
 from tests.scripted_server import Reply, ScriptedServer
 from tests.scripted_server import call as native_call
 

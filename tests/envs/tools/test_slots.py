@@ -5,7 +5,7 @@ import pytest
 from envs.contract import Accepted, EpisodeContext, TextAnswer, Violation
 from envs.tools.slots import NOTHING_LEFT, Correction, Customer, SlotStore
 from envs.tools.snapshot import suites
-from tests.envs.tools_agents import ask_text, find_env, solve
+from tests.envs.tools.tools_agents import ask_text, find_env, solve
 
 WORDS = {"card": ("карт", "card"), "amount": ("сумм", "amount"), "date": ("дат", "когда", "date", "when")}
 

@@ -9,7 +9,7 @@ from pydantic import ValidationError
 from envs.contract import Accepted, TextAnswer, Violation
 from envs.tools.bank.contract import BlockCardInput, DisputeStatusInput, OpenDisputeInput, normalize_case
 from envs.tools.bank.domain import BankTools
-from tests.envs.tools_agents import call, every_task_solved, find_env
+from tests.envs.tools.tools_agents import call, every_task_solved, find_env
 
 TODAY = date(2026, 8, 23)
 SUITE = BankTools()

@@ -8,7 +8,7 @@ from pydantic import ValidationError
 from envs.contract import Accepted
 from envs.tools.travel.contract import BookFlightInput, normalize_airport, normalize_booking, normalize_flight
 from envs.tools.travel.domain import TravelTools
-from tests.envs.tools_agents import call, every_task_solved, find_env
+from tests.envs.tools.tools_agents import call, every_task_solved, find_env
 
 SUITE = TravelTools()
 OPTS = SUITE.options_model(faults=0.0)
