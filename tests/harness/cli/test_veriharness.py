@@ -22,7 +22,7 @@ from tests.scripted_server import Reply, ScriptedServer
 
 pytestmark = pytest.mark.slow
 
-DATA = Path(__file__).parents[1] / "data" / "paper-goldens"
+DATA = Path(__file__).parents[2] / "data" / "paper-goldens"
 SCENARIOS = ["S1", "S2", "S3", "S4", "S5", "S6", "S7", "S7b", "S8"]
 CONDITIONS = {"RawDiag": "raw", "LocObs": "loc_obs", "SameNL": "allowed_prose", "TypedFields": "allowed_json"}
 VARIANTS = {

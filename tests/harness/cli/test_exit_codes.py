@@ -15,7 +15,7 @@ from harness.cli import app
 from tests.harness.bank_script import GOLD, answer, customer_message
 from tests.scripted_server import Reply, ScriptedServer
 
-ROOT = Path(__file__).parents[2]
+ROOT = Path(__file__).parents[3]
 
 
 class Ran:

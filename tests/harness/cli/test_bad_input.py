@@ -133,6 +133,6 @@ def test_the_example_grid_loads_and_expands():
     from harness.spec import build_spec, load_toml
 
     spec = build_spec(
-        load_toml(Path(__file__).parents[2] / "configs" / "example-grid.toml"), source="example-grid.toml"
+        load_toml(Path(__file__).parents[3] / "configs" / "example-grid.toml"), source="example-grid.toml"
     )
     assert spec.suite == "tools-bank" and spec.budgets == [4, 8] and spec.env_options["contract"] == "strict"
