@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from scripted_server import Reply, call, tagged
-
 from conditions.arbiters import REVIEW_PROMPT, WAIT_PROMPT
 from envs import get_suite
 from envs.contract import EpisodeContext
+from tests.scripted_server import Reply, call, tagged
 
 REVIEWS = {REVIEW_PROMPT, WAIT_PROMPT}
 

@@ -16,7 +16,6 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from scripted_server import Reply, ScriptedServer
 
 from harness.errors import StorageError
 from harness.loop import EpisodeResult
@@ -24,6 +23,7 @@ from harness.recording import build_record
 from harness.spec import build_spec
 from harness.store import RunDir
 from harness.types import EpisodeKey, EpisodeRecord
+from tests.scripted_server import Reply, ScriptedServer
 
 
 def run_cli(*args: str, limit_bytes: int | None = None, timeout: int = 300) -> subprocess.CompletedProcess:
@@ -127,8 +127,8 @@ def _error_run(tmp_path: Path) -> tuple[Path, Path, list[str]]:
 
 
 def test_retry_errors_killed_at_any_moment_loses_and_duplicates_nothing(tmp_path):
-    from bank_script import GOLD as ANSWERS
-    from bank_script import answer, customer_message
+    from tests.harness.bank_script import GOLD as ANSWERS
+    from tests.harness.bank_script import answer, customer_message
 
     _, out, args = _error_run(tmp_path)
     with ScriptedServer(lambda body: Reply(status=500)) as server:

@@ -4,11 +4,10 @@ import asyncio
 import json
 from pathlib import Path
 
-from scripted_server import Reply, ScriptedServer, call
-
 from envs import get_suite
 from harness.runner import run
 from harness.spec import build_spec
+from tests.scripted_server import Reply, ScriptedServer, call
 
 SUITE = get_suite("paper-textworld")
 OPTIONS = SUITE.options_model()

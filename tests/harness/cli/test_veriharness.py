@@ -14,15 +14,15 @@ import re
 from pathlib import Path
 
 import pytest
-from scripted_server import Reply, ScriptedServer
 from typer.testing import CliRunner
 
 from envs import get_suite
 from harness.cli import app
+from tests.scripted_server import Reply, ScriptedServer
 
 pytestmark = pytest.mark.slow
 
-DATA = Path(__file__).parents[1] / "data" / "paper-goldens"
+DATA = Path(__file__).parents[2] / "data" / "paper-goldens"
 SCENARIOS = ["S1", "S2", "S3", "S4", "S5", "S6", "S7", "S7b", "S8"]
 CONDITIONS = {"RawDiag": "raw", "LocObs": "loc_obs", "SameNL": "allowed_prose", "TypedFields": "allowed_json"}
 VARIANTS = {

@@ -108,10 +108,9 @@ def test_notebook_on_a_run_the_harness_recorded(
     import asyncio
     import json
 
-    from scripted_server import Reply, ScriptedServer
-
     from harness.runner import run
     from harness.spec import build_spec
+    from tests.scripted_server import Reply, ScriptedServer
 
     def responder(body):  # a bad first plan, then one valid command: the game stays unfinished
         retry = "Your previous answer was" in body["messages"][-1]["content"]

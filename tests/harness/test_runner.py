@@ -5,12 +5,12 @@ import json
 from pathlib import Path
 
 import pytest
-from bank_script import GOLD, answer, customer_message, repairing
-from scripted_server import Reply, ScriptedServer, last_message
 
 from conditions import CONDITIONS
 from harness.runner import run
 from harness.spec import build_spec
+from tests.harness.bank_script import GOLD, answer, customer_message, repairing
+from tests.scripted_server import Reply, ScriptedServer, last_message
 
 
 def spec_for(server, tmp_path, **kw):
@@ -189,7 +189,7 @@ def test_run_json_holds_spec_versions_commit_and_model_ids(tmp_path):
 
 
 def test_self_check_records_each_call_with_its_own_usage(tmp_path):
-    from bank_script import REVIEWS
+    from tests.harness.bank_script import REVIEWS
 
     inner = repairing("native", {"reason": "chargeback"})
 

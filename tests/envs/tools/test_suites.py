@@ -4,12 +4,12 @@ import json
 
 import pytest
 from pydantic import ValidationError
-from tools_agents import call, find_env
 
 import envs
 from envs.contract import EpisodeContext, Task, Violation
 from envs.tools.options import ToolsOptions
 from envs.tools.snapshot import VIEWS, current, path_for, render, suites
+from tests.envs.tools.tools_agents import call, find_env
 
 TOOL_SUITES = ("tools-bank", "tools-travel", "tools-calendar")
 

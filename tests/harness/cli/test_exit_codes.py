@@ -9,13 +9,13 @@ import sys
 import time
 from pathlib import Path
 
-from bank_script import GOLD, answer, customer_message
-from scripted_server import Reply, ScriptedServer
 from typer.testing import CliRunner
 
 from harness.cli import app
+from tests.harness.bank_script import GOLD, answer, customer_message
+from tests.scripted_server import Reply, ScriptedServer
 
-ROOT = Path(__file__).parents[2]
+ROOT = Path(__file__).parents[3]
 
 
 class Ran:

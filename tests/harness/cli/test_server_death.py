@@ -21,7 +21,7 @@ pytestmark = pytest.mark.slow
 
 
 def _cli(*args: str) -> subprocess.Popen:
-    # SIGINT at its default, as a terminal's foreground job (see test_cli_serve)
+    # SIGINT at its default, as a terminal's foreground job (see test_serve)
     return subprocess.Popen(
         [sys.executable, "-m", "harness.cli", *args],
         stdout=subprocess.PIPE,

@@ -4,13 +4,13 @@ import json
 import time
 
 import pytest
-from tools_agents import call, find_env, solve
 
 from envs.contract import Accepted, EpisodeContext, TextAnswer, Violation
 from envs.tools.bank.domain import BankTools
 from envs.tools.faults import FAULT_KINDS, TIMEOUT_S, FaultPlan
 from envs.tools.output import ProblemDetails, ToolOutput
 from envs.tools.snapshot import suites
+from tests.envs.tools.tools_agents import call, find_env, solve
 
 SUITE = BankTools()
 RAW_TEXT = {

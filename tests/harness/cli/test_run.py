@@ -1,80 +1,33 @@
-"""What a newcomer tripped on in a fresh clone (issue: first hour, round 2): the report's width
-off a terminal, `show` in a folder of several players, the model kinds, a failed start, game ids.
-The runs here are played by the reference agents (no model) or fail to start: nothing is measured."""
+"""`repair-harness run` on the command line: a missing flag or model is one line naming what is
+allowed, the run says how many episodes it plays, and a start that fails leaves no run folder or
+keeps what was there. The runs here are played by the reference agents (no model), by the scripted
+server, or fail to start: nothing is measured."""
 
 from __future__ import annotations
 
-import os
 import socket
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from harness.cli import app
-
-runner = CliRunner()
-CLI = [sys.executable, "-m", "harness.cli"]
+from tests.harness.cli.invoke import invoke
 
 
-def invoke(*args, env=None):
-    result = runner.invoke(app, [str(a) for a in args], env={"COLUMNS": "80", **(env or {})})
-    return result, result.stdout + (result.stderr if hasattr(result, "stderr") else "")
-
-
-@pytest.fixture(scope="module")
-def agents_run(tmp_path_factory) -> Path:
-    """Two reference agents on two bank tasks under four conditions, in one folder."""
-    out = tmp_path_factory.mktemp("agents") / "bank"
-    result, text = invoke(
-        "run",
-        "--suite",
-        "bank-disputes",
-        "--model",
-        "agent:gold,agent:reader",
-        "--conditions",
-        "raw,loc_obs,allowed_prose,allowed_json",
-        "--tasks",
-        "2",
-        "--tool-mode",
-        "prompt",
-        "--out",
-        out,
-    )
-    assert result.exit_code == 0, text
-    return out
-
-
-def _piped(args: list[str], columns: str | None) -> str:
-    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
-    if columns is not None:
-        env["COLUMNS"] = columns
-    done = subprocess.run([*CLI, *args], capture_output=True, text=True, env=env, timeout=120)
-    assert done.returncode == 0, done.stderr
-    return done.stdout
-
-
-def test_a_piped_report_is_80_columns_and_columns_is_respected(agents_run):
-    piped = _piped(["report", str(agents_run)], None)  # stdout is a pipe: no terminal to ask
-    assert max(len(line) for line in piped.splitlines()) <= 80
-    wide = _piped(["report", str(agents_run)], "150")
-    assert 80 < max(len(line) for line in wide.splitlines()) <= 150
-    assert "(left out at 80 columns" in piped and "(left out at 150" not in wide
-
-
-def test_show_asks_for_the_model_when_several_played(agents_run):
-    result, text = invoke("show", agents_run, "--task", "bank-0000", "--condition", "allowed_json")
-    assert result.exit_code == 2 and len(text.strip().splitlines()) == 1
-    assert "agent:gold, agent:reader" in " ".join(text.split()) and "--model" in text
-    result, text = invoke("show", agents_run, "--model", "agent:reader", "--condition", "allowed_json")
-    assert result.exit_code == 0, text
-    assert "model agent:reader" in text
-    flat = " ".join(text.split())
-    assert "narrow with --task / --condition / --model / --budget / --seed" in flat  # 2 tasks match
-    result, text = invoke("show", agents_run, "--model", "agent:reader", "--seed", "7")
-    assert result.exit_code == 2 and "--seed 7" in text and "recorded: 0" in text
+@pytest.mark.parametrize(
+    "missing, flag, allowed",
+    [
+        ("--conditions", "--conditions is required", "allowed_json"),
+        ("--suite", "--suite is required", "bank-disputes"),
+        ("--model", "--model is required", "local"),
+    ],
+)
+def test_a_missing_flag_is_one_line_naming_what_is_allowed(tmp_path, missing, flag, allowed):
+    args = {"--suite": "bank-disputes", "--conditions": "raw", "--model": "local"}
+    del args[missing]
+    result, text = invoke("run", *[x for kv in args.items() for x in kv], "--out", tmp_path / "r")
+    assert result.exit_code == 2 and "Traceback" not in text
+    assert len(text.strip().splitlines()) == 1 and flag in text and allowed in text
+    assert "Field required" not in text and "{" not in text  # no pydantic dump of the flags
 
 
 def test_run_without_a_model_names_the_kinds_under_their_headings(tmp_path):
@@ -126,8 +79,8 @@ def test_a_run_that_never_started_leaves_no_run_folder(tmp_path):
 
 def test_a_failed_start_keeps_what_was_there(tmp_path):
     """A resume whose server is down: the run folder, its records and lock file stay as they were."""
-    from bank_script import GOLD, answer, customer_message
-    from scripted_server import ScriptedServer
+    from tests.harness.bank_script import GOLD, answer, customer_message
+    from tests.scripted_server import ScriptedServer
 
     out = tmp_path / "kept"
     common = [
@@ -157,8 +110,30 @@ def test_a_failed_start_keeps_what_was_there(tmp_path):
     assert {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
 
 
-def test_games_show_refuses_an_id_that_is_not_a_paper_game():
-    result, text = invoke("games", "show", "tw-1")
+def test_run_says_how_many_episodes_and_estimates_the_rest(tmp_path):
+    from tests.harness.bank_script import GOLD, answer, customer_message
+    from tests.scripted_server import ScriptedServer
+
+    with ScriptedServer(lambda body: answer(GOLD[customer_message(body)], "native")) as server:
+        result, text = invoke(
+            "run",
+            "--suite",
+            "bank-disputes",
+            "--model",
+            "scripted-model",
+            "--endpoint",
+            server.url,
+            "--conditions",
+            "raw,allowed_json",
+            "--tasks",
+            "2",
+            "--tool-mode",
+            "native",
+            "--concurrency",
+            "1",
+            "--out",
+            tmp_path / "r",
+        )
     flat = " ".join(text.split())
-    assert result.exit_code == 2 and "Traceback" not in text
-    assert "'tw-1' is not a game of paper-textworld" in flat and "tw-20261051 .. tw-20261100" in flat
+    assert result.exit_code == 0, text
+    assert "4 episodes to play, 1 at a time" in flat and "estimate: about" in flat and "for the 1 episode left" in flat

@@ -192,7 +192,7 @@ def test_a_missing_package_names_the_install_command_and_exits_2(tmp_path):
         "import sys; sys.modules['bfcl_eval'] = None; from harness.cli import app; "
         "app(sys.argv[1:], prog_name='repair-harness')"
     )
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
     env = {**os.environ, "PYTHONPATH": str(root)}
     for args in (
         ["suites", "bfcl-base"],

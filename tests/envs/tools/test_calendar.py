@@ -4,12 +4,12 @@ from datetime import timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
-from tools_agents import call, every_task_solved, find_env
 
 from envs.tools.calendar.contract import normalize_meeting, normalize_room, normalize_zone
 from envs.tools.calendar.domain import CalendarTools
 from envs.tools.calendar.phrasing import ROOM_RU, ZONE_WORDS
 from envs.tools.calendar.world import ROOMS, busy
+from tests.envs.tools.tools_agents import call, every_task_solved, find_env
 
 SUITE = CalendarTools()
 OPTS = SUITE.options_model(faults=0.0)

@@ -1,11 +1,11 @@
 """Bad input: one message naming the bad value and the allowed ones, exit code 2, no traceback."""
 
 import pytest
-from bank_script import GOLD, answer, customer_message
-from scripted_server import ScriptedServer
 from typer.testing import CliRunner
 
 from harness.cli import app
+from tests.harness.bank_script import GOLD, answer, customer_message
+from tests.scripted_server import ScriptedServer
 
 runner = CliRunner()
 
@@ -133,6 +133,6 @@ def test_the_example_grid_loads_and_expands():
     from harness.spec import build_spec, load_toml
 
     spec = build_spec(
-        load_toml(Path(__file__).parents[2] / "configs" / "example-grid.toml"), source="example-grid.toml"
+        load_toml(Path(__file__).parents[3] / "configs" / "example-grid.toml"), source="example-grid.toml"
     )
     assert spec.suite == "tools-bank" and spec.budgets == [4, 8] and spec.env_options["contract"] == "strict"

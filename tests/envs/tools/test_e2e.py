@@ -5,14 +5,14 @@ import json
 from pathlib import Path
 
 import pytest
-from scripted_server import Reply, ScriptedServer
-from scripted_server import call as native_call
-from tools_agents import ask_text
 
 from envs.contract import EpisodeContext
 from envs.tools.snapshot import suites
 from harness.runner import run
 from harness.spec import build_spec
+from tests.envs.tools.tools_agents import ask_text
+from tests.scripted_server import Reply, ScriptedServer
+from tests.scripted_server import call as native_call
 
 
 def _script(env, invent: bool):

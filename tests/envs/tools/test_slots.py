@@ -1,11 +1,11 @@
 """Multi-turn slot filling: the scripted customer, invented values, confirmations."""
 
 import pytest
-from tools_agents import ask_text, find_env, solve
 
 from envs.contract import Accepted, EpisodeContext, TextAnswer, Violation
 from envs.tools.slots import NOTHING_LEFT, Correction, Customer, SlotStore
 from envs.tools.snapshot import suites
+from tests.envs.tools.tools_agents import ask_text, find_env, solve
 
 WORDS = {"card": ("карт", "card"), "amount": ("сумм", "amount"), "date": ("дат", "когда", "date", "when")}
 

@@ -5,11 +5,11 @@ from decimal import Decimal
 
 import pytest
 from pydantic import ValidationError
-from tools_agents import call, every_task_solved, find_env
 
 from envs.contract import Accepted, TextAnswer, Violation
 from envs.tools.bank.contract import BlockCardInput, DisputeStatusInput, OpenDisputeInput, normalize_case
 from envs.tools.bank.domain import BankTools
+from tests.envs.tools.tools_agents import call, every_task_solved, find_env
 
 TODAY = date(2026, 8, 23)
 SUITE = BankTools()

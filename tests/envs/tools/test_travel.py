@@ -4,11 +4,11 @@ from datetime import timedelta
 
 import pytest
 from pydantic import ValidationError
-from tools_agents import call, every_task_solved, find_env
 
 from envs.contract import Accepted
 from envs.tools.travel.contract import BookFlightInput, normalize_airport, normalize_booking, normalize_flight
 from envs.tools.travel.domain import TravelTools
+from tests.envs.tools.tools_agents import call, every_task_solved, find_env
 
 SUITE = TravelTools()
 OPTS = SUITE.options_model(faults=0.0)
