@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import json
 
-from conftest import make_record, write_run
-
 from results import load, render_report
 from results.factors import factor_effects
 from results.spellings import merge_spellings
+from tests.results.conftest import make_record, write_run
 
 PARTS = {"code", "location", "observed", "allowed"}
 
