@@ -394,6 +394,7 @@ class RunDir:
                     return  # closed, nothing left
                 self._unsynced = False
                 fd = self._fh
+                assert fd is not None  # unsynced lines were appended to it, and close() joins this thread first
             try:
                 os.fsync(fd)
             except OSError as exc:  # the next append raises it: the run stops instead of losing records quietly
