@@ -50,7 +50,8 @@ def test_lanes_publish_no_numbers() -> None:
     ],
 )
 def test_model_map(ours: str, theirs: str) -> None:
-    assert paper.paper_model(ours).label == theirs
+    model = paper.paper_model(ours)
+    assert model is not None and model.label == theirs
 
 
 @pytest.mark.parametrize("ours", ["local", "Qwen/Qwen2.5-Coder-14B-Instruct", "qwen2.5-coder-14b-awq-extra", "llama"])
