@@ -80,7 +80,9 @@ def put(action: Action, m: Mistake, value: Any) -> Action:
         if value is not None:
             args[m.field] = value
         return action.model_copy(update={"arguments": args})
-    data, commands = _commands(action)  # type: ignore[misc]
+    found = _commands(action)
+    assert found is not None  # the mistake was found in these commands (Mistake.command)
+    data, commands = found
     commands = [value if i == m.command else c for i, c in enumerate(commands)]
     if isinstance(data["answer"], str):
         data = {**data, "answer": json.dumps({**json.loads(data["answer"]), "commands": commands})}
