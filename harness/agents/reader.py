@@ -31,7 +31,6 @@ from conditions.feedback import FRAME, INVALID, RETRY
 from envs.contract import Action, TextAnswer, ToolCall
 from harness.agents.base import ReferenceAgent, task_seed
 
-KINDS = ("inadmissible_command", "typo", "missing_field")
 _QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')
 _PROSE_ALLOWED = re.compile(r"The allowed values are: (.*)$")
 _PROSE_AT = re.compile(r'The error was(?: .*?)? at ("(?:[^"\\]|\\.)*")')
