@@ -21,8 +21,9 @@ A backend may refuse a valid call on the state (`Refused`: a Violation too) or f
 does (`ServiceFault`, a timeout or a lost connection): a fault is an answer through the output
 contract, shaped by `--env fault_shape=raw|problem` or the `fault_raw` / `fault_problem` arms.
 
-An episode ends when the success check holds after a call (won), at a text answer (`ends="answer"`:
-won if the check holds), or at the first accepted call (`ends="call"`: one call, as bank-disputes).
+An episode ends when the success check holds after a call (`ends="success"`, the default: won), at
+the agent's text answer (`ends="answer"`: won if the check holds then), or at the first accepted call
+(`ends="call"`: one call, right or wrong, as bank-disputes).
 """
 
 from __future__ import annotations
@@ -207,6 +208,8 @@ class _Env(Generic[S]):
             self.faults += 1
             return Accepted(observation=self._fault(exc))
         observation = ToolOutput(status="ok", data=data).text()
+        if self.suite.ends == "answer":
+            return Accepted(observation=observation)  # the agent says when it is done
         won = self.suite.success(self.state, self.draft)
         if won or self.suite.ends == "call":
             return Accepted(observation=observation, done=True, won=won, lost=not won)
@@ -222,7 +225,8 @@ class _Env(Generic[S]):
 
     def reference(self) -> list[Action]:
         _, draft = self.suite.draw(self.seed)  # a fresh draw: the episode's own state is left alone
-        return [c.model_copy(update={"id": c.id or f"call_{i}"}) for i, c in enumerate(draft.gold)]
+        calls: list[Action] = [c.model_copy(update={"id": c.id or f"call_{i}"}) for i, c in enumerate(draft.gold)]
+        return calls + ([TextAnswer(text="Done.")] if self.suite.ends == "answer" else [])
 
     def record_extra(self) -> dict[str, Any]:
         return {"service_faults": self.faults} if self.faults else {}

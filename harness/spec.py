@@ -82,6 +82,7 @@ def build_spec(values: dict[str, Any], source: str = "flags") -> RunSpec:
         spec = RunSpec(**values)
     except ValidationError as exc:
         raise _explain(exc, source, RunSpec) from None
+    load_plugins(spec.plugins)  # before a name is looked up: a plugin's suite is a name like any other
     if spec.budgets is None:  # not given: the suite's own, the budget `suites` shows
         spec = spec.model_copy(update={"budgets": [suite_entry(spec.suite).budget]})
     resolved(spec, source)

@@ -29,7 +29,10 @@ def _num(x: float | None, digits: int = 1) -> str:
 
 
 def _p(x: float | None) -> str:
-    return "—" if x is None else (f"{x:.4f}" if x >= 1e-4 else f"{x:.1e}")
+    # the report rounds to 6 decimals: a p of 0 there is below 1e-6, never exactly 0
+    if x is None:
+        return "—"
+    return f"{x:.4f}" if x >= 1e-4 else (f"{x:.1e}" if x > 0 else "< 1e-6")
 
 
 def _yes(x: bool | None) -> str:
@@ -248,12 +251,13 @@ def factors_frame(report: Report) -> pd.DataFrame:
     ]
     untestable: dict[str, list[str]] = {}
     for u in report.factors.untestable:
-        untestable.setdefault(u["model"], []).append(u["factor"])
+        untestable.setdefault(u.model, []).append(u.factor)
+    blank = dict.fromkeys(rows[0], "") if rows else {}
     rows += [
-        {C.model: model, "factor": ", ".join(names), "levels": "untestable: no two conditions differ in it alone"}
+        {**blank, C.model: model, "factor": ", ".join(names), "levels": "untestable: no pair differs in it alone"}
         for model, names in untestable.items()
     ]
-    return pd.DataFrame(rows).fillna("")
+    return pd.DataFrame(rows)
 
 
 SECTIONS: dict[str, Callable[[Report], pd.DataFrame]] = {

@@ -43,6 +43,7 @@ from results.errors import UnknownChoice
 from results.factors import FACTOR_FIELDS, factor_effects
 from results.report_model import SCHEMA, Report
 from results.resampling import N_BOOT, SEED
+from results.spellings import merge_spellings
 from results.stats import ALPHA, failure_taxonomy, group_columns, summary
 
 FORMATS = ("table", "md", "csv", "latex", "json")
@@ -211,8 +212,8 @@ REPORT_FIELDS = (
 def report_columns(by: Sequence[str] | None = None, factors: bool = False) -> list[str]:
     """The columns `build_report` reads for `by`: `load(dirs, columns=report_columns(by))` gives a
     frame whose report is the full frame's, without holding every other field of every record."""
-    extra = list(FACTOR_FIELDS) if factors else []
-    return list(dict.fromkeys([*REPORT_FIELDS, *DYNAMICS_COLUMNS, "extra.protocol", *(by or ()), *extra]))
+    # the compositions are read for the factors and to show two spellings of one as one condition
+    return list(dict.fromkeys([*REPORT_FIELDS, *DYNAMICS_COLUMNS, "extra.protocol", *(by or ()), *FACTOR_FIELDS]))
 
 
 def _slim(df: pd.DataFrame, gcols: Sequence[str]) -> pd.DataFrame:
@@ -238,15 +239,19 @@ def build_report(
     """Everything the report shows, typed; `Report.to_json()` is the documented JSON.
     `planned`: the runs' planned grids (`results.grid.plans`), for the gaps section; `factors`:
     each feedback part's paired effect (`results.factors`), a section of its own."""
+    written, (df, merged) = df, merge_spellings(df)
     present = set(df[C.condition].unique())
     if contrasts is None:
         pairs = [p for p in paper.PLANNED_CONTRASTS if set(p) <= present]
         source = "planned" if pairs else "none"
-    elif isinstance(contrasts, str):
-        pairs, source = parse_contrasts(contrasts, present), "asked"
     else:
-        items = [c if isinstance(c, str) else f"{c[0]}-{c[1]}" for c in contrasts]
-        pairs, source = (parse_contrasts(items, present), "asked") if items else ([], "none")
+        names = present | set(merged)  # a spelling asked for is the condition it is shown as
+        if isinstance(contrasts, str):
+            asked, source = parse_contrasts(contrasts, names), "asked"
+        else:
+            items = [c if isinstance(c, str) else f"{c[0]}-{c[1]}" for c in contrasts]
+            asked, source = (parse_contrasts(items, names), "asked") if items else ([], "none")
+        pairs = [(merged.get(a, a), merged.get(b, b)) for a, b in asked]
     gcols = group_columns(df, by)
     effects = factor_effects(df, n_boot, seed) if factors else None
     full, df = df, _slim(df, gcols)
@@ -288,8 +293,10 @@ def build_report(
                     "budgets": sorted(int(b) for b in df[C.budget].unique()),
                     "planned_cells": grid.planned_cells(planned),
                     "contrasts_without_pairs": without_pairs,
+                    "merged_spellings": merged or None,
                 },
-                "gaps": grid.gaps(df, planned),
+                # the planned grid names conditions as written
+                "gaps": grid.gaps(written, planned),
                 "cells": cell_rows,
                 "contrasts": contrast_rows,
                 "unpaired": _records(result.unpaired) if result else [],

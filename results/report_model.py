@@ -120,11 +120,18 @@ class FactorRow(Row):
     arm_pairs: int
 
 
+class Untestable(BaseModel):
+    """A factor a model's compositions name, but no two of its conditions differ in alone."""
+
+    model: str
+    factor: str
+
+
 class Factors(BaseModel):
     """`report --factors`: the effect rows, and the factors a composition names but no pair isolates."""
 
     rows: list[FactorRow]
-    untestable: list[dict[str, str]]
+    untestable: list[Untestable]
 
 
 class GapRow(Row):
@@ -172,6 +179,9 @@ class Meta(BaseModel):
     planned_cells: int = 0
     # contrasts of a group where no task was played under both arms: no test is shown for them
     contrasts_without_pairs: list[str] = Field(default_factory=list)
+    # written name -> the name it is shown under, where two spellings played one composition
+    # (results.spellings); None, and left out of the JSON, where there were none
+    merged_spellings: dict[str, str] | None = None
 
 
 class References(BaseModel):
@@ -200,7 +210,10 @@ class Report(BaseModel):
 
     def to_json(self) -> str:
         """The documented `json` format: keys sorted, floats as rounded by the builder."""
-        dumped = self.model_dump(by_alias=True, exclude={"factors"} if self.factors is None else None)
+        left_out: dict[str, Any] = {"factors": True} if self.factors is None else {}
+        if self.meta.merged_spellings is None:
+            left_out["meta"] = {"merged_spellings"}
+        dumped = self.model_dump(by_alias=True, exclude=left_out or None)
         return json.dumps(dumped, sort_keys=True, indent=2)
 
     def section(self, name: str) -> list[dict[str, Any]]:

@@ -23,8 +23,10 @@ KEEP = {
     "dynamics": (C.condition, C.model, C.suite, C.budget, C.constrain, "identical", "rec@1 [95% CI]", "preventable"),
     "headline": (C.model, C.suite, C.budget, "ours: gain [95% CI]", "theirs: gain"),
     "gaps": (C.suite, "status"),
+    "factors": ("factor", "levels", "diff pts [95% CI]", "p Holm"),
 }
 DROP_ORDER = {
+    "factors": ("condition pairs", "pairs", "p"),
     "cells": (
         "usage unknown",
         "paper calls/ep",

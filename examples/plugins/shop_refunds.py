@@ -46,6 +46,7 @@ class Shop:
 
     customer: str
     orders: dict[str, Order] = field(default_factory=dict)
+    looked_up: set[str] = field(default_factory=set)  # the orders get_order has shown
 
     def order_ids(self) -> list[str]:
         return list(self.orders)
@@ -101,6 +102,7 @@ class RefundInput(StateRules):
 
 def get_order(shop: Shop, inp: GetOrderInput) -> dict[str, Any]:
     o = shop.orders[inp.order_id]
+    shop.looked_up.add(o.id)
     return {"order_id": o.id, "item": o.item, "paid": str(o.paid), "refunded": o.refunded is not None}
 
 
@@ -139,10 +141,14 @@ def task(seed: int, shop: Shop) -> TaskDraft:
 
 
 def solved(shop: Shop, draft: TaskDraft) -> bool:
-    """Exactly the asked order refunded, for the reason and the amount the customer gave."""
+    """Exactly the asked order refunded, for the reason and the amount the customer gave, after it
+    was looked up (a refund without the check is a lucky guess)."""
     refunded = [o for o in shop.orders.values() if o.refunded is not None]
     want = draft.facts
-    return [(o.id, o.reason, o.refunded) for o in refunded] == [(want["order"], want["reason"], want["amount"])]
+    checked = want["order"] in shop.looked_up
+    return checked and [(o.id, o.reason, o.refunded) for o in refunded] == [
+        (want["order"], want["reason"], want["amount"])
+    ]
 
 
 SUITE = register(

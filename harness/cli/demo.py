@@ -20,7 +20,7 @@ NEXT = """  (players: {players})
 Next:
   # one episode's conversation: what was sent, what came back, the feedback
   repair-harness show {first.out} --model {first.models[0]} --condition allowed_json
-  # six figures (PNG and PDF) of both runs
+  # seven figures (PNG and PDF) of both runs
   repair-harness plot {parent} --out figures/demo
   # more bank tasks: 10 tasks x 2 conditions = 20 episodes
   repair-harness run --suite bank-disputes --model local \\

@@ -95,6 +95,7 @@ def test_notebook_rebuilds_tables_and_figures(
             "repair_funnel",
             "repair_dynamics",
             "failure_codes",
+            "factor_effects",
         )
         for e in ("png", "pdf")
     )

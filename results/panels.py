@@ -1,0 +1,136 @@
+"""The frame every figure shares: panels per model, titles that say what a figure shows and leaves
+out, notes above the axes, and a "no data" panel for a model whose episodes were all harness errors."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Sequence
+
+import pandas as pd
+from matplotlib.artist import Artist
+from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from results.columns import C
+from results.stats import condition_rank, summary
+
+
+def figure(ncols: int, width: float = 4.2, height: float = 3.6) -> tuple[Figure, list[Axes]]:
+    fig = Figure(figsize=(max(1, ncols) * width, height), layout="constrained")
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(1, max(1, ncols), squeeze=False)[0]
+    return fig, list(axes)
+
+
+def conditions(frame: pd.DataFrame) -> list[str]:
+    return sorted(frame[C.condition].unique(), key=condition_rank)
+
+
+def hue(row: pd.Series, cols: Sequence[str]) -> str:
+    return ", ".join(f"{c}={row[c]}" for c in cols)
+
+
+def setting(df: pd.DataFrame) -> str:
+    """Suite(s), budget(s) and size of what a figure shows, for its title. N counts the scored
+    episodes of one bar or point: a cell of condition x model (x suite, budget where they vary)."""
+    suites = ", ".join(sorted(df[C.suite].unique()))
+    budgets = ", ".join(str(b) for b in sorted(df[C.budget].unique()))
+    n = summary(df)["n"]
+    n = n[n > 0] if (n > 0).any() else n
+    size = f"N={n.min()} per cell" if n.nunique() == 1 else f"N={n.min()}..{n.max()} per cell"
+    models = ", ".join(sorted(df[C.model].unique()))
+    return f"model {models} · {suites} · budget {budgets} · {size}"
+
+
+def title(fig: Figure, what: str, df: pd.DataFrame, left_out: Sequence[str] = ()) -> None:
+    """The figure's title: what it shows, its setting, then what it leaves out, each on as many
+    lines as the figure's width needs. What it leaves out goes here, not under the panels: that
+    space is the legend's (matplotlib lays out one of the two there)."""
+    room = int(fig.get_figwidth() * 11)  # characters per line at fontsize 10
+    lines, line = [], ""
+    for part in setting(df).split(" · "):
+        if line and len(line) + 3 + len(part) > room:
+            lines.append(line)
+            line = part
+        else:
+            line = f"{line} · {part}" if line else part
+    notes = [w for text in left_out for w in textwrap.wrap(text, room, break_on_hyphens=False)]
+    heading = textwrap.wrap(what, room, break_on_hyphens=False)
+    fig.suptitle("\n".join([*heading, *lines, line, *notes]), fontsize=10)
+
+
+def panel_title(ax: Axes, model: str, df: pd.DataFrame) -> None:
+    rows = df[df[C.model] == model]
+    ax.set_title(
+        f"model {model} ({len(rows)} episodes, {int(rows[C.success].eq(True).sum())} solved)",
+        fontsize=9,
+    )
+
+
+def note(ax: Axes, text: str) -> None:
+    """What a reader should know about a panel, under its title: never over the bars and whiskers."""
+    ax.set_title(f"{ax.get_title()}\n{text}", fontsize=9)
+
+
+def centre(ax: Axes, text: str) -> None:
+    """A message in the middle of a panel that has no data to cover."""
+    ax.text(
+        0.5,
+        0.5,
+        text,
+        transform=ax.transAxes,
+        ha="center",
+        va="center",
+        fontsize=9,
+        wrap=True,
+        bbox={"boxstyle": "round", "facecolor": "lightyellow", "edgecolor": "0.6"},
+    )
+
+
+def legend(fig: Figure) -> None:
+    """One legend for all panels, under them: a legend inside a panel covers its bars."""
+    seen: dict[str, Artist] = {}
+    for ax in fig.axes:
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            seen.setdefault(label, handle)
+    if seen:
+        fig.legend(
+            list(seen.values()),
+            list(seen),
+            loc="outside lower center",
+            ncols=min(4, len(seen)),
+            fontsize=7,
+            frameon=False,
+        )
+
+
+def models(df: pd.DataFrame) -> list[str]:
+    return sorted(df[C.model].unique())
+
+
+def no_data(ax: Axes, model: str, df: pd.DataFrame) -> bool:
+    """A model with no scored episode (every one a harness error): its panel says so and draws nothing."""
+    rows = df[df[C.model] == model]
+    if rows[C.success].notna().any():
+        return False
+    ax.set_title(f"model {model} ({len(rows)} episodes)", fontsize=9)
+    centre(ax, f"no data (harness errors):\nall {len(rows)} episodes failed in the harness")
+    ax.set_xticks([])
+    ax.set_yticks([])
+    return True
+
+
+def left_out(cells: pd.DataFrame, df: pd.DataFrame) -> list[str]:
+    """The cells a figure of `cells` draws no bar for: only harness errors in them."""
+    empty = cells[(cells["n"] == 0) & cells[C.model].isin(df.loc[df[C.success].notna(), C.model].unique())]
+    if empty.empty:
+        return []
+    return [
+        "no bar (harness errors only): "
+        + ", ".join(sorted({f"{r[C.model]} {r[C.condition]}" for _, r in empty.iterrows()}))
+    ]
+
+
+def none_solved(df: pd.DataFrame, model: str) -> bool:
+    return not df.loc[df[C.model] == model, C.success].eq(True).any()
