@@ -28,6 +28,7 @@ from tests.scripted_server import Reply, ScriptedServer
 
 def run_cli(*args: str, limit_bytes: int | None = None, timeout: int = 300) -> subprocess.CompletedProcess:
     def limit() -> None:  # `ulimit -f`: a write past it fails with EFBIG, as on a full disk
+        assert limit_bytes is not None  # the child runs it only when a limit is given
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit_bytes, limit_bytes))
 
     return subprocess.run(

@@ -5,11 +5,13 @@ import json
 from pathlib import Path
 
 from envs import get_suite
+from envs.textworld.suite import PaperTextWorld
 from harness.runner import run
 from harness.spec import build_spec
 from tests.scripted_server import Reply, ScriptedServer, call
 
 SUITE = get_suite("paper-textworld")
+assert isinstance(SUITE, PaperTextWorld)
 OPTIONS = SUITE.options_model()
 SEEDS = [20261051, 20261052]
 WALK = {s: SUITE.entry(s, OPTIONS).walkthrough for s in SEEDS}

@@ -18,7 +18,7 @@ def app() -> typer.Typer:
     return cli.app
 
 
-def run(app: typer.Typer, *args: str):
+def run(app: typer.Typer, *args: str | Path):
     return CliRunner().invoke(app, [str(a) for a in args])
 
 

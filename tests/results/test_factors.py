@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from results import load, render_report
 from results.factors import factor_effects
@@ -14,7 +15,7 @@ PARTS = {"code", "location", "observed", "allowed"}
 
 
 def record(task: int, composition: str, success: bool, condition: str | None = None, **over) -> dict:
-    params = {"composition": composition, "arbiter": "validator", "paper_name": None, "env": {}}
+    params: dict[str, Any] = {"composition": composition, "arbiter": "validator", "paper_name": None, "env": {}}
     return make_record(task, condition or composition, success, condition_params=params, suite="bank-disputes", **over)
 
 

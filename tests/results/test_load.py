@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -155,7 +156,8 @@ def test_export_round_trip(kit, tmp_path: Path, paper_run: Path) -> None:
     assert len(back) == len(df) == 41
     assert back["success"].isna().sum() == 1
     assert back["failure_codes"].map(list).tolist() == df["failure_codes"].tolist()
-    assert json.loads(back.loc[0, "config"]) == df.loc[0, "config"]
+    config = back.loc[0, "config"]
+    assert isinstance(config, str) and json.loads(config) == df.loc[0, "config"]
 
 
 def _flattened(rec: dict, run_dir: str) -> dict:
@@ -205,8 +207,11 @@ def test_nested_values_are_equal_and_independent(kit, tmp_path: Path) -> None:
     df = load(kit.write(tmp_path / "nested", recs))
     assert df["calls"].tolist() == [r["calls"] for r in recs]
     assert df["config"].tolist() == [r["config"] for r in recs]
-    df.loc[0, "calls"][0]["outcome"] = "changed"  # the dicts are copies, one per record
-    assert df.loc[1, "calls"][0]["outcome"] == "won"
+    # an object column: pandas types a cell as a scalar, here it is a record's list of dicts
+    first: Any = df.loc[0, "calls"]
+    first[0]["outcome"] = "changed"  # the dicts are copies, one per record
+    second: Any = df.loc[1, "calls"]
+    assert second[0]["outcome"] == "won"
     # a field that is a dict or list in the first record and null or text in a later one
     recs[1]["config"], recs[2]["calls"] = None, "not a list"
     df = load(kit.write(tmp_path / "mixed-types", recs))

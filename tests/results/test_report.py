@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from results import UsageError, build_report, load, render_report, wilson
-from results.report import SCHEMA
+from results.report_model import SCHEMA
 
 
 def test_json_structure_and_paper_cells(two_model_run: Path) -> None:
@@ -78,8 +78,9 @@ def test_contrasts_asked_and_by(kit, tmp_path: Path) -> None:
     df = load(kit.write(tmp_path / "b", recs))
     report = build_report(df, contrasts="allowed_json-raw", by=["model", "budget"])
     assert report.meta.group_by == ["model", "budget"]
-    assert [(r.budget, r.a_only, r.b_only) for r in report.contrasts] == [(2, 3, 0), (4, 3, 0)]
-    budget2 = [c for c in report.cells if c.budget == 2][0].paper
+    # the group columns ride along as a row's extra fields
+    assert [(r.model_dump()["budget"], r.a_only, r.b_only) for r in report.contrasts] == [(2, 3, 0), (4, 3, 0)]
+    budget2 = [c for c in report.cells if c.model_dump()["budget"] == 2][0].paper
     assert budget2.solved is None and budget2.note.startswith("budget 2:")
     with pytest.raises(UsageError, match="absent"):
         build_report(df, contrasts="allowed_prose-raw")
@@ -125,7 +126,8 @@ def test_sampling_lane_in_the_report(kit, tmp_path: Path) -> None:
     ]
     report = build_report(load(kit.write(tmp_path / "s", recs)))
     row = report.contrasts[0]
-    assert (row.contrast, row.lane, row.test, row.n_tasks) == ("allowed_json-raw", "sampling", "sign_flip", 4)
+    extra = row.model_dump()
+    assert (row.contrast, extra["lane"], row.test, extra["n_tasks"]) == ("allowed_json-raw", "sampling", "sign_flip", 4)
     assert report.cells[0].sample_seeds == 3
     assert report.cells[0].paper.note.startswith("sampling lane:")
     assert "sampling lane: the per-cell Wilson CIs" in render_report(load(tmp_path / "s"), fmt="md")
@@ -148,7 +150,7 @@ def test_table_at_80_columns_keeps_every_condition_and_its_ci_whole(two_model_ru
         assert any(
             line.startswith(c.condition + " ") and f"{c.solved}/{c.n}" in line and _ci_text(c.solved, c.n) in line
             for line in lines
-        ), (c.condition, c.model)
+        ), (c.condition, c.group(["model"]))
     assert "rate [95% CI]" in text and "left out at 80 columns" in text
     wide = render_report(df, fmt="table", width=220)
     assert "left out" not in wide and "tokens/success" in wide and "words/success" in wide

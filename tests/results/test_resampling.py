@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 from scipy.stats import permutation_test
 
-from results import resampling
 from results.contrasts import holm
 from results.resampling import MAX_TYPES, cluster_bootstrap, paired_bootstrap, sign_flip_p
 
@@ -67,7 +66,7 @@ def exact_sign_flip_p(d: np.ndarray) -> float:
     ticks = Counter(int(round(abs(x) * 12)) for x in d if x)
     null = Counter({0: 1})
     for tick, count in ticks.items():
-        step = Counter()
+        step: Counter[int] = Counter()
         for total, ways in null.items():
             for plus in range(count + 1):
                 step[total + tick * (2 * plus - count)] += ways * comb(count, plus)
@@ -160,7 +159,7 @@ def test_resampling_draws_are_bounded_by_chunk_not_by_pairs(monkeypatch: pytest.
 
     binary = np.random.default_rng(0).choice([-1.0, 0.0, 1.0], size=50_000)
     continuous = np.random.default_rng(0).normal(size=5_000)
-    monkeypatch.setattr(resampling.np.random, "default_rng", Spy)
+    monkeypatch.setattr("results.resampling.np.random.default_rng", Spy)
     paired_bootstrap(binary)
     sign_flip_p(binary)
     assert max(int(np.prod(s)) for s in shapes) <= 10_000 * 3  # n_boot x the three difference values

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from results import RecordsError, UsageError, failure_taxonomy, funnel, load, summary, wilson
@@ -86,7 +87,8 @@ def test_failure_taxonomy(kit, tmp_path: Path) -> None:
 
 def test_funnel(paper_run: Path) -> None:
     f = funnel(load(paper_run)).set_index("condition")
-    assert f.loc["raw", ["n", "first_call_valid", "repaired", "solved"]].tolist() == [10, 2, 2, 4]
+    row = f.loc["raw", ["n", "first_call_valid", "repaired", "solved"]]
+    assert isinstance(row, pd.Series) and row.tolist() == [10, 2, 2, 4]  # one row per condition
 
 
 def test_records_error_is_a_value_error() -> None:

@@ -10,8 +10,10 @@ import json
 import psutil
 import pytest
 
-from envs.contract import EpisodeContext, Task, TextAnswer, ToolCall
+from envs.contract import Accepted, EpisodeContext, Task, TextAnswer, ToolCall
 from envs.textworld.options import PaperOptions
+from envs.textworld.plan import PlanEnv
+from envs.textworld.step import StepEnv
 from envs.textworld.suite import PaperTextWorld
 from envs.textworld.tools import call_for
 from envs.textworld.zmachine import open_sessions
@@ -57,6 +59,7 @@ async def cancelled_episode(task: Task) -> None:
 
 def step_episode(task: Task, kind: int) -> None:
     env = SUITE.make(task, STEP, EpisodeContext(budget=4))
+    assert isinstance(env, StepEnv)
     if kind == 3:  # dropped without close(): the finalizer frees the game
         env.reset()
         env.submit(ToolCall(name="look"))
@@ -67,9 +70,10 @@ def step_episode(task: Task, kind: int) -> None:
         if kind == 1:
             raise ValueError("an error in the middle of an episode")
         for command in env.entry.walkthrough:
-            name, args = call_for(env.tools, command)
-            out = env.submit(ToolCall(name=name, arguments=args))
-        assert out.won
+            found = call_for(env.tools, command)
+            assert found is not None, command
+            out = env.submit(ToolCall(name=found[0], arguments=found[1]))
+        assert isinstance(out, Accepted) and out.won
     except ValueError:
         pass
     finally:
@@ -89,9 +93,11 @@ def test_no_interpreter_leaks_after_400_episodes() -> None:
         else:
             step_episode(task, kind)
         plan_env = SUITE.make(task, PLAN, EpisodeContext(budget=4))
+        assert isinstance(plan_env, PlanEnv)
         plan_env.reset()
         answer = TextAnswer(text=json.dumps({"answer": {"commands": plan_env.entry.walkthrough}}))
-        assert plan_env.submit(answer).won
+        out = plan_env.submit(answer)
+        assert isinstance(out, Accepted) and out.won
         plan_env.close()
         if i % 100 == 99:
             gc.collect()

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from envs.contract import Accepted, EpisodeContext, Task, TextAnswer, ToolCall, Violation
+from envs.contract import Accepted, EpisodeContext, Outcome, Task, TextAnswer, ToolCall, Violation
 from envs.textworld.options import PaperOptions
 from envs.textworld.plan import PlanEnv
 from envs.textworld.suite import PaperTextWorld
@@ -24,6 +24,16 @@ def env_for(tasks: list[Task], i: int = 0, budget: int | None = None, **opts) ->
     env = SUITE.make(tasks[i], PaperOptions(**opts), EpisodeContext(budget=budget or 4))
     assert isinstance(env, PlanEnv)
     return env
+
+
+def accepted(out: Outcome) -> Accepted:
+    assert isinstance(out, Accepted), out
+    return out
+
+
+def rejected(out: Outcome) -> Violation:
+    assert isinstance(out, Violation), out
+    return out
 
 
 def plan(*commands) -> TextAnswer:
@@ -71,7 +81,7 @@ def test_invalid_action_reports_the_first_k_admissible_in_game_order(tasks: list
     assert not any(a in out.message for a in out.allowed)
     assert out.raw.startswith("Traceback (most recent call last)") and "PlanRejected" in out.raw
 
-    first = env.submit(plan("go north"))
+    first = rejected(env.submit(plan("go north")))
     assert first.location == "answer.commands[0]" and first.allowed == env.entry.initial_admissible[:12]
 
 
@@ -105,9 +115,9 @@ def test_failure_codes(tasks: list[Task]) -> None:
         out = env.submit(answer)
         assert isinstance(out, Violation) and out.code == code, (code, out)
         assert out.raw.startswith("Traceback") and out.message
-    assert env.submit(plan(walk[0])).observed == [walk[0]]
-    assert env.submit(plan(*["look"] * 5)).observed == 5
-    assert env_for(tasks, max_commands=5).submit(plan(*["look"] * 5)).code == "quest_incomplete"
+    assert rejected(env.submit(plan(walk[0]))).observed == [walk[0]]
+    assert rejected(env.submit(plan(*["look"] * 5))).observed == 5
+    assert rejected(env_for(tasks, max_commands=5).submit(plan(*["look"] * 5))).code == "quest_incomplete"
 
 
 def test_bad_shapes_and_commands_are_violations(tasks: list[Task]) -> None:
@@ -123,18 +133,18 @@ def test_bad_shapes_and_commands_are_violations(tasks: list[Task]) -> None:
     ):
         out = env.submit(TextAnswer(text=text))
         assert isinstance(out, Violation) and out.code == "unparseable_plan", text[:40]
-    out = env.submit(plan(walk[0], 7))
+    out = rejected(env.submit(plan(walk[0], 7)))
     assert out.code == "unparseable_plan" and out.location == "answer.commands[1]" and out.observed == 7
-    out = env.submit(plan(walk[0], "x" * 5000))
+    out = rejected(env.submit(plan(walk[0], "x" * 5000)))
     assert out.code == "invalid_action" and len(out.observed) == 201 and "longer than 200" in out.message
-    out = env.submit(plan("go\x00east"))
+    out = rejected(env.submit(plan("go\x00east")))
     assert out.code == "invalid_action" and "control characters" in out.message
-    out = env.submit(ToolCall(name="go", arguments={"direction": "east"}))
+    out = rejected(env.submit(ToolCall(name="go", arguments={"direction": "east"})))
     assert out.code == "unparseable_plan" and "tool call" in out.message
     # whitespace around a command is stripped, as in the paper; an answer-as-JSON-string is read too
-    assert env.submit(plan(f"  {walk[0]}\n", walk[1])).won
+    assert accepted(env.submit(plan(f"  {walk[0]}\n", walk[1]))).won
     inner = json.dumps({"commands": walk})
-    assert env.submit(TextAnswer(text=json.dumps({"answer": inner}))).won
+    assert accepted(env.submit(TextAnswer(text=json.dumps({"answer": inner})))).won
 
 
 def test_fences_fail_unless_stripping_is_on_and_are_always_reported(tasks: list[Task]) -> None:
@@ -143,10 +153,10 @@ def test_fences_fail_unless_stripping_is_on_and_are_always_reported(tasks: list[
     paper_env = env_for(tasks, 0)
     out = paper_env.submit(fenced)
     assert isinstance(out, Violation) and out.code == "unparseable_plan"
-    assert paper_env.submit(plan(*walk)).won
+    assert accepted(paper_env.submit(plan(*walk))).won
     assert paper_env.record_extra()["fenced"] == [True, False]
     strip_env = env_for(tasks, 0, fence_strip=True)
-    assert strip_env.submit(fenced).won
+    assert accepted(strip_env.submit(fenced)).won
     assert strip_env.record_extra() == {
         "protocol": "plan",
         "game_seed": 20261051,
@@ -159,11 +169,11 @@ def test_fences_fail_unless_stripping_is_on_and_are_always_reported(tasks: list[
 def test_each_plan_replays_from_the_start(tasks: list[Task]) -> None:
     env = env_for(tasks, 0)
     walk = env.entry.walkthrough
-    assert env.submit(plan(walk[0])).code == "quest_incomplete"
+    assert rejected(env.submit(plan(walk[0]))).code == "quest_incomplete"
     # had the state carried over, the second command alone would be admissible now
-    out = env.submit(plan(walk[1]))
+    out = rejected(env.submit(plan(walk[1])))
     assert out.code == "invalid_action" and out.location == "answer.commands[0]"
-    assert env.submit(plan(*walk)).won
+    assert accepted(env.submit(plan(*walk))).won
 
 
 def test_budget_comes_from_the_episode_context_and_closed_env(tasks: list[Task]) -> None:

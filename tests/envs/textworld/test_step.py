@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from envs.contract import Accepted, EpisodeContext, Task, TextAnswer, ToolCall, Violation
+from envs.contract import Accepted, EpisodeContext, Outcome, Task, TextAnswer, ToolCall, Violation
 from envs.textworld.options import PaperOptions
 from envs.textworld.step import StepEnv
 from envs.textworld.suite import PaperTextWorld
@@ -29,6 +29,16 @@ def env(tasks):
     e.close()
 
 
+def accepted(out: Outcome) -> Accepted:
+    assert isinstance(out, Accepted), out
+    return out
+
+
+def rejected(out: Outcome) -> Violation:
+    assert isinstance(out, Violation), out
+    return out
+
+
 def call(env: StepEnv, command: str) -> ToolCall:
     found = call_for(env.tools, command)
     assert found, command
@@ -38,6 +48,7 @@ def call(env: StepEnv, command: str) -> ToolCall:
 def test_the_walkthrough_wins_every_paper_game_with_tool_calls(tasks: list[Task]) -> None:
     for task in tasks:
         env = SUITE.make(task, STEP, EpisodeContext(budget=4))
+        assert isinstance(env, StepEnv)
         try:
             opening = env.reset()
             assert opening.history == "full" and opening.accepts == frozenset({"tool"})
@@ -61,7 +72,8 @@ def test_the_walkthrough_wins_every_paper_game_with_tool_calls(tasks: list[Task]
         finally:
             env.close()
         assert all(isinstance(o, Accepted) for o in outs), (task.task_id, outs)
-        assert outs[-1].won and outs[-1].done and not any(o.done for o in outs[:-1]), task.task_id
+        wins = [accepted(o) for o in outs]
+        assert wins[-1].won and wins[-1].done and not any(o.done for o in wins[:-1]), task.task_id
 
 
 def test_tool_schemas_come_from_the_templates(env: StepEnv) -> None:
@@ -84,37 +96,37 @@ def test_go_reports_the_exits_and_state_persists(env: StepEnv) -> None:
     assert "east" not in out.message and out.raw.startswith("Traceback") and "ValidationError" in out.raw
     moved = env.submit(ToolCall(name="go", arguments={"direction": "East"}))  # normalised
     assert isinstance(moved, Accepted) and "Bedroom" in moved.observation
-    out = env.submit(ToolCall(name="go", arguments={"direction": "east"}))
+    out = rejected(env.submit(ToolCall(name="go", arguments={"direction": "east"})))
     assert out.allowed == ["west"]  # the game kept its state
 
 
 def test_take_reports_the_takeable_objects(env: StepEnv) -> None:
-    out = env.submit(ToolCall(name="take", arguments={"object": "worm"}))
+    out = rejected(env.submit(ToolCall(name="take", arguments={"object": "worm"})))
     assert out.code == "invalid_action" and out.allowed == []  # nothing to take in the study
     env.submit(ToolCall(name="go", arguments={"direction": "east"}))
-    out = env.submit(ToolCall(name="take", arguments={"object": "apple"}))
+    out = rejected(env.submit(ToolCall(name="take", arguments={"object": "apple"})))
     assert out.location == "arguments.object" and out.allowed == ["worm"]
-    won = env.submit(ToolCall(name="take", arguments={"object": "the Worm"}))
+    won = accepted(env.submit(ToolCall(name="take", arguments={"object": "the Worm"})))
     assert won.won and won.done and "*** The End ***" in won.observation
-    assert env.submit(ToolCall(name="look")).code == "game_over"
+    assert rejected(env.submit(ToolCall(name="look"))).code == "game_over"
 
 
 def test_argument_errors(env: StepEnv) -> None:
-    out = env.submit(ToolCall(name="dance", arguments={}))
+    out = rejected(env.submit(ToolCall(name="dance", arguments={})))
     assert out.code == "unknown_tool" and out.location == "name" and "go" in out.allowed and "dance" in out.message
-    out = env.submit(ToolCall(name="unlock", arguments={"object": "non-euclidean chest"}))
+    out = rejected(env.submit(ToolCall(name="unlock", arguments={"object": "non-euclidean chest"})))
     assert out.code == "invalid_action" and out.location == "arguments.object" and out.allowed == []  # not locked
-    out = env.submit(ToolCall(name="lock", arguments={"object": "non-euclidean chest"}))
+    out = rejected(env.submit(ToolCall(name="lock", arguments={"object": "non-euclidean chest"})))
     assert out.code == "missing" and out.location == "arguments.with" and out.allowed == ["non-euclidean latchkey"]
-    out = env.submit(ToolCall(name="lock", arguments={"object": "non-euclidean chest", "with": "worm"}))
+    out = rejected(env.submit(ToolCall(name="lock", arguments={"object": "non-euclidean chest", "with": "worm"})))
     assert out.code == "invalid_action" and out.location == "arguments.with" and out.observed == "worm"
-    out = env.submit(ToolCall(name="open", arguments={"object": 3}))
+    out = rejected(env.submit(ToolCall(name="open", arguments={"object": 3})))
     assert out.code == "string_type" and out.location == "arguments.object" and out.observed == 3
-    out = env.submit(ToolCall(name="look", arguments={"hard": True}))
+    out = rejected(env.submit(ToolCall(name="look", arguments={"hard": True})))
     assert out.code == "extra_forbidden" and out.location == "arguments.hard"
-    out = env.submit(ToolCall(name="drop", arguments={"object": "x" * 1000}))
+    out = rejected(env.submit(ToolCall(name="drop", arguments={"object": "x" * 1000})))
     assert out.code == "string_too_long" and len(out.observed) == 201
-    assert env.submit(TextAnswer(text="go east")).code == "no_action"
+    assert rejected(env.submit(TextAnswer(text="go east"))).code == "no_action"
     # none of these touched the game
     assert env.commands == [] and isinstance(env.submit(call(env, "go east")), Accepted)
 

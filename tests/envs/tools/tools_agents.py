@@ -65,7 +65,8 @@ def solve(env: Any, ask: bool = True, confirm: bool = True, max_steps: int = 40)
                 send(TextAnswer(text="Sorry, I cannot complete this now; a colleague has to restore the access."))
                 return outcomes
             send(ToolCall(name="wait", arguments={"seconds": delay}))
-    if not outcomes or not outcomes[-1].done:
+    last = outcomes[-1] if outcomes else None
+    if not isinstance(last, Accepted) or not last.done:
         send(TextAnswer(text="I have checked it for you."))
     return outcomes
 
@@ -97,5 +98,6 @@ def every_task_solved(suite: Any, options: Any, kinds: set[str]) -> tuple[list[A
         first = env.reset()
         assert env.reset() == first
         openings.append(first.messages[-1]["content"])
-        assert solve(env)[-1].won, task.task_id
+        last = solve(env)[-1]
+        assert isinstance(last, Accepted) and last.won, task.task_id
     return tasks, openings

@@ -51,7 +51,7 @@ OURS = (
     "results",
 )
 # `conditions` lists the condition registry, whose entries are pydantic-backed: only that command imports it
-PATHS = {
+PATHS: dict[str, dict[str, tuple[str, ...]]] = {
     "--help": {"forbidden": HEAVY + ("pydantic", "rich"), "ours": OURS + ("conditions",)},
     "suites": {"forbidden": HEAVY, "ours": OURS + ("conditions",)},
     "conditions": {"forbidden": HEAVY, "ours": tuple(m for m in OURS if m != "envs.contract")},

@@ -17,6 +17,7 @@ import pytest
 from typer.testing import CliRunner
 
 from envs import get_suite
+from envs.textworld.suite import PaperTextWorld
 from harness.cli import app
 from tests.scripted_server import Reply, ScriptedServer
 
@@ -37,6 +38,7 @@ GOLDENS = {
     for g in (json.loads(p.read_text()) for p in sorted((DATA / "runs").glob("*.json")))
 }
 SUITE = get_suite("paper-textworld")
+assert isinstance(SUITE, PaperTextWorld)
 WALK = {f"textworld-{s}": SUITE.entry(s, SUITE.options_model()).walkthrough for s in [*SEEDS, 20261052]}
 
 
@@ -64,13 +66,19 @@ def scenario_texts(scenario: str, task_id: str, walk: list[str]) -> list[str]:
     return [first, again, again, again]
 
 
+def _found(pattern: str, text: str, flags: int = 0) -> str:
+    m = re.search(pattern, text, flags)
+    assert m is not None, (pattern, text)
+    return m.group(1)
+
+
 def answer(body: dict) -> Reply:
-    task_id = re.search(r'"task_id": "(textworld-\d+)"', body["messages"][1]["content"]).group(1)
+    task_id = _found(r'"task_id": "(textworld-\d+)"', body["messages"][1]["content"])
     return Reply(text=scenario_texts(body["model"], task_id, WALK[task_id])[attempt_of(body)])
 
 
 def attempt_of(body: dict) -> int:
-    return int(re.search(r"^- attempt: (\d+)$", body["messages"][1]["content"], re.M).group(1))
+    return int(_found(r"^- attempt: (\d+)$", body["messages"][1]["content"], re.M))
 
 
 def pack_of(body: dict) -> dict:
