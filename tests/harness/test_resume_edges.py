@@ -151,7 +151,9 @@ def test_retry_errors_killed_at_any_moment_loses_and_duplicates_nothing(tmp_path
             os.kill(proc.pid, signal.SIGKILL)
             proc.wait()
             counts = key_counts(out)
-            assert len(counts) == 20 or sum(counts.values()) <= 20 and set(counts.values()) == {1}
+            # killed after the move and before the first replayed record, the file is empty: nothing is
+            # lost (the errors are in harness_errors.jsonl, the resume replays them), nothing is twice
+            assert len(counts) == 20 or sum(counts.values()) <= 20 and set(counts.values()) <= {1}
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     rows = lines(out / "records.jsonl")
