@@ -84,7 +84,7 @@ def main() -> None:
     for r in df.itertuples():
         table.add_row(
             str(r.task_id),
-            r.condition,
+            str(r.condition),
             "equal" if r.first_prompt_tokens_equal else "differ",
             f"{r.completion_tokens_a}/{r.completion_tokens_b}",
             str(r.answers_equal),

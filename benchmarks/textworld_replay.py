@@ -29,7 +29,7 @@ from rich.table import Table
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from envs.contract import EpisodeContext, Task, TextAnswer  # noqa: E402
+from envs.contract import Accepted, EpisodeContext, Task, TextAnswer  # noqa: E402
 from envs.textworld import cache  # noqa: E402
 from envs.textworld.options import PaperOptions  # noqa: E402
 from envs.textworld.suite import PaperTextWorld  # noqa: E402
@@ -90,7 +90,7 @@ def main() -> None:
             out = env.submit(answer)
             env.close()
             times["ours, first call" if i == 0 else "ours"].append(time.perf_counter() - t)
-            assert out.won, (g.seed, out)
+            assert isinstance(out, Accepted) and out.won, (g.seed, out)
         for _ in range(a.repeats):
             times["fresh start"].append(fresh_start(files[g.seed].z8, plans[g.seed]))
     if a.subprocess:

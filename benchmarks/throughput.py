@@ -45,6 +45,7 @@ import functools
 import io
 import json
 import multiprocessing
+import multiprocessing.process
 import os
 import statistics
 import sys
@@ -142,7 +143,7 @@ def _server_main(latency_s: float, conn: Any) -> None:
     asyncio.run(_serve(latency_s, conn))
 
 
-def start_server(latency_s: float) -> tuple[multiprocessing.Process, str]:
+def start_server(latency_s: float) -> tuple[multiprocessing.process.BaseProcess, str]:
     ours, theirs = multiprocessing.Pipe()
     proc = multiprocessing.get_context("fork").Process(target=_server_main, args=(latency_s, theirs), daemon=True)
     proc.start()
@@ -217,7 +218,7 @@ async def _pool(n: int, concurrency: int, one: Any) -> float:
 async def _raw(url: str, wire: list[bytes], concurrency: int) -> float:
     host, port = url.split("//")[1].split("/")[0].split(":")
     conns = [await asyncio.open_connection(host, int(port)) for _ in range(concurrency)]
-    free = asyncio.Queue()
+    free: asyncio.Queue[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = asyncio.Queue()
     for c in conns:
         free.put_nowait(c)
 
@@ -292,6 +293,8 @@ def _old_client() -> Any:
     path = Path(tempfile.mkdtemp(prefix="old-http1-")) / "old_http1.py"
     path.write_bytes(source)
     spec = importlib.util.spec_from_file_location("old_http1", path)
+    if spec is None or spec.loader is None:
+        return None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

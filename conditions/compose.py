@@ -23,8 +23,6 @@ from envs.errors import UnknownName, UserError
 # the canonical order of the parts; `allowed=K` takes the place of `allowed`
 PARTS = ("frame", "retry", "invalid", "message", "traceback", "code", "location", "observed", "allowed")
 FORMS = ("prose", "json", "problem")
-# the parts that are a field of the violation (rendered together: a sentence, keys, invalid-params)
-FIELD_PARTS = ("code", "location", "observed", "allowed")
 
 
 class CompositionError(UserError):

@@ -9,11 +9,13 @@ Dependency-free on purpose (help must start fast, benchmarks/startup.py).
 
 from __future__ import annotations
 
+from typing import Literal
+
 # RunSpec
 SAMPLE_SEEDS = (0,)
-TOOL_MODE = "prompt"  # native | prompt
-TEXT_CALLS = "parse"  # parse | violation: a native-mode call returned as text
-BACKEND = "openai"  # openai | vllm
+TOOL_MODE: Literal["native", "prompt"] = "prompt"
+TEXT_CALLS: Literal["parse", "violation"] = "parse"  # a native-mode call returned as text
+BACKEND: Literal["openai", "vllm"] = "openai"
 API_KEY_ENV = "OPENAI_API_KEY"
 CONCURRENCY = 4  # concurrent episodes per endpoint
 OUT = "runs/latest"

@@ -33,6 +33,7 @@ from harness.backends.local import NATIVE_ALIAS, PROMPT_ALIAS, local_model_name
 from harness.types import RunSpec
 
 if TYPE_CHECKING:  # the openai SDK (half a second to import) only when a run opens a client
+    from harness.backends.constrain import Style
     from harness.backends.openai_compat import OpenAIBackend
 
 Kind = Literal["local", "gguf", "preset", "agent", "id"]
@@ -176,7 +177,7 @@ class ModelPool:
             await own.aclose()
             self.servers = {url: s for url, s in self.servers.items() if s.alive()}
 
-    def _client(self, url: str, model: str, flatten: bool = False, style: str = "openai") -> OpenAIBackend:
+    def _client(self, url: str, model: str, flatten: bool = False, style: Style = "openai") -> OpenAIBackend:
         from harness.backends.openai_compat import OpenAIBackend
 
         server = self.servers.get(url)
@@ -205,7 +206,7 @@ class ModelPool:
         if self.spec.backend == "vllm":
             return [await self._inproc(ref)]
         urls = list(self.spec.endpoints) or [await self._serve(ref, placed)]
-        backends: list[Backend] = []
+        clients: list[OpenAIBackend] = []
         ids: dict[str, list[str]] = {}
         served_name = ""
         for url in urls:
@@ -221,16 +222,16 @@ class ModelPool:
                 style="llama.cpp" if llama else "openai",
             )
             self.stack.push_async_callback(client.aclose)
-            backends.append(client)
+            clients.append(client)
         self.served[name] = {
             "backend": "openai",
             "served_name": served_name,
             "endpoints": urls,
             "model_ids": ids,
-            "constrain_style": backends[0].constrain_style,
+            "constrain_style": clients[0].constrain_style,
             **(_placement(placed) if placed is not None else {}),
         }
-        return backends
+        return list(clients)
 
     def _served_name(self, ref: ModelRef, ids: list[str], url: str) -> str:
         """The first name the endpoint answers to: for `local`, llama.cpp's alias of the tool mode
@@ -242,6 +243,7 @@ class ModelPool:
         elif ref.kind == "gguf":
             from harness.backends.gguf import served_alias
 
+            assert ref.gguf is not None  # resolve() sets it for every gguf: name
             candidates = [served_alias(ref.gguf)]
         elif ref.kind == "preset":
             candidates = [ref.preset.hf_id, ref.preset.name]
@@ -262,6 +264,7 @@ class ModelPool:
         elif ref.kind == "gguf":
             from harness.backends.gguf import GgufServer
 
+            assert ref.gguf is not None  # resolve() sets it for every gguf: name
             server = GgufServer(ref.gguf)
         else:
             from harness.backends.server_proc import free_port

@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from importlib import metadata
 from pathlib import Path
@@ -128,7 +128,7 @@ def load(files: Iterable[str | Path] = ()) -> list[Plugin]:
     return [*_installed(), *(load_file(f) for f in files)]
 
 
-def check_unchanged(recorded: list[dict[str, Any]], loaded: list[Plugin], where: str) -> None:
+def check_unchanged(recorded: list[dict[str, Any]], loaded: Sequence[Plugin], where: str) -> None:
     """A run directory's plugins (run.json) against those loaded now: a plugin whose source
     changed, or that is not loaded, is refused, naming it and what changed."""
     now = {p.path: p for p in loaded}  # a file's resolved path, or a package plugin's module file

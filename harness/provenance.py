@@ -60,5 +60,6 @@ def version_line() -> str:
     except metadata.PackageNotFoundError:
         installed = "(not installed)"
     commit = git_commit()
-    tail = f" (git {commit['commit'][:12]}{', modified' if commit['dirty'] else ''})" if commit["commit"] else ""
+    sha = commit["commit"]
+    tail = f" (git {sha[:12]}{', modified' if commit['dirty'] else ''})" if isinstance(sha, str) and sha else ""
     return f"repair-harness {installed}{tail}"

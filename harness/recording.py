@@ -7,10 +7,10 @@ from typing import Any
 
 from envs.contract import Accepted, Violation
 from harness.loop import EpisodeResult
-from harness.types import EpisodeKey, EpisodeRecord
+from harness.types import EndReason, EpisodeKey, EpisodeRecord
 
 
-def _end_reason(r: EpisodeResult) -> str:
+def _end_reason(r: EpisodeResult) -> EndReason:
     if r.harness_error:
         return "harness_error"
     if r.won:
@@ -64,7 +64,7 @@ def build_record(
         config=config,
         model_id=result.model_id,
         success=success,
-        end_reason=end,  # type: ignore[arg-type]
+        end_reason=end,
         limit_hit=end == "budget",
         budget_unit=result.budget_unit,
         budget_spent=result.spent,

@@ -254,7 +254,7 @@ async def _unenforced(
     """Under `--constrain schema`, the keywords of the tools' schemas that a server cannot
     constrain (harness.backends.constrain.unenforced), said once per run: those values are
     checked by the tools only. The tools are those of the first task's opening."""
-    styles = {b.constrain_style for bs in backends.values() for b in bs if getattr(b, "constrain_style", None)}
+    styles = {s for bs in backends.values() for b in bs if (s := getattr(b, "constrain_style", None))}
     if "schema" not in spec.constrain or not styles:
         return {}
     from harness.backends.constrain import unenforced

@@ -44,7 +44,7 @@ def _allowed(field: str) -> str:
 FLAGS = {"suite": "--suite", "models": "--model", "conditions": "--conditions"}
 
 
-def _explain(exc: ValidationError, source: str, model: type) -> SpecError:
+def _explain(exc: ValidationError, source: str, model: type[BaseModel]) -> SpecError:
     """One line per error; an unknown key also lists the keys `model` accepts."""
     lines, unknown = [], False
     for err in exc.errors(include_url=False):
@@ -115,7 +115,7 @@ def resolved(spec: RunSpec, source: str = "spec") -> Resolved:
         raise _explain(exc, f"{source}: env_options of suite {spec.suite}", suite.options_model) from None
     family = suite.feedback_family(options)
     keys = {f.alias or name for name, f in suite.options_model.model_fields.items()}
-    conditions = {}
+    conditions: dict[str, Condition] = {}
     for name in spec.conditions:
         try:
             condition = resolve_condition(

@@ -181,11 +181,6 @@ class RunDir:
         del meta["moving_errors"]
         self._write_json(self.meta, meta)
 
-    def update_session(self, **fields: Any) -> None:
-        meta = json.loads(self.meta.read_text())
-        meta["sessions"][-1].update(self.redactor.obj(fields))
-        self._write_json(self.meta, meta)
-
     def close(self) -> None:
         if self._writer is not None:
             self._writer.shutdown()
@@ -336,12 +331,6 @@ class RunDir:
     def transcript_name(key: EpisodeKey) -> str:
         return rundir.transcript_name(key.slug())
 
-    def write_transcript(self, key: EpisodeKey, data: dict[str, Any]) -> str:
-        """Blocking file work (a new file per episode)."""
-        rel = self.transcript_name(key)
-        replace_file(self.path / rel, self._transcript_bytes(key, data))
-        return rel
-
     def _transcript_bytes(self, key: EpisodeKey, data: dict[str, Any]) -> bytes:
         return self._redacted_json({"key": key.model_dump(), **data}).encode()
 
@@ -394,6 +383,7 @@ class RunDir:
                     return  # closed, nothing left
                 self._unsynced = False
                 fd = self._fh
+                assert fd is not None  # unsynced lines were appended to it, and close() joins this thread first
             try:
                 os.fsync(fd)
             except OSError as exc:  # the next append raises it: the run stops instead of losing records quietly

@@ -27,6 +27,10 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+def _unconstrained() -> list[Literal["none", "json", "schema"]]:
+    return ["none"]
+
+
 class RunSpec(Strict):
     """A resolved run: what to play, with whom, under which conditions."""
 
@@ -48,7 +52,7 @@ class RunSpec(Strict):
     feedback_cut: int | None = Field(None, ge=1)
     env_options: dict[str, Any] = Field(default_factory=dict)
     # decoding arms (--constrain): what the server constrains each answer to; a grid axis
-    constrain: list[Literal["none", "json", "schema"]] = Field(default_factory=lambda: ["none"], min_length=1)
+    constrain: list[Literal["none", "json", "schema"]] = Field(default_factory=_unconstrained, min_length=1)
     # execution settings: not part of the run's identity
     backend: Literal["openai", "vllm"] = defaults.BACKEND
     endpoints: list[str] = Field(default_factory=list)

@@ -81,7 +81,6 @@ class Lane:
     name: str
     design: str
     games: int
-    published: None = None  # the paper publishes no per-cell numbers for either lane
     note: str = "the design is known; the paper publishes no per-cell numbers for it"
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-import numpy as np
 import pandas as pd
 from statsmodels.stats.proportion import proportion_confint
 
@@ -193,9 +192,3 @@ def funnel(df: pd.DataFrame, by: Sequence[str] | None = None) -> pd.DataFrame:
             }
         )
     return sort_cells(pd.DataFrame(rows), cols)
-
-
-def nan_to_none(value: object) -> object:
-    if isinstance(value, (float, np.floating)) and math.isnan(value):
-        return None
-    return value

@@ -6,7 +6,7 @@ from the game's .json. Wins and losses are decided as the compiled game decides 
 command, a quest whose win condition holds is completed for good, the game is won once every
 quest is completed, and lost as soon as a fail condition holds. (TextWorld's GameProgression also
 calls a quest failed when it judges it unfinishable; the compiled game does not, so neither do we.)
-Equality with the Z-machine is checked over the paper suite by tests/envs/test_textworld_engine.py.
+Equality with the Z-machine is checked over the paper suite by tests/envs/textworld/test_engine.py.
 A replay starts from a copy of the initial state, so no game start is paid per plan.
 """
 

@@ -73,7 +73,3 @@ def write_manifest(path: Path, manifest: Manifest) -> Path:
     tmp.write_text(json.dumps(manifest.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n")
     tmp.replace(path)
     return path
-
-
-def read_manifest(path: Path) -> Manifest:
-    return Manifest.model_validate_json(Path(path).read_text())

@@ -114,7 +114,7 @@ def refund(shop: Shop, inp: RefundInput) -> dict[str, Any]:
     return {"order_id": order.id, "refunded": str(inp.amount), "status": "refund issued"}
 
 
-PHRASES = {
+PHRASES: dict[Reason, str] = {
     "damaged": "it arrived broken",
     "late": "it came two weeks after the promised date",
     "wrong_item": "you sent me something else",

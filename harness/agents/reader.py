@@ -31,7 +31,6 @@ from conditions.feedback import FRAME, INVALID, RETRY
 from envs.contract import Action, TextAnswer, ToolCall
 from harness.agents.base import ReferenceAgent, task_seed
 
-KINDS = ("inadmissible_command", "typo", "missing_field")
 _QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')
 _PROSE_ALLOWED = re.compile(r"The allowed values are: (.*)$")
 _PROSE_AT = re.compile(r'The error was(?: .*?)? at ("(?:[^"\\]|\\.)*")')
@@ -80,7 +79,9 @@ def put(action: Action, m: Mistake, value: Any) -> Action:
         if value is not None:
             args[m.field] = value
         return action.model_copy(update={"arguments": args})
-    data, commands = _commands(action)  # type: ignore[misc]
+    found = _commands(action)
+    assert found is not None  # the mistake was found in these commands (Mistake.command)
+    data, commands = found
     commands = [value if i == m.command else c for i, c in enumerate(commands)]
     if isinstance(data["answer"], str):
         data = {**data, "answer": json.dumps({**json.loads(data["answer"]), "commands": commands})}

@@ -148,8 +148,9 @@ def verdict(build: list[str], flags: set[str], probe: Probe, machine: str | None
     amx = any(name.startswith("AMX") for name in build)
     if amx:
         reasons.append("the build uses AMX, which many VMs forbid a guest to run even where CPUID advertises it")
-    signalled = probe.returncode is not None and probe.returncode < 0
-    if signalled:
+    signalled = False
+    if probe.returncode is not None and probe.returncode < 0:
+        signalled = True
         from harness.backends.server_death import signal_words
 
         reasons.append(f"loading the model killed the probe with {signal_words(-probe.returncode, 'llama.cpp')}")

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import functools
 import os
+from collections.abc import Callable
+from typing import Any, ParamSpec
 
 from llama_cpp import Llama
 from llama_cpp.server.__main__ import main
@@ -20,25 +22,28 @@ from llama_cpp.server.settings import ConfigFileSettings
 
 from harness.backends.serve_auth import LLAMA_KEY_ENV
 
+P = ParamSpec("P")
 
-def _fresh(method):  # type: ignore[no-untyped-def]
+
+def _fresh(method: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(method)
-    def wrapper(self: Llama, *args, **kwargs):  # type: ignore[no-untyped-def]
+    def wrapper(self: Llama, *args: Any, **kwargs: Any) -> Any:
         self.reset()
         return method(self, *args, **kwargs)
 
     return wrapper
 
 
+# replacing llama_cpp's methods is the point of this module; mypy refuses any assignment to a method
 Llama.create_chat_completion = _fresh(Llama.create_chat_completion)  # type: ignore[method-assign]
 Llama.create_completion = _fresh(Llama.create_completion)  # type: ignore[method-assign]
 
 
-def _with_key(load, key: str):  # type: ignore[no-untyped-def]
+def _with_key(load: Callable[P, ConfigFileSettings], key: str) -> Callable[P, ConfigFileSettings]:
     """The key reaches the server's settings from our environment, never from the config file."""
 
     @functools.wraps(load)
-    def wrapper(*args, **kwargs):  # type: ignore[no-untyped-def]
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> ConfigFileSettings:
         settings = load(*args, **kwargs)
         settings.api_key = key
         return settings
@@ -49,5 +54,6 @@ def _with_key(load, key: str):  # type: ignore[no-untyped-def]
 if __name__ == "__main__":
     key = os.environ.pop(LLAMA_KEY_ENV, None)
     if key:
+        # as above: the settings class's loader is replaced on purpose
         ConfigFileSettings.model_validate_json = _with_key(ConfigFileSettings.model_validate_json, key)  # type: ignore[method-assign]
     main()

@@ -161,7 +161,7 @@ class OpenAIBackend:
         with the wait named (never cut short: a server that asked for an hour is not called sooner)."""
         delay = min(self.backoff_s * (2**attempt), 30.0)
         asked = error.retry_after_s() if isinstance(error, StatusError) else None
-        if asked is not None:
+        if isinstance(error, StatusError) and asked is not None:
             if asked > defaults.MAX_RETRY_AFTER_S:
                 raise HarnessError(
                     f"{self.base_url}: HTTP {error.status} with Retry-After {asked:.0f} s, longer than the "

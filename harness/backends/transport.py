@@ -209,9 +209,8 @@ def describe(exc: BaseException, url: str) -> TransportError:
     if isinstance(exc, (httpx2.ReadTimeout, httpx2.WriteTimeout, httpx2.PoolTimeout)):
         return TransportError(f"read timeout: {where} sent no answer in time", retryable=True)
     if isinstance(exc, httpx2.ConnectError):
-        reason = (
-            os.strerror(root.errno) if isinstance(getattr(root, "errno", None), int) and root.errno > 0 else str(root)
-        )
+        code = getattr(root, "errno", None)
+        reason = os.strerror(code) if isinstance(code, int) and code > 0 else str(root)
         hop = _address(root)
         if hop is not None and _proxy_set() and not _is_target(hop, parts):
             return TransportError(

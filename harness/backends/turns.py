@@ -46,7 +46,8 @@ def native_text_modes(tool_parser: str) -> frozenset[str]:
 class RawCall:
     """A tool call as the server returned it (OpenAI wire form: arguments as a JSON string)."""
 
-    name: str
+    # what the server sent: a call may lack a name, or carry a non-string one (_read_native names it)
+    name: object
     # a JSON string on the wire; some servers send the object itself
     arguments: Any
     id: str | None = None

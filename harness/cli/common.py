@@ -43,7 +43,8 @@ def __getattr__(name: str) -> Any:
 EXIT_BAD_INPUT = 2
 EXIT_SERVER = 3  # the model server could not be reached at the start, or died during the run
 EXIT_HARNESS_ERRORS = 4  # the run finished, but some episodes are recorded as harness errors
-EXIT_INTERRUPTED = {signal.SIGINT: 130, signal.SIGTERM: 143}
+# keyed by int: a handler receives the signal's number (Signals is an IntEnum, so both keys hash alike)
+EXIT_INTERRUPTED: dict[int, int] = {signal.SIGINT: 130, signal.SIGTERM: 143}
 
 # How a command may fail without a traceback: the first word of its one line on stderr and its
 # exit code. Anything else is a bug and keeps its traceback.

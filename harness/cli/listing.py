@@ -25,7 +25,7 @@ def list_conditions(
     fmt: str = typer.Option("table", "--format", help="table | json (each alias's composition)"),
     plugin: list[Path] | None = typer.Option(None, "--plugin", help=PLUGIN_HELP),
 ) -> None:
-    """List the conditions, and the parts and forms any other one is composed of (PART+PART+...@FORM)."""
+    """List the conditions, and the parts and forms any other one is composed of (PART+PART@FORM)."""
     from rich import box  # here, as in every command: help imports no rich
     from rich.markup import escape
     from rich.table import Column, Table

@@ -94,14 +94,15 @@ def vllm(
     from harness.backends.vllm_presets import VllmServer, preset_row, vllm_command  # pydantic: not for help
     from harness.cli.common import out
 
-    if (preset is None) == (model is None):
+    name = preset or model
+    if name is None or (preset is None) == (model is None):
         raise UserError(f"give exactly one of --preset (one of: {', '.join(PRESET_ROWS)}) or --model ORG/NAME")
     if model is not None and "/" not in model and model != "local":
         raise UserError(
             f"--model takes local or a Hugging Face id of the form org/name, got {model!r} (presets go to --preset)"
         )
     row = preset_row(
-        preset or model,
+        name,
         tool_parser=tool_parser,
         chat_template=chat_template,
         max_model_len=max_model_len,

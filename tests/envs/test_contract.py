@@ -32,7 +32,7 @@ def _recurse(n: int) -> float:
 
 def _chained() -> None:
     try:
-        {}["missing"]
+        dict[str, int]()["missing"]
     except KeyError as exc:
         raise ValueError("while looking it up") from exc
 

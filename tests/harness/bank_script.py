@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from scripted_server import Reply, call, tagged
-
 from conditions.arbiters import REVIEW_PROMPT, WAIT_PROMPT
 from envs import get_suite
 from envs.contract import EpisodeContext
+from tests.scripted_server import Reply, call, tagged
 
 REVIEWS = {REVIEW_PROMPT, WAIT_PROMPT}
 
@@ -20,7 +19,8 @@ def gold_by_message(n: int = 200) -> dict[str, dict[str, Any]]:
     """customer message -> gold arguments, for the first n tasks."""
     out = {}
     for task in SUITE.tasks(OPTIONS)[:n]:
-        env = SUITE.make(task, OPTIONS, EpisodeContext(budget=4))
+        # the authoring env: its state (the task's Desk) is no part of the Env protocol
+        env: Any = SUITE.make(task, OPTIONS, EpisodeContext(budget=4))
         opening = env.reset()
         w = env.state.world
         op = w.op(w.target)

@@ -16,8 +16,8 @@ import sys
 import time
 from pathlib import Path
 
-from bank_script import GOLD, answer, customer_message
-from scripted_server import ScriptedServer
+from tests.harness.bank_script import GOLD, answer, customer_message
+from tests.scripted_server import ScriptedServer
 
 ROOT = Path(__file__).parents[2]
 KILLS = 10

@@ -13,10 +13,10 @@ import random
 from pathlib import Path
 
 import pytest
-from scripted_server import Reply, ScriptedServer
 
 from harness.runner import run
 from harness.spec import build_spec
+from tests.scripted_server import Reply, ScriptedServer
 
 ARGS = {"card_last4": "4417", "operation_date": "2026-03-02", "amount": "1200.50", "reason": "fraud"}
 

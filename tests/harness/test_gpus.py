@@ -6,7 +6,7 @@ recomputed here from the preset's inputs, so a change of formula or of a preset'
 from __future__ import annotations
 
 import pytest
-from fake_nvml import install, uninstall
+from tests.fake_nvml import install, uninstall
 
 from envs.errors import UserError
 from harness.backends.vllm_presets import PRESETS

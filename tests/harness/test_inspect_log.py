@@ -15,14 +15,14 @@ from pathlib import Path
 
 import inspect_ai.log as inspect_log  # the [inspect] extra is part of [dev]: a missing one fails here
 import pytest
-from bank_script import GOLD, answer, customer_message, failed_attempts
-from scripted_server import Reply, ScriptedServer
 from typer.testing import CliRunner
 
 from harness.cli import app
 from harness.inspect_log import export
 from harness.runner import run
 from harness.spec import build_spec
+from tests.harness.bank_script import GOLD, answer, customer_message, failed_attempts
+from tests.scripted_server import Reply, ScriptedServer
 
 ACCEPTED = {"accepted", "won", "lost", "review"}
 

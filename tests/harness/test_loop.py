@@ -12,7 +12,18 @@ import threading
 from typing import Any
 
 from conditions import get_condition
-from envs.contract import Accepted, Action, EpisodeContext, Opening, Outcome, TextAnswer, ToolCall, ToolSpec, Violation
+from envs.contract import (
+    Accepted,
+    Action,
+    Env,
+    EpisodeContext,
+    Opening,
+    Outcome,
+    TextAnswer,
+    ToolCall,
+    ToolSpec,
+    Violation,
+)
 from harness.errors import HarnessError
 from harness.loop import run_episode
 from harness.types import ModelTurn, Usage
@@ -47,12 +58,17 @@ class FakeBackend:
     async def model_id(self) -> str | None:
         return "fake-model"
 
+    def for_episode(self, env: Env) -> FakeBackend:
+        return self  # as a model backend: one, shared by the episodes
+
     async def aclose(self) -> None:
         pass
 
 
 class FakeEnv:
     """Wins when `move` targets `goal`; any other target is an `invalid_action` Violation."""
+
+    blocking = True  # what the loop assumes of an env that does not say: called in a worker thread
 
     def __init__(
         self,
@@ -87,6 +103,12 @@ class FakeEnv:
             allowed=[self.goal],
             message="move: to: not possible here",
         )
+
+    def record_extra(self) -> dict[str, Any]:
+        return {}
+
+    def reference(self) -> list[Action]:
+        return [call(self.goal)]
 
     def close(self) -> None:
         pass

@@ -9,7 +9,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-from fake_nvml import install, uninstall
+from tests.fake_nvml import install, uninstall
 from typer.testing import CliRunner
 
 from harness.backends.local import gguf_path

@@ -9,8 +9,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from bank_script import GOLD, answer, customer_message
-from scripted_server import ScriptedServer
+from tests.harness.bank_script import GOLD, answer, customer_message
+from tests.scripted_server import ScriptedServer
 
 
 def cli(server, out, tasks):

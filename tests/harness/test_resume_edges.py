@@ -16,7 +16,6 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from scripted_server import Reply, ScriptedServer
 
 from harness.errors import StorageError
 from harness.loop import EpisodeResult
@@ -24,10 +23,12 @@ from harness.recording import build_record
 from harness.spec import build_spec
 from harness.store import RunDir
 from harness.types import EpisodeKey, EpisodeRecord
+from tests.scripted_server import Reply, ScriptedServer
 
 
 def run_cli(*args: str, limit_bytes: int | None = None, timeout: int = 300) -> subprocess.CompletedProcess:
     def limit() -> None:  # `ulimit -f`: a write past it fails with EFBIG, as on a full disk
+        assert limit_bytes is not None  # the child runs it only when a limit is given
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit_bytes, limit_bytes))
 
     return subprocess.run(
@@ -128,8 +129,8 @@ def _error_run(tmp_path: Path) -> tuple[Path, Path, list[str]]:
 
 
 def test_retry_errors_killed_at_any_moment_loses_and_duplicates_nothing(tmp_path):
-    from bank_script import GOLD as ANSWERS
-    from bank_script import answer, customer_message
+    from tests.harness.bank_script import GOLD as ANSWERS
+    from tests.harness.bank_script import answer, customer_message
 
     _, out, args = _error_run(tmp_path)
     with ScriptedServer(lambda body: Reply(status=500)) as server:
@@ -151,7 +152,9 @@ def test_retry_errors_killed_at_any_moment_loses_and_duplicates_nothing(tmp_path
             os.kill(proc.pid, signal.SIGKILL)
             proc.wait()
             counts = key_counts(out)
-            assert len(counts) == 20 or sum(counts.values()) <= 20 and set(counts.values()) == {1}
+            # killed after the move and before the first replayed record, the file is empty: nothing is
+            # lost (the errors are in harness_errors.jsonl, the resume replays them), nothing is twice
+            assert len(counts) == 20 or sum(counts.values()) <= 20 and set(counts.values()) <= {1}
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     rows = lines(out / "records.jsonl")

@@ -12,13 +12,13 @@ import time
 from pathlib import Path
 
 import pytest
-from bank_script import GOLD, answer, customer_message
-from scripted_server import Reply, ScriptedServer
 
 from harness.errors import StartFailed
 from harness.runner import run
 from harness.spec import SpecError, build_spec
 from harness.store import RunDir, RunDirError
+from tests.harness.bank_script import GOLD, answer, customer_message
+from tests.scripted_server import Reply, ScriptedServer
 
 SECRET = "sk-test-0123456789abcdef"
 

@@ -4,18 +4,18 @@
 from __future__ import annotations
 
 import json
-
-from conftest import make_record, write_run
+from typing import Any
 
 from results import load, render_report
 from results.factors import factor_effects
 from results.spellings import merge_spellings
+from tests.results.conftest import make_record, write_run
 
 PARTS = {"code", "location", "observed", "allowed"}
 
 
 def record(task: int, composition: str, success: bool, condition: str | None = None, **over) -> dict:
-    params = {"composition": composition, "arbiter": "validator", "paper_name": None, "env": {}}
+    params: dict[str, Any] = {"composition": composition, "arbiter": "validator", "paper_name": None, "env": {}}
     return make_record(task, condition or composition, success, condition_params=params, suite="bank-disputes", **over)
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -25,7 +26,8 @@ CONDITIONS = ("raw", "loc_obs", "allowed_prose", "allowed_json")
 P_SOLVE = {"raw": 0.3, "loc_obs": 0.4, "allowed_prose": 0.6, "allowed_json": 0.7}
 LANES = (("qwen2.5-coder-14b-awq", (0,), 24), ("local", (3101, 3102, 3103), 8))
 # name -> render_report arguments
-REPORTS = {
+# render_report's keyword arguments, per golden file
+REPORTS: dict[str, dict[str, Any]] = {
     "default": {},
     "asked-by": {"contrasts": "allowed_json-raw,loc_obs-raw", "by": ["fenced_answers"]},
 }
@@ -35,7 +37,7 @@ def _record(rng: random.Random, model: str, seed: int, task: int, cond: str) -> 
     error = rng.random() < 0.05
     success = None if error else rng.random() < P_SOLVE[cond]
     n_calls = 0 if error else (rng.randint(1, 4) if success else 4)
-    calls = [
+    calls: list[dict[str, Any]] = [
         {
             "kind": "action",
             "prompt_tokens": rng.randint(600, 1400),

@@ -13,9 +13,6 @@ from __future__ import annotations
 
 from envs import study
 
-SOURCE_REPO = "github.com/jaideepray1989/veriharness"
-SOURCE_COMMIT = "929868ac9d29162a9083aaa5422c0f58a32f93b1"
-
 # --- veriharness/llm/local_client.py: the system message of every request
 SYSTEM = "Return only LeafOutput JSON."
 

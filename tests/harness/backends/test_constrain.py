@@ -9,7 +9,6 @@ import subprocess
 import sys
 
 import pytest
-from scripted_server import Reply, ScriptedServer
 
 from envs.contract import Decoding, EpisodeContext, ToolSpec
 from harness.backends.constrain import enforceable, output_schema, read_answer, request_fields, unenforced
@@ -18,6 +17,7 @@ from harness.loop import _actions
 from harness.runner import select_tasks
 from harness.spec import build_spec, resolved
 from harness.types import ModelTurn
+from tests.scripted_server import Reply, ScriptedServer
 
 TOOL = ToolSpec(
     name="book",

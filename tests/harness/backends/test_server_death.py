@@ -1,7 +1,7 @@
 """A server the harness started that dies is reported as what killed it, where its log is, the fix.
 
 The children here are real processes that die for real (a signal sent to themselves, an exit);
-the embedded llama.cpp server killed mid-run is in tests/harness/test_cli_server_death.py.
+the embedded llama.cpp server killed mid-run is in tests/harness/cli/test_server_death.py.
 """
 
 import asyncio
