@@ -181,6 +181,12 @@ class RunDir:
         del meta["moving_errors"]
         self._write_json(self.meta, meta)
 
+    def update_session(self, **fields: Any) -> None:
+        """Add to this session's entry of run.json (a later phase's servers, the concurrency played)."""
+        meta = json.loads(self.meta.read_text())
+        meta["sessions"][-1].update(self.redactor.obj(fields))
+        self._write_json(self.meta, meta)
+
     def close(self) -> None:
         if self._writer is not None:
             self._writer.shutdown()

@@ -217,11 +217,10 @@ class Report(BaseModel):
     def to_json(self) -> str:
         """The documented `json` format: keys sorted, floats as rounded by the builder."""
         left_out: dict[str, Any] = {"factors": True} if self.factors is None else {}
-        unset = {
-            k
-            for k in ("merged_spellings", "concurrency", "nondeterministic", "shards")
-            if getattr(self.meta, k) is None
-        }
+        m = self.meta
+        optional: dict[str, object] = {"merged_spellings": m.merged_spellings, "concurrency": m.concurrency}
+        optional |= {"nondeterministic": m.nondeterministic, "shards": m.shards}
+        unset = {k for k, v in optional.items() if v is None}
         if unset:
             left_out["meta"] = unset
         dumped = self.model_dump(by_alias=True, exclude=left_out or None)
