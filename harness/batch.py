@@ -30,12 +30,13 @@ def parse_metrics(text: str) -> dict[str, float]:
     """The sums of vLLM's request gauges over their label sets (one per engine): running, waiting."""
     out = {"running": 0.0, "waiting": 0.0}
     for line in text.splitlines():
-        for key in out:
-            if line.startswith(f"vllm:num_requests_{key}"):
-                try:
-                    out[key] += float(line.rsplit(None, 1)[1])
-                except (IndexError, ValueError):
-                    pass
+        name = line.split("{", 1)[0].split(None, 1)[0] if line.strip() else ""
+        key = name.removeprefix("vllm:num_requests_")
+        if key in out and name != key:  # the gauge itself, not another metric of a longer name
+            try:
+                out[key] += float(line.rsplit(None, 1)[1])
+            except (IndexError, ValueError):
+                pass
     return out
 
 

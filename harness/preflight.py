@@ -228,11 +228,16 @@ async def check(backend: Any, model: str, tool_mode: str) -> Result:
             )
     steps += [("determinism", lambda: _determinism(backend, tool_mode))]
     steps += [("context", lambda: _context(backend, expected, llama))]
+    failed: str | None = None
     for name, run in steps:
+        if failed is not None:  # the checks after a server's failure would only retry it
+            result.checks.append(Check(name, "skip", f"not checked: the server failed the {failed} request"))
+            continue
         try:
             result.checks.append(await run())
         except HarnessError as exc:
             result.checks.append(Check(name, "fail", f"the server failed the request: {exc}", "read the server's log"))
+            failed = name
     result.seconds = time.monotonic() - t0
     return result
 

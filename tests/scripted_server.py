@@ -59,6 +59,8 @@ class ScriptedServer:
         self.headers_seen: list[dict[str, str]] = []
         # the status /v1/models answers with (401: a server that wants a key)
         self.models_status = 200
+        # more fields of each /v1/models entry (vLLM's `max_model_len`)
+        self.model_fields: dict[str, Any] = {}
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -86,7 +88,10 @@ class ScriptedServer:
                         200,
                         {
                             "object": "list",
-                            "data": [{"id": m, "object": "model", "owned_by": "tests"} for m in server.models],
+                            "data": [
+                                {"id": m, "object": "model", "owned_by": "tests", **server.model_fields}
+                                for m in server.models
+                            ],
                         },
                     )
                 else:

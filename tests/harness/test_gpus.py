@@ -6,11 +6,11 @@ recomputed here from the preset's inputs, so a change of formula or of a preset'
 from __future__ import annotations
 
 import pytest
-from tests.fake_nvml import install, uninstall
 
 from envs.errors import UserError
 from harness.backends.vllm_presets import PRESETS
 from harness.gpus import GIB, KV_SEQUENCES, RUNTIME_GIB, estimate, fraction_up, inventory
+from tests.fake_nvml import install, uninstall
 
 FOUR = [
     ("GPU-aaaa", 80.0, 0.5, "NVIDIA H100 80GB HBM3"),

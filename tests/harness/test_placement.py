@@ -9,7 +9,6 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-from tests.fake_nvml import install, uninstall
 from typer.testing import CliRunner
 
 from harness.backends.local import gguf_path
@@ -17,6 +16,7 @@ from harness.cli import app
 from harness.gpus import inventory
 from harness.placement import MAX_UTILIZATION, SOLO_UTILIZATION, PlacementError, plan
 from harness.spec import build_spec
+from tests.fake_nvml import install, uninstall
 
 FOUR = ["qwen2.5-7b", "llama-3.1-8b-awq", "qwen2.5-coder-14b-awq", "mistral-7b-v0.3"]
 

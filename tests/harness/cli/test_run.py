@@ -97,6 +97,7 @@ def test_a_failed_start_keeps_what_was_there(tmp_path):
         "native",
         "--out",
         out,
+        "--no-preflight",  # the scripted server answers the suite's requests only
     ]
     with ScriptedServer(lambda body: answer(GOLD[customer_message(body)], "native")) as server:
         result, text = invoke(*common, "--endpoint", server.url)
@@ -131,6 +132,7 @@ def test_run_says_how_many_episodes_and_estimates_the_rest(tmp_path):
             "native",
             "--concurrency",
             "1",
+            "--no-preflight",  # the scripted server answers the suite's requests only
             "--out",
             tmp_path / "r",
         )
