@@ -179,6 +179,7 @@ async def _play_all(
         queues[e.key.model].put_nowait(e)
     counter = Counter(summary, [e for e in pending if not e.key.model.startswith(AGENT_PREFIX)])
     concurrency: dict[str, Any] = {}
+    unenforced: dict[str, list[str]] = {}
 
     async def one(e: Episode, backend: Backend) -> asyncio.Future[EpisodeRecord]:
         saved, fatal = await _one(spec, plan, e, backend, store)
@@ -212,7 +213,9 @@ async def _play_all(
                     raise StartFailed(str(exc)) from None
             if preflight:
                 await check_models(backends, pool, spec, console)
-            unenforced = await _unenforced(spec, plan, pending[0], backends, console)
+            # a style said in an earlier phase is not said again
+            found = await _unenforced(spec, plan, pending[0], backends, console, said=frozenset(unenforced))
+            unenforced |= found
             lanes = {m: [_lane(spec, m, b, pool) for b in backends[m]] for m in phase.models}
             if number == 1:
                 # only now does the run start: a failed start leaves no run.json behind
@@ -239,7 +242,7 @@ async def _play_all(
                 )
                 counter.attach(shown.enter_context(_progress(console)), len(pending))
             else:
-                store.update_session(served=pool.served)
+                store.update_session(served=pool.served, **({"constrain_unenforced": unenforced} if found else {}))
             summary.served = pool.served
 
             await _all(model_done(m, lanes[m], backends[m]) for m in phase.models)
@@ -249,12 +252,17 @@ async def _play_all(
 
 
 async def _unenforced(
-    spec: RunSpec, plan: Resolved, first: Episode, backends: dict[str, list[Backend]], console: Console
+    spec: RunSpec,
+    plan: Resolved,
+    first: Episode,
+    backends: dict[str, list[Backend]],
+    console: Console,
+    said: frozenset[str] = frozenset(),
 ) -> dict[str, list[str]]:
     """Under `--constrain schema`, the keywords of the tools' schemas that a server cannot
     constrain (harness.backends.constrain.unenforced), said once per run: those values are
     checked by the tools only. The tools are those of the first task's opening."""
-    styles = {s for bs in backends.values() for b in bs if (s := getattr(b, "constrain_style", None))}
+    styles = {s for bs in backends.values() for b in bs if (s := getattr(b, "constrain_style", None))} - said
     if "schema" not in spec.constrain or not styles:
         return {}
     from harness.backends.constrain import unenforced

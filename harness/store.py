@@ -41,19 +41,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from envs.errors import UserError
 from harness.errors import StorageError
 from harness.plugins import Plugin, PluginError, check_unchanged
 from harness.redact import Redactor
+from harness.store_dir import RunDirError, make_dirs, remove_created, take_lock
 from harness.store_files import STORAGE_ERRNOS, compact_json, replace_file, storage_error, to_json
 from harness.types import EpisodeKey, EpisodeRecord, RunSpec, grows_grid
 from results import rundir
-
-
-class RunDirError(UserError):
-    """The run directory cannot take this run (another spec's records are there, another process
-    holds it, it is not a writable directory, or its records are damaged)."""
-
 
 # at most one fsync of records.jsonl per this many seconds: the syncer fsynced after every episode
 # (2,907 fsyncs for 2,900 episodes at C=8, each waking a thread that then wants the GIL); with
@@ -97,8 +91,8 @@ class RunDir:
         """Lock the directory, check the spec's identity and the plugins' sources, repair a cut
         last line; return the keys already done. Writes nothing but the lock: `start_session`
         writes once the run can start."""
-        self._make_dirs()
-        self._take_lock()
+        self._created = make_dirs(self.path, self.transcripts)
+        self._lock_fd = take_lock(self.path, self._created)
         meta = self._read_meta()
         self._grown = {}
         self._plugins = [p.record() for p in plugins]
@@ -194,53 +188,10 @@ class RunDir:
         self._close_records()
         if self._lock_fd is not None:
             if not self._started:
-                self._remove_created()
+                remove_created(self._created)
             fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
             os.close(self._lock_fd)
             self._lock_fd = None
-
-    def _remove_created(self) -> None:
-        """A run that never started (no server, a wrong model name) takes back what `open` made,
-        while it still holds the lock: no `.lock` or empty transcripts/ is left that looks like a
-        run. A folder that now holds anything else is kept."""
-        for path in reversed(self._created):
-            try:
-                path.unlink() if path.name == rundir.LOCK else path.rmdir()
-            except OSError:
-                pass  # not empty (someone else's file), or already gone
-
-    def _make_dirs(self) -> None:
-        if self.path.exists() and not self.path.is_dir():
-            raise RunDirError(f"--out {self.path} is a file, not a directory; name a directory")
-        absent = [
-            p
-            for p in (*reversed(self.path.absolute().parents), self.path.absolute(), self.transcripts.absolute())
-            if not p.exists()
-        ]
-        try:
-            self.transcripts.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise RunDirError(f"cannot create the run directory {self.path}: {exc.strerror or exc}") from None
-        self._created = absent
-        if not os.access(self.path, os.W_OK) or not os.access(self.transcripts, os.W_OK):
-            raise RunDirError(f"the run directory {self.path} is not writable")
-
-    def _take_lock(self) -> None:
-        lock = rundir.lock_file(self.path)
-        if not lock.exists():
-            self._created.append(lock.absolute())
-        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.read(fd, 32).decode(errors="replace").strip() or "unknown"
-            os.close(fd)
-            raise RunDirError(
-                f"{self.path} is in use by another run (pid {holder}); wait for it to finish or use another --out"
-            ) from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, str(os.getpid()).encode(), 0)
-        self._lock_fd = fd
 
     def _read_meta(self) -> dict[str, Any] | None:
         if not self.meta.exists():

@@ -1,0 +1,64 @@
+"""A run directory's folders and its lock (`harness.store.RunDir.open`): made when a run opens it,
+taken back by a run that never started, so that a failed start leaves nothing that looks like a
+run or blocks the corrected command."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from pathlib import Path
+
+from envs.errors import UserError
+from results import rundir
+
+
+class RunDirError(UserError):
+    """The run directory cannot take this run (another spec's records are there, another process
+    holds it, it is not a writable directory, or its records are damaged)."""
+
+
+def make_dirs(path: Path, transcripts: Path) -> list[Path]:
+    """Make the run directory and its transcripts/; the folders that did not exist, outermost first."""
+    if path.exists() and not path.is_dir():
+        raise RunDirError(f"--out {path} is a file, not a directory; name a directory")
+    absent = [
+        p for p in (*reversed(path.absolute().parents), path.absolute(), transcripts.absolute()) if not p.exists()
+    ]
+    try:
+        transcripts.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise RunDirError(f"cannot create the run directory {path}: {exc.strerror or exc}") from None
+    if not os.access(path, os.W_OK) or not os.access(transcripts, os.W_OK):
+        raise RunDirError(f"the run directory {path} is not writable")
+    return absent
+
+
+def take_lock(path: Path, created: list[Path]) -> int:
+    """The run directory's lock, held (flock: the kernel drops it when the holder dies) and naming
+    this process; the lock file joins `created` when this made it."""
+    lock = rundir.lock_file(path)
+    if not lock.exists():
+        created.append(lock.absolute())
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = os.read(fd, 32).decode(errors="replace").strip() or "unknown"
+        os.close(fd)
+        raise RunDirError(
+            f"{path} is in use by another run (pid {holder}); wait for it to finish or use another --out"
+        ) from None
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, str(os.getpid()).encode(), 0)
+    return fd
+
+
+def remove_created(created: list[Path]) -> None:
+    """A run that never started (no server, a wrong model name) takes back what `open` made, while
+    it still holds the lock: no `.lock` or empty transcripts/ is left that looks like a run. A
+    folder that now holds anything else is kept."""
+    for path in reversed(created):
+        try:
+            path.unlink() if path.name == rundir.LOCK else path.rmdir()
+        except OSError:
+            pass  # not empty (someone else's file), or already gone
