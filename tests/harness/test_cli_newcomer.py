@@ -212,7 +212,7 @@ def test_run_says_how_many_episodes_and_estimates_the_rest(tmp_path):
     assert "4 episodes to play, 1 at a time" in flat and "estimate: about" in flat and "for the 1 episode left" in flat
 
 
-def test_the_demo_ends_with_its_folders_and_three_commands_at_80_columns():
+def test_the_demo_ends_with_its_folders_and_four_commands_at_80_columns():
     from harness.cli.demo import next_steps
 
     specs = [
@@ -232,7 +232,7 @@ def test_the_demo_ends_with_its_folders_and_three_commands_at_80_columns():
     assert any("runs/demo/bank" in line and "bank-disputes" in line for line in lines)
     assert any("runs/demo/textworld" in line and "paper-textworld" in line for line in lines)
     commands = [line.strip() for line in lines if line.strip().startswith("repair-harness ")]
-    assert [c.split()[1] for c in commands] == ["show", "plot", "run"] and "--tasks 10" in lines[-1]
+    assert [c.split()[1] for c in commands] == ["report", "show", "plot", "run"] and "--tasks 10" in lines[-1]
 
 
 def test_show_a_history_that_folds_feedback_into_the_opening(tmp_path):
