@@ -18,17 +18,21 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from conditions.arbiters import ARBITERS, Arbiter, review_prompt
 from conditions.compose import FORMS, PARTS, Composition, is_composition, parse
 from conditions.feedback import INVALID, RETRY, render
 from envs import study
-from envs.contract import Violation
 from envs.errors import UnknownName, UserError
 from envs.registry import Registry
 
-ItemRenderer = Callable[[Violation, "int | None"], list[str]]
+if TYPE_CHECKING:
+    # the contract's pydantic models cost a third of `repair-harness conditions`' start-up; a
+    # condition only ever receives a Violation, it never builds one
+    from envs.contract import Violation
+
+ItemRenderer = Callable[["Violation", "int | None"], list[str]]
 
 
 @dataclass(frozen=True)

@@ -19,10 +19,12 @@ so a long list of alternatives can end mid-list, as it did in the paper.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from conditions.compose import Composition
-from envs.contract import Violation
+
+if TYPE_CHECKING:  # annotations only: listing the conditions builds no pydantic model
+    from envs.contract import Violation
 
 RETRY = "Your previous call failed. Try again."
 # the floor: all that `none` (and the self-check arms, after a rejection) tell the agent

@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import os
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
-from importlib import metadata
+from importlib.machinery import PathFinder
 from pathlib import Path
 from typing import Any
 
@@ -96,7 +97,40 @@ def load_file(given: str | Path) -> Plugin:
     return plugin
 
 
+def _may_declare() -> bool:
+    """False only when no distribution on sys.path can declare the group: no `entry_points.txt`
+    of a `.dist-info` or `.egg-info` folder names it. importlib.metadata costs a fifth of a
+    listing's start-up (its import, then a scan of every distribution), for the common case of no
+    package plugin at all; where this cannot tell (a zip on the path, a finder of distributions
+    other than the standard one), it says True and importlib.metadata decides."""
+    if any(hasattr(f, "find_distributions") and f is not PathFinder for f in sys.meta_path):
+        return True
+    for entry in sys.path:
+        folder = entry or "."
+        if not os.path.isdir(folder):
+            if os.path.exists(folder):
+                return True  # a zip or an egg file: importlib.metadata reads those
+            continue
+        try:
+            with os.scandir(folder) as found:
+                infos = [e.path for e in found if e.name.lower().endswith((".dist-info", ".egg-info")) and e.is_dir()]
+        except OSError:
+            continue
+        for info in infos:
+            try:
+                with open(os.path.join(info, "entry_points.txt"), encoding="utf-8", errors="replace") as f:
+                    if GROUP in f.read():
+                        return True
+            except OSError:
+                continue
+    return False
+
+
 def _installed() -> list[Plugin]:
+    if not _may_declare():
+        return []
+    from importlib import metadata
+
     plugins = []
     for ep in sorted(metadata.entry_points(group=GROUP), key=lambda e: e.name):
         found = importlib.util.find_spec(ep.module)

@@ -7,6 +7,10 @@ test on per-task mean differences. Holm's step-down runs over the contrasts aske
 within each model (and `by` group). The model-call difference gets the same treatment, with a
 sign-flip test in place of McNemar. Every resampling draws from its own seeded Generator; how
 the draws are made (bounded memory at any size) is in `results.resampling`.
+
+A contrast of one pair (or of one task, in the sampling lane) has no interval, since every
+resample is that pair: its CIs are NaN; its test is McNemar's exact p on that pair, or none for
+one task of the sampling lane (test "none", p NaN); the call difference gets no sign-flip test.
 """
 
 from __future__ import annotations
@@ -135,6 +139,16 @@ def _pair(
     return paired, unpaired
 
 
+# units (pairs; tasks in the sampling lane) a contrast needs for an interval and a resampling test
+MIN_UNITS = 2
+
+
+def _replicates(d: np.ndarray, clusters: np.ndarray, sampling: bool, alone: bool, n_boot: int, seed: int) -> np.ndarray:
+    if alone:
+        return np.array([])  # no interval: percentile_ci gives NaN, the report "no CI"
+    return cluster_bootstrap(d, clusters, n_boot, seed) if sampling else paired_bootstrap(d, n_boot, seed)
+
+
 def _row(part: pd.DataFrame, n_boot: int, seed: int) -> dict[str, object]:
     sa, sb = part["success_a"].astype(bool).to_numpy(), part["success_b"].astype(bool).to_numpy()
     d = sa.astype(float) - sb.astype(float)
@@ -142,8 +156,16 @@ def _row(part: pd.DataFrame, n_boot: int, seed: int) -> dict[str, object]:
     clusters = part.groupby(list(CLUSTER), sort=False).ngroup().to_numpy()
     per_task = pd.Series(d).groupby(clusters).mean().to_numpy() if len(d) else d
     sampling = len(per_task) < len(d)
-    boot = cluster_bootstrap(d, clusters, n_boot, seed) if sampling else paired_bootstrap(d, n_boot, seed)
+    # one unit (a pair, or a task of the sampling lane) gives no interval: every resample is the
+    # same unit. McNemar is exact on any count; a sign flip of one task is no test at all
+    alone = len(per_task) < MIN_UNITS
+    boot = _replicates(d, clusters, sampling, alone, n_boot, seed)
     a_only, b_only = int((sa & ~sb).sum()), int((~sa & sb).sum())
+    test = ("none" if alone else "sign_flip") if sampling else "mcnemar_exact"
+    if test == "sign_flip":
+        p_value = sign_flip_p(per_task, n_boot, seed)
+    else:
+        p_value = mcnemar_exact(a_only, b_only) if test == "mcnemar_exact" and len(d) else math.nan
     row: dict[str, object] = {
         "lane": "sampling" if sampling else "paired",
         "n_pairs": len(d),
@@ -153,10 +175,8 @@ def _row(part: pd.DataFrame, n_boot: int, seed: int) -> dict[str, object]:
         "diff": float(d.mean()) if len(d) else math.nan,
         "a_only": a_only,
         "b_only": b_only,
-        "test": "sign_flip" if sampling else "mcnemar_exact",
-        "p_value": sign_flip_p(per_task, n_boot, seed)
-        if sampling
-        else (mcnemar_exact(a_only, b_only) if len(d) else math.nan),
+        "test": test,
+        "p_value": p_value,
     }
     row["ci_low"], row["ci_high"] = percentile_ci(boot)
     if "model_calls_a" in part:
@@ -165,12 +185,12 @@ def _row(part: pd.DataFrame, n_boot: int, seed: int) -> dict[str, object]:
         dc = ca - cb
         if len(dc) and not np.isnan(dc).any():
             task_dc = pd.Series(dc).groupby(clusters).mean().to_numpy()
-            cboot = cluster_bootstrap(dc, clusters, n_boot, seed) if sampling else paired_bootstrap(dc, n_boot, seed)
+            cboot = _replicates(dc, clusters, sampling, alone, n_boot, seed)
             row.update(
                 calls_a=float(ca.mean()),
                 calls_b=float(cb.mean()),
                 calls_diff=float(dc.mean()),
-                calls_p=sign_flip_p(task_dc, n_boot, seed),
+                calls_p=math.nan if alone else sign_flip_p(task_dc, n_boot, seed),
             )
             row["calls_ci_low"], row["calls_ci_high"] = percentile_ci(cboot)
     return row

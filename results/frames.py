@@ -82,6 +82,15 @@ def cells_frame(report: Report) -> pd.DataFrame:
     return frame.drop(columns="usage unknown") if rows and not any(r.usage_unknown for r in report.cells) else frame
 
 
+def _diff(diff: float | None, low: float | None, high: float | None, pairs: int, scale: float, digits: int) -> str:
+    """A difference with its CI; a contrast of one pair has none (results.contrasts) and says so."""
+    if diff is None:
+        return "—"
+    if low is None or high is None:
+        return f"{scale * diff:+.{digits}f} [no CI: {pairs} pair{'s' if pairs != 1 else ''}]"
+    return f"{scale * diff:+.{digits}f} [{scale * low:+.{digits}f}, {scale * high:+.{digits}f}]"
+
+
 def contrasts_frame(report: Report) -> pd.DataFrame:
     g = [c for c in report.meta.group_by if c != C.condition]
     rows = []
@@ -91,16 +100,12 @@ def contrasts_frame(report: Report) -> pd.DataFrame:
                 "contrast": r.contrast,
                 **r.group(g),
                 "pairs": r.n_pairs,
-                "diff pts [95% CI]": f"{100 * r.diff:+.1f} [{100 * r.ci_low:+.1f}, {100 * r.ci_high:+.1f}]"
-                if r.diff is not None and r.ci_low is not None and r.ci_high is not None
-                else "—",
+                "diff pts [95% CI]": _diff(r.diff, r.ci_low, r.ci_high, r.n_pairs, 100, 1),
                 "A only/B only": f"{r.a_only}/{r.b_only}",
                 "test": TEST_NAMES.get(r.test, r.test),
                 "p": _p(r.p_value),
                 "p Holm": _p(r.p_holm),
-                "calls diff [95% CI]": "—"
-                if r.calls_diff is None
-                else f"{r.calls_diff:+.2f} [{r.calls_ci_low:+.2f}, {r.calls_ci_high:+.2f}]",
+                "calls diff [95% CI]": _diff(r.calls_diff, r.calls_ci_low, r.calls_ci_high, r.n_pairs, 1, 2),
                 "calls p Holm": _p(r.calls_p_holm),
                 "paper diff": "—" if r.paper_diff is None else f"{100 * r.paper_diff:+.1f}",
                 "paper in CI": _yes(r.paper_inside_ci),

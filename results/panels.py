@@ -4,23 +4,47 @@ out, notes above the axes, and a "no data" panel for a model whose episodes were
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import pandas as pd
 from matplotlib.artist import Artist
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from results.columns import C
 from results.stats import condition_rank, summary
 
+# panels per row: beyond it a figure wraps into a grid (five players in one strip were 22 inches wide)
+MAX_COLUMNS = 3
 
-def figure(ncols: int, width: float = 4.2, height: float = 3.6) -> tuple[Figure, list[Axes]]:
-    fig = Figure(figsize=(max(1, ncols) * width, height), layout="constrained")
+
+def figure(panels: int, width: float = 4.2, height: float = 3.6) -> tuple[Figure, list[Axes]]:
+    """A figure of `panels` panels of width x height inches: one row of up to MAX_COLUMNS, beyond
+    that a grid filled row by row, the unused places of its last row left blank. The axes come
+    back in reading order, exactly `panels` of them."""
+    n = max(1, panels)
+    cols = min(n, MAX_COLUMNS)
+    rows = -(-n // cols)
+    fig = Figure(figsize=(cols * width, rows * height), layout="constrained")
     FigureCanvasAgg(fig)
-    axes = fig.subplots(1, max(1, ncols), squeeze=False)[0]
-    return fig, list(axes)
+    grid = fig.subplots(rows, cols, squeeze=False).ravel()
+    for spare in grid[n:]:
+        fig.delaxes(spare)
+    return fig, list(grid[:n])
+
+
+def integer_ticks(ax: Axes, values: Iterable[Any] = (), axis: str = "x") -> None:
+    """Ticks at whole numbers on an axis that counts (k, a budget): at each value drawn where there
+    are few, else wherever matplotlib puts them, never at 1.5."""
+    target = ax.xaxis if axis == "x" else ax.yaxis
+    shown = sorted({int(v) for v in values})
+    if 0 < len(shown) <= 12:
+        (ax.set_xticks if axis == "x" else ax.set_yticks)(shown)
+    else:
+        target.set_major_locator(MaxNLocator(integer=True))
 
 
 def conditions(frame: pd.DataFrame) -> list[str]:

@@ -16,7 +16,6 @@ import numpy as np
 import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
-from matplotlib.ticker import MaxNLocator
 
 from envs import study
 from results import factors, panels, paper
@@ -90,7 +89,7 @@ def success_vs_budget(df: pd.DataFrame) -> Figure:
                 capsize=3,
                 label=cond,
             )
-        ax.set_xticks(sorted(part[C.budget].unique()))
+        panels.integer_ticks(ax, part[C.budget].unique())
         ax.set_xlabel("budget (model calls)")
         ax.set_ylabel("solved rate (95% Wilson CI)")
         ax.set_ylim(0, 1.05)
@@ -214,7 +213,7 @@ def failure_codes(df: pd.DataFrame) -> Figure:
             ax.set_yticks(range(len(conds)), conds)
             ax.invert_yaxis()
             ax.set_xlabel("episodes")
-            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+            panels.integer_ticks(ax)
             ax.set_title(
                 f"model {model}, {suite}\n({len(part)} episodes, {int(part[C.success].eq(True).sum())} solved)",
                 fontsize=9,
@@ -235,10 +234,12 @@ def repair_dynamics(df: pd.DataFrame) -> Figure:
             continue
         mine = rows[rows[C.model] == model] if not rows.empty else rows
         drawn = 0
+        every_k: set[int] = set()
         for _, r in mine.iterrows():
             ks = [int(k) for k, v in r["recovery_at"].items() if v is not None]
             if not ks:
                 continue
+            every_k.update(ks)
             arm = "" if r[C.constrain] == "none" else f" [{r[C.constrain]}]"
             # dashes of their own: curves that coincide (a reference agent's) stay visible
             ax.plot(
@@ -255,7 +256,9 @@ def repair_dynamics(df: pd.DataFrame) -> Figure:
         ax.set_xlabel("k (attempts after the first rejection)")
         ax.set_ylabel("recovery@k")
         ax.set_ylim(-0.05, 1.05)
+        panels.integer_ticks(ax, every_k)
         if not drawn:
+            ax.set_xticks([])  # no k was drawn: a scale of 0.2 steps would read as one
             panels.centre(ax, "no episode with a rejection:\nno recovery to draw")
     ax = axes[-1]
     totals = rows.groupby(C.model, sort=True)[["rejections", "schema_rejections"]].sum() if not rows.empty else None

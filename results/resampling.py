@@ -102,9 +102,10 @@ def _two_sided_p(null: np.ndarray, observed: float, scale: float, exact: bool) -
 
 
 def sign_flip_p(diffs: Diffs, n_resamples: int = N_BOOT, seed: int = SEED, chunk: int = CHUNK) -> float:
-    """Two-sided sign-flip permutation p for mean difference 0 (exact when 2**n <= n_resamples)."""
+    """Two-sided sign-flip permutation p for mean difference 0 (exact when 2**n <= n_resamples);
+    NaN for fewer than two differences (one difference's two signs are no test; scipy refuses them)."""
     d = np.asarray(diffs, dtype=float)
-    if d.size == 0:
+    if d.size < 2:
         return math.nan
     if not np.any(d):
         return 1.0

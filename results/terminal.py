@@ -3,6 +3,9 @@
 A report read at 80 columns must still show every condition name and its rate with the CI, so
 those columns are kept and never wrap; the other columns are dropped, least useful first, until
 the table fits, and the caller says which were left out. A wider terminal shows more of them.
+Where even the kept columns are too wide (several suites side by side, a narrow terminal), they
+drop too, last first, rather than let rich crop a value: only the first column always stays.
+Headers wrap between words; a free-text column wraps between words, never inside one.
 """
 
 from __future__ import annotations
@@ -26,7 +29,9 @@ def _table(frame: pd.DataFrame, fold: Sequence[str]) -> Table:
         words = max(len(w) for w in str(col).split() or [""])
         header = "\n".join(textwrap.wrap(str(col), width=max(longest, words, 1))) if col else ""
         if col in fold:
-            table.add_column(header, overflow="fold", ratio=1, min_width=min(16, max(longest, 8)))
+            # never narrower than its longest word: rich would fold that word, cutting it in two
+            word = max((len(w) for v in frame[col] for w in str(v).split()), default=0)
+            table.add_column(header, overflow="fold", ratio=1, min_width=max(min(16, max(longest, 8)), word, words))
         else:  # min_width: rich would otherwise squeeze a no_wrap column and cut its values with "…"
             table.add_column(header, no_wrap=True, min_width=max(longest, *(len(w) for w in header.split("\n"))))
     for row in frame.itertuples(index=False):
@@ -39,11 +44,15 @@ def fit(
 ) -> tuple[Table, list[str]]:
     """The table of `frame` at the console's width, and the columns left out to get there.
 
-    keep: never dropped. drop_order: dropped first to last while the table is too wide; columns in
-    neither list go last, right to left. fold: free-text columns that may wrap instead of dropping.
+    drop_order: dropped first to last while the table is too wide; columns in no list go next,
+    right to left. fold: free-text columns that may wrap between words instead of dropping; they go
+    after those. keep: dropped only when all the others are gone and the table is still too wide,
+    last to first; the frame's first column is never dropped (it names the row).
     """
     order = [c for c in drop_order if c in frame.columns]
     order += [c for c in reversed(frame.columns) if c not in keep and c not in order and c not in fold]
+    order += [c for c in fold if c in frame.columns and c not in order]
+    order += [c for c in reversed(keep) if c in frame.columns and c not in order and c != frame.columns[0]]
     dropped: list[str] = []
     while True:
         shown = frame.drop(columns=dropped)

@@ -3,7 +3,7 @@
 from harness.spec import build_spec
 
 
-def test_the_demo_ends_with_its_folders_and_three_commands_at_80_columns():
+def test_the_demo_ends_with_its_folders_and_four_commands_at_80_columns():
     from harness.cli.demo import next_steps
 
     specs = [
@@ -23,4 +23,4 @@ def test_the_demo_ends_with_its_folders_and_three_commands_at_80_columns():
     assert any("runs/demo/bank" in line and "bank-disputes" in line for line in lines)
     assert any("runs/demo/textworld" in line and "paper-textworld" in line for line in lines)
     commands = [line.strip() for line in lines if line.strip().startswith("repair-harness ")]
-    assert [c.split()[1] for c in commands] == ["show", "plot", "run"] and "--tasks 10" in lines[-1]
+    assert [c.split()[1] for c in commands] == ["report", "show", "plot", "run"] and "--tasks 10" in lines[-1]
