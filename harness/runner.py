@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from envs.contract import Condition, EpisodeContext, Task
@@ -121,7 +122,11 @@ async def _play_all(
 ) -> None:
     plan = resolved(spec)
     async with contextlib.AsyncExitStack() as stack:
-        pool = ModelPool(spec, stack)
+
+        def warn(text: str) -> None:  # escaped: a server's words are no markup
+            console.print(f"[yellow]warning:[/yellow] {escape(text)}", highlight=False, soft_wrap=True)
+
+        pool = ModelPool(spec, stack, warn=warn)
         try:
             backends = {m: await pool.open(m) for m in spec.models}
         except HarnessError as exc:
