@@ -96,6 +96,12 @@ def play(spec: RunSpec, console: Console | None = None, retry_errors: bool = Fal
 async def run(spec: RunSpec, console: Console | None = None, retry_errors: bool = False) -> RunSummary:
     console = console or Console(stderr=True)
     tasks = select_tasks(spec)
+    if spec.tasks is not None and len(tasks) < spec.tasks:
+        among = " among the --task-ids given" if spec.task_ids else ""
+        console.print(
+            f"{spec.tasks:,} tasks asked for; {spec.suite} has {len(tasks)}{among}: all {len(tasks)} play",
+            highlight=False,
+        )
     episodes = expand(spec, tasks)
     store = RunDir(spec.out, Redactor.from_env(spec.api_key_env))
     done = store.open(spec, resolved(spec).plugins)
@@ -107,6 +113,8 @@ async def run(spec: RunSpec, console: Console | None = None, retry_errors: bool 
         summary.errors_on_record = 0 if retry_errors else store.errors_on_record()
         if pending:
             await _play_all(spec, pending, store, summary, console, retry_errors)
+        elif retry_errors:
+            store.move_errors_aside()
         return summary
     finally:
         store.close()

@@ -150,7 +150,8 @@ def test_retry_errors_killed_at_any_moment_loses_and_duplicates_nothing(tmp_path
             os.kill(proc.pid, signal.SIGKILL)
             proc.wait()
             counts = key_counts(out)
-            assert len(counts) == 20 or sum(counts.values()) <= 20 and set(counts.values()) == {1}
+            # killed between the move and the first result, records.jsonl is empty (the errors are aside)
+            assert len(counts) == 20 or sum(counts.values()) <= 20 and set(counts.values()) <= {1}
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     rows = lines(out / "records.jsonl")
