@@ -21,6 +21,7 @@ harness starts for the run (llama.cpp for `local` and `gguf:`, `vllm serve` for 
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -151,10 +152,11 @@ def validate_model(name: str, spec: RunSpec) -> None:
 class ModelPool:
     """The backend factory: per model of the spec, one backend per endpoint, starting servers or
     loading vLLM in-process where the spec asks for it. What a model opened is closed by `close`
-    (its server stops), and everything still open by `stack`."""
+    (its server stops), and everything still open by `stack`. `warn` hears, once per server, what
+    a server sent that the harness did not believe."""
 
-    def __init__(self, spec: RunSpec, stack: contextlib.AsyncExitStack):
-        self.spec, self.outer = spec, stack
+    def __init__(self, spec: RunSpec, stack: contextlib.AsyncExitStack, warn: Callable[[str], None] | None = None):
+        self.spec, self.outer, self.warn = spec, stack, warn
         self.served: dict[str, dict[str, Any]] = {}
         self.servers: dict[str, Any] = {}  # base URL -> the ManagedServer started for the run
         self._stacks: dict[str, contextlib.AsyncExitStack] = {}
@@ -194,6 +196,7 @@ class ModelPool:
             # llama.cpp's chatml formats render no tool turns (see harness.backends.local)
             flatten_tool_turns=flatten,
             server_died=server.died if server is not None else None,
+            warn=self.warn,
         )
 
     async def _open(self, name: str, placed: Any) -> list[Backend]:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 
 from envs.contract import Condition, EpisodeContext, Task
 from envs.errors import UnknownName
@@ -135,6 +136,12 @@ async def run(
     its first episode (harness.preflight); a failed check stops the run."""
     console = console or Console(stderr=True)
     tasks = select_tasks(spec)
+    if spec.tasks is not None and len(tasks) < spec.tasks:
+        among = " among the --task-ids given" if spec.task_ids else ""
+        console.print(
+            f"{spec.tasks:,} tasks asked for; {spec.suite} has {len(tasks)}{among}: all {len(tasks)} play",
+            highlight=False,
+        )
     episodes = expand(spec, tasks)
     after_start = None
     if spec.shard:  # this machine's part of the grid; the folder's plan.json names every part
@@ -152,6 +159,8 @@ async def run(
         summary.errors_on_record = 0 if retry_errors else store.errors_on_record()
         if pending:
             await _play_all(spec, pending, store, summary, console, retry_errors, preflight, after_start)
+        elif retry_errors:
+            store.move_errors_aside()
         return summary
     finally:
         store.close()
@@ -199,7 +208,11 @@ async def _play_all(
         await pool.close(m)  # its server stops: its episodes are done
 
     async with contextlib.AsyncExitStack() as stack:
-        pool = ModelPool(spec, stack)
+
+        def warn(text: str) -> None:  # escaped: a server's words are no markup
+            console.print(f"[yellow]warning:[/yellow] {escape(text)}", highlight=False, soft_wrap=True)
+
+        pool = ModelPool(spec, stack, warn=warn)
         shown = contextlib.ExitStack()
         stack.enter_context(shown)
         for number, phase in enumerate(placed.phases, start=1):

@@ -2,8 +2,10 @@
 paths, and the reader of records.jsonl's lines, are `results.rundir`'s: `results` reads what this writes).
 
 Resume = skip keys already recorded. A line cut short by a killed run is dropped on open, so a
-resumed run has exactly one record per key. Harness-error records can be moved aside
-(harness_errors.jsonl keeps them) so that their episodes run again.
+resumed run has exactly one record per key. A records file that holds an episode's result twice
+is refused as the report refuses it (`results.rundir.check_once`, both lines named), before
+anything is changed. Harness-error records can be moved aside (harness_errors.jsonl keeps them)
+so that their episodes run again.
 
 One process at a time: `open` takes an exclusive lock (`.lock`, released by the kernel even when
 the holder is killed) for the length of the run. Nothing is written before `start_session`, and a
@@ -41,6 +43,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from envs.errors import UserError
 from harness.errors import StorageError
 from harness.plugins import Plugin, PluginError, check_unchanged
 from harness.redact import Redactor
@@ -116,7 +119,11 @@ class RunDir:
             self._grown = {k: {"from": theirs.get(k), "to": ours.get(k)} for k in diff}
         self._spec = spec
         self.run_id = meta["run_id"] if meta else uuid.uuid4().hex[:12]
-        self._rows = self._read_repairing()
+        try:
+            self._rows = self._read_repairing()
+        except UserError:
+            self.close()
+            raise
         return {_key_id(r) for r in self._rows}
 
     def errors_on_record(self) -> int:
@@ -124,7 +131,17 @@ class RunDir:
         return sum(1 for r in self._rows if r.get("harness_error"))
 
     def error_keys(self) -> set[str]:
-        return {_key_id(r) for r in self._rows if r.get("harness_error")}
+        """The episodes `--retry-errors` plays again: those recorded only as harness errors (a
+        result recorded after an error, by an older harness's replay, stands; the error still
+        moves aside)."""
+        scored = {_key_id(r) for r in self._rows if not r.get("harness_error")}
+        return {k for r in self._rows if r.get("harness_error") and (k := _key_id(r)) not in scored}
+
+    def move_errors_aside(self) -> None:
+        """`--retry-errors` with no episode to play: the harness-error records still move aside."""
+        meta = self._read_meta()
+        if meta is not None and self.errors_on_record():
+            self._move_errors_aside(meta)
 
     def start_session(self, provenance: dict[str, Any], retry_errors: bool = False) -> None:
         """The run starts: record this session in run.json; with `retry_errors`, move the
@@ -204,15 +221,14 @@ class RunDir:
             raise RunDirError(f"{self.meta} is damaged ({exc}); move it away or use another --out") from None
 
     def _read_repairing(self) -> list[dict[str, Any]]:
+        """The records, checked (each line a record, each result once) before anything changes;
+        then a cut last line is cut off."""
         if not self.records.exists():
             return []
         data = self.records.read_bytes()
         whole = rundir.whole_lines(data)
-        if whole is not data:  # the killed writer's last line never finished: it goes, its episode plays again
-            data = whole
-            self._rewrite_bytes(data)
-        rows = []
-        text = io.StringIO(data.decode("utf-8", errors="replace"), newline=None)
+        rows, numbers = [], []
+        text = io.StringIO(whole.decode("utf-8", errors="replace"), newline=None)
         for number, line in rundir.record_lines(text):
             try:
                 row = json.loads(line)
@@ -223,6 +239,13 @@ class RunDir:
                     "nothing was changed: repair or remove that line, or use another --out"
                 ) from None
             rows.append(row)
+            numbers.append(number)
+        rundir.check_once(
+            self.records,
+            ((rundir.record_key(r), r.get("success") is not None, n) for r, n in zip(rows, numbers, strict=True)),
+        )
+        if whole is not data:  # the killed writer's last line never finished: it goes, its episode plays again
+            self._rewrite_bytes(whole)
         return rows
 
     def _rewrite(self, rows: list[dict[str, Any]]) -> None:

@@ -21,7 +21,7 @@ import pandas as pd
 from results.columns import KEY_FIELDS, C
 from results.dynamics import episode_columns
 from results.errors import RecordsError
-from results.rundir import META, PathLike, existing_records, read_lines, read_meta
+from results.rundir import META, PathLike, check_once, existing_records, read_lines, read_meta
 
 # pairing an episode of one arm with the same episode of another arm
 PAIR_FIELDS = (C.suite, C.task_id, C.model, C.budget, C.sample_seed, C.constrain)
@@ -269,15 +269,10 @@ def _check_one_spec(rows: _Rows, lo: int, hi: int, file: Path) -> None:
                     f"{file}: {field} {', '.join(stray)} not in the run's spec "
                     f"({', '.join(map(str, allowed))}); records of another spec are mixed in"
                 )
-    seen: dict[tuple[Any, ...], int] = {}
-    for key, success, line in zip(rows.keys[lo:hi], rows.success[lo:hi], rows.lines[lo:hi], strict=True):
-        if success is None:  # a harness error may be retried on resume
-            continue
-        if key in seen:
-            raise RecordsError(
-                f"{file}: episode {'|'.join(map(str, key))} recorded twice (lines {seen[key]} and {line})"
-            )
-        seen[key] = line
+    check_once(
+        file,
+        zip(rows.keys[lo:hi], (s is not None for s in rows.success[lo:hi]), rows.lines[lo:hi], strict=True),
+    )
 
 
 def _as_paths(paths: PathLike | Iterable[PathLike]) -> list[PathLike]:

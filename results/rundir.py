@@ -21,6 +21,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
+from results.columns import KEY_FIELDS
 from results.errors import RecordsError
 
 RECORDS = "records.jsonl"
@@ -148,6 +149,31 @@ def record_lines(text: IO[str], partial: list[int] | None = None) -> Iterator[tu
                 return
         if line.strip():
             yield no, line
+
+
+def record_key(row: dict[str, Any]) -> tuple[Any, ...]:
+    """An episode's key as every reader compares it: the key fields' values in order, `constrain`
+    "none" for a record from before that axis (it was unconstrained)."""
+    return tuple(row.get(f, "none") if f == "constrain" else row.get(f) for f in KEY_FIELDS)
+
+
+def check_once(file: PathLike, records: Iterable[tuple[tuple[Any, ...], bool, int]]) -> None:
+    """Refuse a records file that holds an episode's result twice, naming both lines. `records`:
+    (key, scored, line number) per record; `scored` is false for a harness error, which a later
+    result of the same episode may follow (an older harness replayed errors without moving them
+    aside). Both readers of a run directory ask this, so a resume and a report never disagree
+    about which records exist: the run refuses what the report would refuse, before it changes
+    anything (a duplicate is a bug or a hand edit; dropping one silently would hide it)."""
+    seen: dict[tuple[Any, ...], int] = {}
+    for key, scored, line in records:
+        if not scored:
+            continue
+        if key in seen:
+            raise RecordsError(
+                f"{file}: episode {'|'.join(map(str, key))} recorded twice (lines {seen[key]} and {line}); "
+                "nothing was changed: remove one of the two lines"
+            )
+        seen[key] = line
 
 
 def read_lines(file: Path) -> tuple[Iterator[tuple[int, str]], list[int]]:

@@ -1,39 +1,43 @@
-"""Any OpenAI-compatible endpoint (vLLM, llama.cpp server, hosted APIs), with the `openai` SDK's types.
+"""Any OpenAI-compatible endpoint (vLLM, llama.cpp server, hosted APIs), on the OpenAI wire format.
 
 Every request goes through one `transport.Transport` (httpx2): the model list and the chat calls
 (`Decoding.stream` can only be false: nothing streams). Chat bodies are built once as JSON and
-posted by the transport; the answer is read into the SDK's `ChatCompletion`. The
-SDK's `create()` walks each body against its TypedDicts and runs it through its middleware: on 2
-cores that is 3-10 ms a call, more than the rest of an episode (benchmarks/throughput.py).
+posted by the transport; the answer is read by `answers.completion`, which names the field a
+server got wrong (`choices[0].message is null`) where the SDK's `ChatCompletion` raised a Python
+exception or a pydantic dump. The SDK's `create()` walks each body against its TypedDicts and
+runs it through its middleware: on 2 cores that is 3-10 ms a call, more than the rest of an
+episode (benchmarks/throughput.py).
 
 Native mode sends the tools through the API (`tool_choice="auto"`: llama.cpp's server reads an
 omitted tool_choice as "none"). Prompt mode describes the tools in the system message and reads
 calls out of the text with our own parser. Transient failures (429, 5xx, timeouts, lost
 connections, malformed answers) are retried with exponential backoff, or after the wait a
 `Retry-After` asks for, up to `defaults.MAX_RETRY_AFTER_S`; after that the call raises HarnessError
-with the cause.
+with the cause. A 401, 403, 404 or a redirect is fatal: every call would get the same answer,
+so the run stops at the first. Token usage no call can have is recorded as unknown, and the
+backend says so once (`warn`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import importlib.metadata
 import json
 import os
 import time
 from collections.abc import Callable
 from typing import Any
 
-import openai
 import orjson
-from openai.types.chat import ChatCompletion
 
 from envs.contract import Decoding, ToolCall, ToolSpec
 from harness import defaults
+from harness.backends import answers
 from harness.backends.base import ToolMode
 from harness.backends.constrain import Style, read_answer, request_fields
 from harness.backends.prompt_tools import with_tools_prompt
 from harness.backends.transport import MIB, StatusError, Transport, TransportError
-from harness.backends.turns import RawCall, to_turn
+from harness.backends.turns import to_turn
 from harness.errors import HarnessError
 from harness.types import ModelTurn, Usage
 
@@ -91,6 +95,7 @@ class OpenAIBackend:
         server_died: Callable[[], str | None] | None = None,
         max_response_mib: float = defaults.MAX_RESPONSE_MIB,
         constrain_style: Style = "openai",
+        warn: Callable[[str], None] | None = None,
     ):
         self.base_url, self.model = base_url, model
         self.max_retries, self.backoff_s, self.text_calls = max_retries, backoff_s, text_calls
@@ -100,6 +105,11 @@ class OpenAIBackend:
         self.flatten_tool_turns = flatten_tool_turns
         # for a server the harness started: how it died, once it has (ManagedServer.died)
         self.server_died = server_died
+        # what this server sent that the harness did not believe, said once each (to `warn`)
+        self.warnings: list[str] = []
+        self._warn = warn
+        # a 401, 403, 404 or redirect: what every later call would be answered, so none is sent
+        self._refused: str | None = None
         # the key is read here and handed only to the transport: it is never part of a record
         key = os.environ.get(api_key_env) or "no-key"
         try:
@@ -108,7 +118,7 @@ class OpenAIBackend:
                 api_key=key,
                 timeout_s=timeout_s,
                 max_response_bytes=int(max_response_mib * MIB),
-                user_agent=f"repair-harness openai/{openai.__version__}",
+                user_agent=f"repair-harness openai/{importlib.metadata.version('openai')}",
             )
         except ValueError as exc:  # every call would fail alike: the run stops
             raise HarnessError(f"{self.base_url}: {exc}", fatal=True) from None
@@ -122,11 +132,8 @@ class OpenAIBackend:
         return self.model if self.model in ids else (ids[0] if ids else None)
 
     async def served_models(self) -> list[str]:
-        raw = await self._with_retries(lambda: self.transport.get("models"))
-        try:
-            return [m["id"] for m in json.loads(raw)["data"]]
-        except (ValueError, KeyError, TypeError):
-            raise HarnessError(f"{self.base_url}/models: the answer is not a model list: {raw[:300]!r}") from None
+        ids: list[str] = await self._with_retries(lambda: self.transport.get("models", answers.model_ids))
+        return ids
 
     async def aclose(self) -> None:
         await self.transport.aclose()
@@ -134,6 +141,8 @@ class OpenAIBackend:
     async def _with_retries(self, make_call: Any) -> Any:
         last: TransportError | None = None
         for attempt in range(self.max_retries + 1):
+            if self._refused is not None:  # the server's answer to every call is known: none is sent
+                raise HarnessError(self._refused, fatal=True)
             try:
                 return await make_call()
             except TransportError as exc:
@@ -141,11 +150,10 @@ class OpenAIBackend:
             death = self.server_died() if self.server_died is not None else None
             if death is not None:  # no retry reaches a dead server: the run stops, saying why
                 raise HarnessError(death, fatal=True) from None
-            if isinstance(error, StatusError) and error.status == 401:
-                raise HarnessError(
-                    f"{self.base_url}: {error}; the server wants an API key: put it in "
-                    f"${self.api_key_env} (or name another variable with --api-key-env)"
-                ) from None
+            if error.fatal:
+                hint = _HINTS.get(getattr(error, "status", 0), "").format(var=self.api_key_env)
+                self._refused = f"{self.base_url}: {error}" + (f"; {hint}" if hint else "")
+                raise HarnessError(self._refused, fatal=True) from None
             if not error.retryable:
                 raise HarnessError(f"{self.base_url}: {error}", fatal=error.gone) from None
             last = error
@@ -194,61 +202,52 @@ class OpenAIBackend:
             kwargs["tool_choice"] = "auto"
         kwargs.update(request_fields(decoding.constrain, self.constrain_style, tools, kwargs.get("tools")))
         start = time.perf_counter()
-        resp = await self._with_retries(lambda: self._post_chat(kwargs))
+        resp = await self._with_retries(
+            lambda: self.transport.post("chat/completions", _encode(kwargs), answers.completion)
+        )
         latency = time.perf_counter() - start
-        if not resp.choices:
-            # some servers answer 200 with {"error": {...}}: keep what they said
-            said = (getattr(resp, "model_extra", None) or {}).get("error")
-            detail = f": {json.dumps(said, ensure_ascii=False, default=str)[:500]}" if said else ""
-            raise HarnessError(f"{self.base_url}: the server answered 200 with no choices{detail}")
         turn = self._turn(resp, latency, tools, tool_mode)
         if decoding.constrain != "none" and tool_mode == "prompt" and not turn.tool_calls:
             turn = _constrained(turn, tools)
         return turn
 
-    async def _post_chat(self, body: dict[str, Any]) -> Any:
-        """`chat.completions.create(**body)` as the server sees it, for a fraction of its CPU."""
-        raw = await self.transport.post("chat/completions", _encode(body))
-        try:  # a well-formed answer: pydantic-core parses and checks it in one pass
-            return ChatCompletion.model_validate_json(raw)
-        except ValueError:
-            pass
-        try:
-            data = json.loads(raw)
-        except ValueError:
-            data = None
-        if not isinstance(data, dict):
-            raise HarnessError(
-                f"{self.base_url}: the server answered 200 with a body that is not a JSON object: {raw[:300]!r}"
+    def _turn(self, resp: answers.Completion, latency: float, tools: list[ToolSpec], tool_mode: ToolMode) -> ModelTurn:
+        if resp.usage_fault is not None:
+            self.warn(
+                "usage",
+                f"{self.base_url} sent token usage no call can have ({resp.usage_fault}); such calls are "
+                "recorded with their usage unknown (usage_missing counts them), never as a count",
             )
-        # a server's odd answer: read as the SDK reads every answer, unvalidated
-        return ChatCompletion.construct(**data)
-
-    def _turn(self, resp: Any, latency: float, tools: list[ToolSpec], tool_mode: ToolMode) -> ModelTurn:
-        choice = resp.choices[0]
-        # a server relays what the model wrote: a call may lack parts, and that is the model's failure
-        native = [
-            RawCall(getattr(c.function, "name", None), getattr(c.function, "arguments", None), getattr(c, "id", None))
-            for c in choice.message.tool_calls or []
-        ]
-        usage = Usage(
-            prompt_tokens=getattr(resp.usage, "prompt_tokens", None),
-            completion_tokens=getattr(resp.usage, "completion_tokens", None),
-        )
-        # the server ran its tool parser: a call left in the text is one it did not accept
+        # the server ran its tool parser: a call left in the text is one it did not accept; a
+        # server relays what the model wrote: a call may lack parts, and that is the model's failure
         turn = to_turn(
-            choice.message.content,
-            native_calls=native,
-            usage=usage,
-            finish_reason=choice.finish_reason,
+            resp.content,
+            native_calls=resp.calls,
+            usage=Usage(prompt_tokens=resp.prompt_tokens, completion_tokens=resp.completion_tokens),
+            finish_reason=resp.finish_reason,
             latency_s=latency,
             model_id=resp.model,
             tools=tools,
             tool_mode=tool_mode,
             text_calls=self.text_calls,
         )
-        refusal = getattr(choice.message, "refusal", None)
-        return turn.model_copy(update={"refusal": str(refusal)}) if refusal else turn
+        return turn.model_copy(update={"refusal": resp.refusal}) if resp.refusal else turn
+
+    def warn(self, kind: str, text: str) -> None:
+        """Say `text` once per backend for each kind of thing a server got wrong."""
+        if any(w.startswith(f"{kind}: ") for w in self.warnings):
+            return
+        self.warnings.append(f"{kind}: {text}")
+        if self._warn is not None:
+            self._warn(text)
+
+
+# what an answer of these statuses means for the whole grid, said after the server's own words
+_HINTS = {
+    401: "the server wants an API key: put it in ${var} (or name another variable with --api-key-env)",
+    403: "the server refuses the key in ${var}, or this key may not use the model",
+    404: "the server has no such model or path: check --endpoint (it ends with /v1) and --model",
+}
 
 
 def _constrained(turn: ModelTurn, tools: list[ToolSpec]) -> ModelTurn:

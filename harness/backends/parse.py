@@ -148,14 +148,15 @@ class _Reader:
         return raw
 
 
-def json_depth(value: Any) -> int:
-    """Depth of a decoded JSON tree, iteratively (the tree may be deeper than the stack)."""
+def json_depth(value: Any, limit: int = MAX_DEPTH) -> int:
+    """Depth of a decoded JSON tree, iteratively (the tree may be deeper than the stack); the walk
+    stops at the first level past `limit`."""
     deepest, stack = 0, [(value, 1)]
     while stack:
         node, d = stack.pop()
         if isinstance(node, dict | list):
             deepest = max(deepest, d)
-            if deepest > MAX_DEPTH:
+            if deepest > limit:
                 return deepest
             stack.extend((child, d + 1) for child in (node.values() if isinstance(node, dict) else node))
     return deepest
@@ -257,8 +258,15 @@ def parse_tool_calls(text: str, tool_names: Collection[str] | None = None, max_c
     if truncated:
         warnings.append(f"the answer is {len(text)} characters; only the first {max_chars} were read")
         text = text[:max_chars]
-    if _looks_binary(text):
+    parsed = _parse(text, tool_names, truncated, warnings)
+    if (parsed.calls or parsed.error) and _looks_binary(text):
+        # a call attempted in text no model should write (NULs, control characters): none is
+        # read from it. Binary prose that attempts no call is prose: the model made no call.
         return Parsed([], "the answer looks binary (control characters); no tool call read", False, truncated)
+    return parsed
+
+
+def _parse(text: str, tool_names: Collection[str] | None, truncated: bool, warnings: list[str]) -> Parsed:
     fenced = "```" in text
     reader = _Reader(tool_names)
 

@@ -8,10 +8,15 @@ posted pre-encoded, past the SDK's per-call validation (3-10 ms a call on 2 core
 benchmarks/throughput.py); the SDK gives the answer's types only.
 
 An answer is read chunk by chunk, decoded (gzip, deflate) and counted: past `max_response_bytes`
-the read stops and the call fails, so a hostile server cannot make the run hold its body. Every
+the read stops and the call fails, so a hostile server cannot make the run hold its body. Only a
+2xx answer is an answer: a redirect is never followed (a server that redirects a POST is
+misconfigured, and following it would send the key elsewhere) and fails naming its Location, an
+error status keeps what the server said (`harness.backends.answers.error_message`), and a 2xx body
+is read by the caller's reader of its shape, whose fault names the status and the field. Every
 failure is a `TransportError` whose message names its cause (TLS verification, a proxy, DNS, a
-refused connection, a connection closed mid-answer, malformed HTTP, which timeout) and says
-whether another attempt may help (`retryable`) and whether the server looks gone (`gone`).
+refused connection, a connection closed mid-answer, malformed HTTP, which timeout, the status) and
+says whether another attempt may help (`retryable`), whether the server looks gone (`gone`) and
+whether every call to it would fail alike (`fatal`: a wrong key, no such model, a redirect).
 """
 
 from __future__ import annotations
@@ -19,18 +24,21 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import ipaddress
-import json
 import os
 import re
 import socket
 import ssl
 import time
-from typing import Any
-from urllib.parse import urlsplit
+from collections.abc import Callable
+from typing import Any, TypeVar
+from urllib.parse import urljoin, urlsplit
 
 import httpx2
 
+from harness.backends.answers import Malformed, error_message
 from harness.redact import credentials_in, without_credentials
+
+T = TypeVar("T")
 
 MIB = 1024 * 1024
 CONNECT_TIMEOUT_S = 10.0
@@ -39,23 +47,53 @@ CONNECT_TIMEOUT_S = 10.0
 class TransportError(Exception):
     """No usable answer. `retryable`: another attempt may get one (a lost connection, a timeout,
     429, 5xx). `gone`: nothing answers at that address (refused, DNS, TLS, proxy): once the
-    retries are spent the run stops."""
+    retries are spent the run stops. `fatal`: the server answered, and every call would get the
+    same answer (401, 403, 404, a redirect): the run stops at once."""
 
-    def __init__(self, message: str, *, retryable: bool, gone: bool = False):
+    def __init__(self, message: str, *, retryable: bool, gone: bool = False, fatal: bool = False):
         super().__init__(message)
-        self.retryable, self.gone = retryable, gone
+        self.retryable, self.gone, self.fatal = retryable, gone, fatal
+
+
+# a wrong key, a key without the right, no such model or path: the whole grid would get the same
+FATAL_STATUSES = frozenset({401, 403, 404})
 
 
 class StatusError(TransportError):
-    """The server answered with an HTTP error status; `body` is the start of what it said."""
+    """The server answered with an HTTP error status (anything but 2xx and 3xx); `body` is what
+    it said."""
 
     def __init__(self, status: int, headers: httpx2.Headers, body: bytes):
         self.status, self.headers, self.body = status, headers, body
-        super().__init__(f"HTTP {status}: {_said(body)}", retryable=status == 429 or status >= 500)
+        super().__init__(
+            f"HTTP {status}: {error_message(body)}",
+            retryable=status == 429 or 500 <= status < 600,
+            fatal=status in FATAL_STATUSES,
+        )
 
     def retry_after_s(self) -> float | None:
         """The wait the server asks for (`Retry-After`: seconds or an HTTP-date), if any."""
         return retry_after_s(self.headers.get("retry-after"))
+
+
+class RedirectError(TransportError):
+    """A 3xx answer: never followed, never read as an answer. The message names the status and
+    where the server points (its Location, resolved against the request's URL, user-info masked)."""
+
+    def __init__(self, status: int, method: str, url: str, location: str | None):
+        self.status = status
+        where = without_credentials(urljoin(url, location))[:300] if location else None
+        to = f" to {where}" if where else " with no Location"
+        super().__init__(
+            f"HTTP {status}: the server redirects {method} {without_credentials(url)}{to}; the harness follows "
+            "no redirect (it would send the API key there): give the URL the server answers at as --endpoint",
+            retryable=False,
+            fatal=True,
+        )
+
+
+class BadAnswer(TransportError):
+    """A 2xx answer whose body is not what was asked for (its reader's Malformed)."""
 
 
 def retry_after_s(value: str | None, now: float | None = None) -> float | None:
@@ -117,15 +155,16 @@ class Transport:
     async def aclose(self) -> None:
         await self.client.aclose()
 
-    async def get(self, path: str) -> bytes:
-        return await self._send("GET", path, None)
+    async def get(self, path: str, read: Callable[[bytes], T] | None = None) -> Any:
+        return await self._send("GET", path, None, read)
 
-    async def post(self, path: str, body: bytes) -> bytes:
-        return await self._send("POST", path, body)
+    async def post(self, path: str, body: bytes, read: Callable[[bytes], T] | None = None) -> Any:
+        return await self._send("POST", path, body, read)
 
-    async def _send(self, method: str, path: str, body: bytes | None) -> bytes:
-        """The body of a 2xx answer; StatusError for an error status, TransportError otherwise.
-        The timeout bounds the whole exchange (connect, send, the last byte of the answer)."""
+    async def _send(self, method: str, path: str, body: bytes | None, read: Callable[[bytes], Any] | None) -> Any:
+        """The body of a 2xx answer, or what `read` makes of it (BadAnswer when it raises
+        Malformed); RedirectError for a 3xx, StatusError for any other status, TransportError
+        otherwise. The timeout bounds the whole exchange (connect, send, the last byte)."""
         url = f"{self.base_url}/{path.lstrip('/')}"
         headers = {"Content-Type": "application/json"} if body is not None else None
         try:
@@ -136,9 +175,17 @@ class Transport:
             raise TransportError(f"read timeout: no whole answer within {self.timeout_s:g} s", retryable=True) from None
         except httpx2.HTTPError as exc:
             raise describe(exc, url) from exc
-        if resp.status_code >= 400:
-            raise StatusError(resp.status_code, resp.headers, data)
-        return data
+        status = resp.status_code
+        if not 200 <= status < 300:
+            if 300 <= status < 400:
+                raise RedirectError(status, method, url, resp.headers.get("location"))
+            raise StatusError(status, resp.headers, data)
+        if read is None:
+            return data
+        try:
+            return read(data)
+        except Malformed as exc:
+            raise BadAnswer(f"HTTP {status} from {method} /{path.lstrip('/')}: {exc}", retryable=False) from None
 
     async def _read(self, resp: httpx2.Response) -> bytes:
         cap = self.max_response_bytes
@@ -159,19 +206,6 @@ def _too_large(size: int, cap: int, how: str) -> str:
         f"response too large ({size / MIB:.1f} MiB {how} > cap {cap / MIB:g} MiB); read no further "
         "(--max-response-mib raises the cap)"
     )
-
-
-def _said(body: bytes) -> str:
-    """What a server said with an error status: the `message` of an OpenAI-style error body
-    (`{"error": {"message": ...}}`), else the start of the body as text."""
-    try:
-        said: Any = json.loads(body)
-        said = said.get("error", said) if isinstance(said, dict) else said
-        said = said.get("message", said) if isinstance(said, dict) else said
-    except ValueError:
-        said = body.decode("utf-8", errors="replace")
-    text = str(said)[:300].strip()
-    return text or "(empty body)"
 
 
 def _root(exc: BaseException) -> BaseException:

@@ -7,7 +7,9 @@ vLLM backend (no server-side parser: `native_text_modes` stands in for it) call 
 The policy:
 - Calls the server returned as structured tool calls are `native`; one whose arguments are not a
   JSON object spoils the turn (executing only its siblings would change the plan). The text
-  beside them is not searched for more calls.
+  beside them is not searched for more calls. Their names and arguments are read up to the cap
+  on a text answer (MAX_ANSWER_CHARS in all): a turn whose calls are larger has none read (one
+  5 MB argument would otherwise be copied into the transcript and every later request).
 - Otherwise the text is parsed. In prompt mode every call keeps its parse mode.
 - In native mode a call in a format of `native_text_modes` (what the family's server-side parser
   would have accepted) is `native`; any other call came back as text: `text_calls="parse"` keeps
@@ -102,6 +104,12 @@ def to_turn(
 def _read_native(raw: list[RawCall]) -> tuple[list[ToolCall], str | None]:
     """Model output, however hostile, ends as calls or as a parse error (the agent's failure,
     `unparseable_call`, as prompt mode scores the same text), never as an exception."""
+    size = sum(_chars(c.name) + _chars(c.arguments) for c in raw)
+    if size > MAX_ANSWER_CHARS:
+        return [], (
+            f"the tool calls' names and arguments are {size:,} characters, over the {MAX_ANSWER_CHARS:,} "
+            "the harness reads of an answer; no call was read"
+        )
     calls, errors = [], []
     for c in raw:
         name = c.name if isinstance(c.name, str) else repr(c.name)
@@ -115,3 +123,13 @@ def _read_native(raw: list[RawCall]) -> tuple[list[ToolCall], str | None]:
         except (ValueError, TypeError, RecursionError) as exc:
             errors.append(f"tool call {name[:100]!r}: {BAD_ARGUMENTS} ({str(exc)[:200]})")
     return ([] if errors else calls), "; ".join(errors) or None
+
+
+def _chars(value: Any) -> int:
+    """A call part's length as the wire carries it (the JSON of one sent as an object)."""
+    if value is None or isinstance(value, str):
+        return len(value or "")
+    try:
+        return len(json.dumps(value, ensure_ascii=False, default=str))
+    except (ValueError, TypeError, RecursionError):
+        return MAX_ANSWER_CHARS + 1

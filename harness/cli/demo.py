@@ -19,10 +19,10 @@ if TYPE_CHECKING:
 
 app = group()
 
-# the page the demo ends with, at most PAGE_LINES lines of at most PAGE_WIDTH columns: the solved
+# the page the demo ends with, at most 60 lines of at most PAGE_WIDTH columns: the solved
 # table, what it shows and does not, the run folders, and the commands for the full report,
 # one conversation, the figures and the next run
-PAGE_WIDTH, PAGE_LINES = 80, 60
+PAGE_WIDTH = 80
 TITLE = "Solved/N: each player on the same episodes (harness errors not counted in N)"
 FOLDERS = "Run folders ({}, {}, {}/):"  # the records, run.json and the transcripts' folder
 FOLDER = "{s.suite}: {s.tasks} {unit} x {conditions} conditions x {players} players"

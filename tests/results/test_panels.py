@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
@@ -80,7 +81,7 @@ def test_recovery_at_k_ticks_at_whole_k(four_agents: Path) -> None:
     for ax in drawn:
         ticks = _ticks_in_view(ax)
         assert ticks and _whole(ticks), (ax.get_title(), ticks)
-        ks = {x for line in ax.lines for x in line.get_xdata()}
+        ks = {float(x) for line in ax.lines for x in np.asarray(line.get_xdata())}
         assert ks <= set(ticks)  # every k drawn is labelled
     empty = [ax for ax in fig.axes[:-1] if not ax.lines]  # agent:gold: no rejection
     assert empty and all(not ax.get_xticks().size for ax in empty)

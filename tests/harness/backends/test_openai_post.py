@@ -72,8 +72,9 @@ def test_server_errors_are_retried_then_become_a_harness_error_with_the_servers_
 def test_a_401_names_the_key_variable_and_a_dead_server_is_fatal(monkeypatch):
     monkeypatch.setenv("MY_KEY", "sk-this-is-a-test-key")
     with ScriptedServer(lambda body: Reply(status=401)) as server:
-        with pytest.raises(HarnessError, match=r"HTTP 401.*\$MY_KEY"):
+        with pytest.raises(HarnessError, match=r"HTTP 401.*\$MY_KEY") as info:
             _generate(server.url, api_key_env="MY_KEY")
+        assert info.value.fatal and len(server.requests) == 1  # every call would be refused alike
         assert server.headers_seen[0]["Authorization"] == "Bearer sk-this-is-a-test-key"
         url = server.url
     with pytest.raises(
@@ -100,7 +101,9 @@ def test_a_slow_server_is_a_timeout_that_is_retried_and_not_fatal():
 
 def test_a_200_that_is_not_json_is_a_harness_error():
     with ScriptedServer(lambda body: Reply(body=["not", "an", "object"])) as server:
-        with pytest.raises(HarnessError, match="not a JSON object"):
+        with pytest.raises(
+            HarnessError, match=r"HTTP 200 from POST /chat/completions: the body is an array, not an object"
+        ):
             _generate(server.url)
 
 

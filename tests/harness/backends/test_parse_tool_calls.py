@@ -178,9 +178,14 @@ def test_huge_answer_is_truncated_and_said_so():
 
 
 def test_binary_answer():
-    for text in ["\x00\x01\x02\x03 PNG", b"\x89PNG\r\n\x1a\n\x00\x00\xff\xfe", "\x1b" * 50 + '{"name": "look"}']:
+    # a call attempted in binary text is not read
+    for text in ["\x1b" * 50 + '{"name": "look"}', '<tool_call>{"name": "look", "arguments": {}}</tool_call>\x00']:
         parsed = parse_tool_calls(text, TOOLS)
         assert parsed.calls == [] and "binary" in parsed.error
+    # binary that attempts no call is prose: no call was made, so none is unparseable
+    for text in ["\x00\x01\x02\x03 PNG", b"\x89PNG\r\n\x1a\n\x00\x00\xff\xfe", "I think\x00 we should look"]:
+        parsed = parse_tool_calls(text, TOOLS)
+        assert parsed.calls == [] and parsed.error is None
 
 
 @pytest.mark.parametrize("depth", [MAX_DEPTH + 5, 3000, 20_000])

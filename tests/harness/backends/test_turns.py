@@ -6,11 +6,13 @@ come to the same turn for the same answer.
 """
 
 import asyncio
+import json
 from types import SimpleNamespace
 
 import pytest
 
 from envs.contract import Decoding, ToolSpec
+from harness.backends import answers
 from harness.backends.openai_compat import OpenAIBackend
 from harness.backends.turns import RawCall, native_text_modes, to_turn
 from harness.backends.vllm_inproc import VllmInprocBackend
@@ -89,15 +91,19 @@ def test_answers_over_the_cap_are_truncated_and_without_tools_nothing_is_parsed(
 
 
 def _openai_answer(text, calls=()):
-    message = SimpleNamespace(
-        content=text,
-        tool_calls=[SimpleNamespace(id=i, function=SimpleNamespace(name=n, arguments=a)) for i, n, a in calls] or None,
-    )
-    return SimpleNamespace(
-        choices=[SimpleNamespace(message=message, finish_reason="stop")],
-        usage=SimpleNamespace(prompt_tokens=11, completion_tokens=7),
-        model="m",
-    )
+    """A chat completion as a server's body, read by the reader the backend reads it with."""
+    message = {
+        "role": "assistant",
+        "content": text,
+        "tool_calls": [{"id": i, "type": "function", "function": {"name": n, "arguments": a}} for i, n, a in calls]
+        or None,
+    }
+    body = {
+        "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 11, "completion_tokens": 7},
+        "model": "m",
+    }
+    return answers.completion(json.dumps(body).encode())
 
 
 class _OneAnswerLLM:
