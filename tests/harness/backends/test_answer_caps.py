@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from scripted_server import Reply, ScriptedServer, call
 from typer.testing import CliRunner
 
 from envs.contract import ToolSpec
@@ -18,6 +17,7 @@ from harness.backends.parse import MAX_ANSWER_CHARS
 from harness.backends.turns import RawCall, to_turn
 from harness.cli import app
 from harness.types import Usage
+from tests.scripted_server import Reply, ScriptedServer, call
 
 
 @pytest.mark.parametrize(
