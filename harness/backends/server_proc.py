@@ -103,6 +103,7 @@ class ManagedServer:
         self.stop_timeout_s = stop_timeout_s
         self.env = env
         self.log_path = Path(log_path) if log_path else None
+        self._temp_log = False  # the log is a temporary file of ours: removed after a clean stop
         self.model_names: list[str] = []
         self.startup_s: float | None = None
         self._proc: subprocess.Popen[bytes] | None = None
@@ -136,7 +137,7 @@ class ManagedServer:
         if self.log_path is None:
             fd, name = tempfile.mkstemp(prefix=f"{self.label.replace(' ', '-')}-", suffix=".log")
             os.close(fd)
-            self.log_path = Path(name)
+            self.log_path, self._temp_log = Path(name), True
         self._log = open(self.log_path, "wb")
         self._t0 = time.monotonic()
         env = {**os.environ, **(self.env or {})}
@@ -243,6 +244,9 @@ class ManagedServer:
         """SIGTERM to the server's process group, SIGKILL after stop_timeout_s. Idempotent."""
         self._stopping.set()
         proc = self._proc
+        # a server that started and ran until we stopped it left nothing to read; a log that a
+        # failure named (a death, a failed start) stays
+        clean = proc is not None and proc.poll() is None and self.startup_s is not None
         if proc is not None:
             if proc.poll() is None:
                 self._signal(proc, signal.SIGTERM)
@@ -257,6 +261,8 @@ class ManagedServer:
         if self._log is not None:
             self._log.close()
             self._log = None
+        if clean and self._temp_log and self.log_path is not None:
+            self.log_path.unlink(missing_ok=True)
         atexit.unregister(self.stop)
 
     @staticmethod

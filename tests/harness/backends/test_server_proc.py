@@ -138,3 +138,27 @@ def test_cancelling_an_async_start_stops_the_child():
 
     asyncio.run(main())
     assert server.pid is not None and not pid_alive(server.pid)
+
+
+def test_a_clean_stop_removes_its_temporary_log_and_a_failure_keeps_it(tmp_path):
+    """Every run starts servers: their temporary logs must not pile up in /tmp, but a log that a
+    failure names is what the user reads next."""
+    server = _server(tmp_path)
+    with server:
+        log = server.log_path
+        assert log is not None and log.exists()
+    assert not log.exists()
+    given = _server(tmp_path, log_path=tmp_path / "kept.log")  # a log the caller named is theirs
+    with given:
+        pass
+    assert (tmp_path / "kept.log").exists()
+    failed = ManagedServer(
+        [sys.executable, "-c", "import sys; print('bad flag --frob'); sys.exit(3)"],
+        host="127.0.0.1",
+        port=free_port(),
+        startup_timeout_s=30,
+    )
+    with pytest.raises(ServerStartError) as info:
+        failed.start()
+    assert failed.log_path is not None and failed.log_path.exists() and str(failed.log_path) in str(info.value)
+    failed.log_path.unlink()
