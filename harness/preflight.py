@@ -236,7 +236,9 @@ async def check(backend: Any, model: str, tool_mode: str) -> Result:
         try:
             result.checks.append(await run())
         except HarnessError as exc:
-            result.checks.append(Check(name, "fail", f"the server failed the request: {exc}", "read the server's log"))
+            # an answer every call would get (a key, a model, a redirect) already names its fix
+            fix = "" if getattr(exc, "fatal", False) else "read the server's log"
+            result.checks.append(Check(name, "fail", f"the server failed the request: {exc}", fix))
             failed = name
     result.seconds = time.monotonic() - t0
     return result

@@ -133,6 +133,25 @@ def test_a_server_that_fails_is_one_failure_and_the_rest_are_not_tried():
         result = asyncio.run(go())
         sent = len(server.requests)
     assert [c.status for c in result.checks] == ["fail", "skip", "skip", "skip"] and sent == 1
+    assert result.checks[0].fix == "read the server's log"
+
+
+def test_a_wrong_key_fails_the_preflight_with_the_servers_own_fix():
+    """A 401 is what every call would get: the check says what the transport says (the key
+    variable), not a generic pointer to a log that a remote server never showed."""
+    with ScriptedServer(lambda body: Reply(status=401), models=SERVED) as server:
+
+        async def go():
+            backend = OpenAIBackend(server.url, SERVED[0], max_retries=0)
+            try:
+                return await check(backend, "qwen2.5-7b", "native")
+            finally:
+                await backend.aclose()
+
+        result = asyncio.run(go())
+    (failed,) = result.failed
+    assert "HTTP 401" in failed.detail and "OPENAI_API_KEY" in failed.detail and failed.fix == ""
+    assert "Fix:" not in str(failure_of(result))
 
 
 def run_args(url: str, out) -> list[str]:
