@@ -1,14 +1,16 @@
 """Which servers the harness starts for a run, on which GPUs, and in which phase.
 
 A phase is a set of servers alive at once. Models that fit together run in one phase: each vLLM
-server on GPUs of its own, or sharing a GPU with others, their `--gpu-memory-utilization`s
-split by need and never summing over `MAX_UTILIZATION` on any GPU; the rest wait for a later
-phase. A server is given the GPU whose free share is largest (so two models on two GPUs get one
-each). A model whose estimate does not fit one GPU gets its preset's tensor-parallel size doubled
-until it fits. `--max-servers N` caps the servers of a phase, llama.cpp's (`local`, `gguf:`)
-included. Models the harness does not serve (an `--endpoint`'s, reference agents, in-process
-vLLM) play in the first phase. The runner plays a phase's episodes, stopping each server when its
-model's episodes are done, then starts the next phase; `run --dry-run` prints the plan.
+server on GPUs of its own (the default: a neighbour's load never enters a model's latencies, and
+no vLLM profiles its memory beside another), or with `--share-gpus` sharing a GPU with others,
+their `--gpu-memory-utilization`s split by need and never summing over `MAX_UTILIZATION` on any
+GPU; the rest wait for a later phase. A server is given the GPU whose free share is largest (so
+two models on two GPUs get one each). A model whose estimate does not fit one GPU gets its
+preset's tensor-parallel size doubled until it fits. `--max-servers N` caps the servers of a
+phase, llama.cpp's (`local`, `gguf:`) included. Models the harness does not serve (an
+`--endpoint`'s, reference agents, in-process vLLM) play in the first phase. The runner plays a
+phase's episodes, stopping each server when its model's episodes are done, then starts the next
+phase; `run --dry-run` prints the plan.
 """
 
 from __future__ import annotations
@@ -91,7 +93,7 @@ def plan(spec: RunSpec, models: list[str], inv: Inventory | None = None) -> Plan
         )
         phases = _chunks([ServerPlan(m, "vllm", tp=_preset(m).tp) for m in vllm], cap)
     else:
-        phases = _gpu_phases([_sized(m, inv) for m in vllm], inv, cap)
+        phases = _gpu_phases([_sized(m, inv) for m in vllm], inv, cap, spec.share_gpus)
     for server in (ServerPlan(m, "llama.cpp") for m in llama):
         room = next((p for p in phases if cap is None or len(p.servers) < cap), None)
         if room is None:
@@ -135,9 +137,10 @@ def _sized(model: str, inv: Inventory) -> ServerPlan:
     return ServerPlan(model, "vllm", tp=tp, estimate=est)
 
 
-def _gpu_phases(servers: list[ServerPlan], inv: Inventory, cap: int | None) -> list[Phase]:
+def _gpu_phases(servers: list[ServerPlan], inv: Inventory, cap: int | None, sharing: bool) -> list[Phase]:
     """Phases of servers on GPUs: the largest needs first, each on the GPUs with the most room.
-    A server of tensor parallel > 1, or without an estimate, takes whole GPUs."""
+    Unless `sharing`, every server takes whole GPUs; so does one of tensor parallel > 1, or one
+    without an estimate."""
     order = sorted(servers, key=lambda s: -(s.estimate.per_gpu_gib * s.tp if s.estimate else math.inf))
     limit = {g.id: MAX_UTILIZATION - g.used_gib / g.memory_gib for g in inv.gpus}
     phases: list[Phase] = []
@@ -145,7 +148,7 @@ def _gpu_phases(servers: list[ServerPlan], inv: Inventory, cap: int | None) -> l
         room = dict(limit)
         phase, left = Phase(), []
         for s in order:
-            whole = s.estimate is None or s.tp > 1
+            whole = not sharing or s.estimate is None or s.tp > 1
 
             def share(g: str, s: ServerPlan = s) -> float:
                 est = s.estimate

@@ -63,6 +63,8 @@ class RunSpec(Strict):
     # the GPUs of servers the harness starts (harness.gpus, harness.placement): declared, else NVML's
     gpus: list[str] | None = None
     gpu_memory_gib: float | None = Field(None, gt=0)
+    # vLLM servers may share a GPU (their --gpu-memory-utilization split); False: one per GPU
+    share_gpus: bool = False
     # servers the harness started alive at once (vLLM and llama.cpp); None: as many as fit
     max_servers: int | None = Field(None, ge=1)
     # "I/N": play the I-th of N parts of the grid's keys (harness.shards)
@@ -113,6 +115,7 @@ class RunSpec(Strict):
             "concurrency",
             "gpus",
             "gpu_memory_gib",
+            "share_gpus",
             "max_servers",
             "shard",
             "request_timeout_s",

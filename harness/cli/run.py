@@ -84,6 +84,11 @@ def run(
         help="GPUs for the servers the harness starts, e.g. 0,1  [default: NVML's, CUDA_VISIBLE_DEVICES respected]",
     ),
     gpu_memory_gib: float | None = typer.Option(None, help="memory of each GPU of --gpus (a plan made elsewhere)"),
+    share_gpus: bool | None = typer.Option(
+        None,
+        "--share-gpus/--no-share-gpus",
+        help="let vLLM servers share a GPU, splitting --gpu-memory-utilization (at most 0.95); default: one per GPU",
+    ),
     max_servers: int | None = typer.Option(
         None, help="model servers the harness starts alive at once, llama.cpp's too  [default: as many as fit]"
     ),
@@ -134,6 +139,7 @@ def run(
         "concurrency": concurrency,
         "gpus": split_list(gpus),
         "gpu_memory_gib": gpu_memory_gib,
+        "share_gpus": share_gpus,
         "max_servers": max_servers,
         "api_key_env": api_key_env,
         "backend": backend,

@@ -39,8 +39,17 @@ def check_invariants(placed, models):
         assert all(total <= MAX_UTILIZATION + 1e-9 for total in on.values()), dict(on)
 
 
-def test_four_presets_on_two_80_gib_gpus_run_at_once_two_to_a_gpu():
+def test_four_presets_on_two_80_gib_gpus_by_default_take_a_gpu_each_in_two_phases():
     placed = plan(spec_of(FOUR), FOUR, inventory(["0", "1"], 80))
+    check_invariants(placed, FOUR)
+    assert [len(p.servers) for p in placed.phases] == [2, 2]
+    for phase in placed.phases:
+        assert sorted(s.gpus for s in phase.servers) == [("0",), ("1",)]  # disjoint
+        assert {s.utilization for s in phase.servers} == {SOLO_UTILIZATION}
+
+
+def test_four_presets_on_two_80_gib_gpus_sharing_run_at_once_two_to_a_gpu():
+    placed = plan(spec_of(FOUR, share_gpus=True), FOUR, inventory(["0", "1"], 80))
     check_invariants(placed, FOUR)
     assert len(placed.phases) == 1
     per_gpu = defaultdict(list)
@@ -62,7 +71,7 @@ def test_two_models_on_two_gpus_get_one_each_at_vllms_default():
 
 
 def test_models_that_do_not_fit_together_wait_for_a_later_phase():
-    placed = plan(spec_of(FOUR), FOUR, inventory(["0"], 40))
+    placed = plan(spec_of(FOUR, share_gpus=True), FOUR, inventory(["0"], 40))
     check_invariants(placed, FOUR)
     # the largest first, each phase taking what still fits beside it
     assert [[s.model for s in p.servers] for p in placed.phases] == [
@@ -83,7 +92,7 @@ def test_max_servers_caps_each_phase():
 
 def test_a_model_too_large_for_one_gpu_gets_tensor_parallel_and_whole_gpus():
     models = ["qwen2.5-coder-14b-awq", "qwen2.5-7b"]
-    placed = plan(spec_of(models), models, inventory(["0", "1", "2"], 16))
+    placed = plan(spec_of(models, share_gpus=True), models, inventory(["0", "1", "2"], 16))
     check_invariants(placed, models)
     coder = placed.server("qwen2.5-coder-14b-awq")
     assert coder.tp == 2 and coder.estimate.per_gpu_gib <= 16 * MAX_UTILIZATION
@@ -102,7 +111,7 @@ def test_memory_in_use_by_others_is_left_to_them(monkeypatch):
     monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
     install(monkeypatch, [("GPU-a", 80.0, 60.0, "busy"), ("GPU-b", 80.0, 0.0, "free")])
     models = FOUR[:2]
-    placed = plan(spec_of(models), models)
+    placed = plan(spec_of(models, share_gpus=True), models)
     check_invariants(placed, models)
     busy = [s for s in placed.phases[0].servers if s.gpus == ("0",)]
     assert all(s.utilization <= MAX_UTILIZATION - 60 / 80 for s in busy)
@@ -144,9 +153,15 @@ def dry_run(tmp_path: Path, *args: str):
     return result.output
 
 
-def test_dry_run_json_of_four_presets_on_two_gpus(tmp_path):
-    text = dry_run(tmp_path, "--model", ",".join(FOUR), "--format", "json", "--gpus", "0,1", "--gpu-memory-gib", "80")
+@pytest.mark.parametrize("sharing", [[], ["--share-gpus"]])
+def test_dry_run_json_of_four_presets_on_two_gpus(tmp_path, sharing):
+    text = dry_run(
+        tmp_path, "--model", ",".join(FOUR), "--format", "json", "--gpus", "0,1", "--gpu-memory-gib", "80", *sharing
+    )
     data = json.loads(text)
+    assert len(data["phases"]) == (1 if sharing else 2)
+    if not sharing:  # a GPU each
+        assert all(len({g for s in p["servers"] for g in s["gpus"]}) == len(p["servers"]) for p in data["phases"])
     servers = [s for phase in data["phases"] for s in phase["servers"]]
     assert sorted(s["model"] for s in servers) == sorted(FOUR)
     for phase in data["phases"]:

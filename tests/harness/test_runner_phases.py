@@ -95,7 +95,8 @@ def test_a_vllm_server_gets_as_many_episodes_as_keep_its_batch_full(tmp_path, vl
     lane = json.loads((tmp_path / "run" / "run.json").read_text())["sessions"][-1]["concurrency"]["qwen2.5-7b"]
     assert lane["mode"] == "adaptive" and lane["start"] == batch.START and lane["bound"] == batch.BOUND
     assert lane["peak"] > batch.START  # it grew while nothing waited
-    assert lane["backoffs"] >= 1 and lane["final"] < lane["peak"]  # and backed off once requests queued
+    # and backed off once requests queued (then may grow again: under load it regrew to its peak)
+    assert lane["backoffs"] >= 1 and lane["final"] <= lane["peak"]
     report = render_report(load([tmp_path / "run"]), fmt="json")
     assert "adaptive to the server's batch" in json.loads(report)["meta"]["concurrency"]["qwen2.5-7b"]
 
