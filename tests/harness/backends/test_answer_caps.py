@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from scripted_server import Reply, ScriptedServer, call
 from typer.testing import CliRunner
 
 from envs.contract import ToolSpec
@@ -18,6 +17,7 @@ from harness.backends.parse import MAX_ANSWER_CHARS
 from harness.backends.turns import RawCall, to_turn
 from harness.cli import app
 from harness.types import Usage
+from tests.scripted_server import Reply, ScriptedServer, call
 
 
 @pytest.mark.parametrize(
@@ -40,7 +40,8 @@ def test_usage_is_believed_only_when_a_call_can_have_it(sent, read):
 
 
 def run_cli(url: str, out: Path, *extra: str) -> tuple[int, str, list[dict[str, Any]]]:
-    args = ["run", "--suite", "bank-disputes", "--model", "scripted-model", "--conditions", "raw"]
+    # --no-preflight: the scripted server answers the suite's requests only
+    args = ["run", "--suite", "bank-disputes", "--model", "scripted-model", "--conditions", "raw", "--no-preflight"]
     result = CliRunner().invoke(app, [*args, "--endpoint", url, "--out", str(out), "--tasks", "2", *extra])
     rows = [json.loads(line) for line in (out / "records.jsonl").read_text().splitlines()]
     return result.exit_code, " ".join(result.output.split()), rows

@@ -448,6 +448,7 @@ def test_malformed_http_is_a_server_fault_at_start_and_a_harness_error_mid_run(t
                 "2",
                 "--endpoint",
                 server.url,
+                "--no-preflight",  # the scripted server answers the models list and the chat calls only
                 "--out",
                 str(tmp_path / out),
             ],
