@@ -24,12 +24,15 @@ list. The other clients send exactly those bodies at concurrency C:
 Each round runs the four in a rotating order (interleaved); the figures are the medians of
 --pairs rounds, in calls/s over the window the server saw (first request in, last answer out: the
 same measure for every client, without the harness's run start-up), and the medians of the
-per-pair ratios; h-wall/s is the harness's calls/s over its whole run, start-up included. The
-targets: harness / sdk >= 0.95 everywhere (issue 15); transport / raw >= 0.85 at C=32, L=50 ms
-(issue 30), and harness / raw >= 0.75 there. The last was 0.9 with the home-made client (issue
-15), which cost 0.13 ms of CPU a call where httpx2 costs about 0.7 ms (the L=0 rows): on 2 cores
-the harness then measured 0.79 (443 of 609 calls/s; the old client 583). Issue 30 chose the
-maintained transport at that price; the target now catches a further loss.
+per-pair ratios; h-wall/s is the harness's calls/s over its whole run, start-up included.
+
+The targets (issue 40), at C=32, L=50 ms, printed by name with PASS or FAIL: harness/limit (the
+harness row over the raw row) >= 0.85, and harness/sdk >= 1.5. The old client drove 0.91-0.92 of
+the limit; the maintained transport cost 0.5 ms of CPU a call where it cost 0.09 ms. The
+transport's pools now run on an asyncio network backend (harness.backends.net) and parse each URL
+once: on this 2-core machine, shared, the bare transport went from 1.3-1.4 to 0.85-1.0 ms of CPU
+a call at L=0, C=8 (`--profile` and the L=0 rows show where the rest goes: httpx2, httpcore2 and
+h11 themselves). The absolute figures are the machine's: judge a change by its CPU per call.
 
 --budget 1 makes every episode one call: the per-episode costs (the world, the record, the
 transcript file) then fall on every call, the harness's worst case.
@@ -60,7 +63,8 @@ sys.path.insert(0, str(ROOT))
 LATENCIES_MS = (0, 50)
 CONCURRENCY = (1, 8, 32)
 MODEL = "bench-model"
-SDK_TARGET, RAW_TARGET, TRANSPORT_TARGET = 0.95, 0.75, 0.85
+# issue 40's targets, at C=32, L=50 ms: the harness row over the raw row, and over the sdk row
+LIMIT_TARGET, SDK_TARGET = 0.85, 1.5
 
 
 def _chat_answer() -> bytes:
@@ -444,7 +448,7 @@ def main() -> None:
             f"{'h/sdk':>6} {'h/raw':>6} {'sdk/raw':>7} {'t/raw':>6} {'old/raw':>7} {'h-wall/s':>8}"
             f"  (medians of {args.pairs} interleaved rounds)"
         )
-        failed = []
+        at_target = None
         for ms in LATENCIES_MS:
             for c in CONCURRENCY:
                 episodes = episodes_for(ms, c, args.scale, per_episode)
@@ -459,13 +463,15 @@ def main() -> None:
                     f"{r['old/raw']:>7.2f} {r['harness_wall']:>8.0f}",
                     flush=True,
                 )
-                if r["harness/sdk"] < SDK_TARGET:
-                    failed.append(f"harness/sdk {r['harness/sdk']:.2f} < {SDK_TARGET} at C={c}, L={ms} ms")
-                if ms == 50 and c == 32 and r["harness/raw"] < RAW_TARGET:
-                    failed.append(f"harness/raw {r['harness/raw']:.2f} < {RAW_TARGET} at C=32, L=50 ms")
-                if ms == 50 and c == 32 and r["t/raw"] < TRANSPORT_TARGET:
-                    failed.append(f"transport/raw {r['t/raw']:.2f} < {TRANSPORT_TARGET} at C=32, L=50 ms")
-        print("targets: " + ("met" if not failed else "MISSED: " + "; ".join(failed)))
+                if ms == 50 and c == 32:
+                    at_target = r
+        if at_target is not None:
+            for name, value, target in (
+                ("harness/limit", at_target["harness/raw"], LIMIT_TARGET),
+                ("harness/sdk", at_target["harness/sdk"], SDK_TARGET),
+            ):
+                verdict = "PASS" if value >= target else "FAIL"
+                print(f"{name} {value:.2f} (target >= {target} at C=32, L=50 ms): {verdict}")
     finally:
         for proc, _ in servers.values():
             proc.terminate()

@@ -5,7 +5,9 @@ of `server_proc` use httpx2 too): one proxy policy (`HTTP(S)_PROXY`, `NO_PROXY` 
 domains and CIDRs, read by httpx2 from the environment), one TLS configuration (`SSL_CERT_FILE` /
 `SSL_CERT_DIR`, else the system's store), one `Authorization: Bearer` header. Chat bodies are
 posted pre-encoded, past the SDK's per-call validation (3-10 ms a call on 2 cores,
-benchmarks/throughput.py); the SDK gives the answer's types only.
+benchmarks/throughput.py); the SDK gives the answer's types only. httpx2's pools run on the
+network backend of `harness.backends.net` (asyncio's transports, not anyio's: a quarter of a
+call's CPU), and each URL is parsed once.
 
 An answer is read chunk by chunk, decoded (gzip, deflate) and counted: past `max_response_bytes`
 the read stops and the call fails, so a hostile server cannot make the run hold its body. Only a
@@ -35,12 +37,14 @@ from urllib.parse import urljoin, urlsplit
 
 import httpx2
 
+from harness.backends import net
 from harness.backends.answers import Malformed, error_message
 from harness.redact import credentials_in, without_credentials
 
 T = TypeVar("T")
 
 MIB = 1024 * 1024
+_JSON = {"Content-Type": "application/json"}
 CONNECT_TIMEOUT_S = 10.0
 
 
@@ -151,6 +155,8 @@ class Transport:
             trust_env=True,
             follow_redirects=False,
         )
+        net.install(self.client)
+        self._urls: dict[str, httpx2.URL] = {}
 
     async def aclose(self) -> None:
         await self.client.aclose()
@@ -166,11 +172,15 @@ class Transport:
         Malformed); RedirectError for a 3xx, StatusError for any other status, TransportError
         otherwise. The timeout bounds the whole exchange (connect, send, the last byte)."""
         url = f"{self.base_url}/{path.lstrip('/')}"
-        headers = {"Content-Type": "application/json"} if body is not None else None
+        headers = _JSON if body is not None else None
         try:
             async with asyncio.timeout(self.timeout_s):
-                async with self.client.stream(method, url, content=body, headers=headers) as resp:
+                request = self.client.build_request(method, self._url(url), content=body, headers=headers)
+                resp = await self.client.send(request, stream=True)
+                try:
                     data = await self._read(resp)
+                finally:
+                    await resp.aclose()
         except TimeoutError:
             raise TransportError(f"read timeout: no whole answer within {self.timeout_s:g} s", retryable=True) from None
         except httpx2.HTTPError as exc:
@@ -186,6 +196,13 @@ class Transport:
             return read(data)
         except Malformed as exc:
             raise BadAnswer(f"HTTP {status} from {method} /{path.lstrip('/')}: {exc}", retryable=False) from None
+
+    def _url(self, url: str) -> httpx2.URL:
+        """The URL parsed once: httpx2 parses a string URL on every request."""
+        parsed = self._urls.get(url)
+        if parsed is None:
+            parsed = self._urls[url] = httpx2.URL(url)
+        return parsed
 
     async def _read(self, resp: httpx2.Response) -> bytes:
         cap = self.max_response_bytes
