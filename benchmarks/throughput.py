@@ -31,8 +31,10 @@ harness row over the raw row) >= 0.85, and harness/sdk >= 1.5. The old client dr
 the limit; the maintained transport cost 0.5 ms of CPU a call where it cost 0.09 ms. The
 transport's pools now run on an asyncio network backend (harness.backends.net) and parse each URL
 once: on this 2-core machine, shared, the bare transport went from 1.3-1.4 to 0.85-1.0 ms of CPU
-a call at L=0, C=8 (`--profile` and the L=0 rows show where the rest goes: httpx2, httpcore2 and
-h11 themselves). The absolute figures are the machine's: judge a change by its CPU per call.
+a call at L=0, C=8 (1.9 to 1.3 ms at C=32, L=50 ms; the harness 3.2 to 2.7 ms there), and
+harness/limit from 0.45-0.51 to 0.64-0.78 (`--profile` and the L=0 rows show where the rest goes:
+httpx2, httpcore2 and h11 themselves). The absolute figures are the machine's: judge a change by
+its CPU per call.
 
 --budget 1 makes every episode one call: the per-episode costs (the world, the record, the
 transcript file) then fall on every call, the harness's worst case.
