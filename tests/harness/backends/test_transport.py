@@ -20,6 +20,7 @@ import trustme
 from harness.backends.openai_compat import OpenAIBackend
 from harness.backends.transport import MIB, StatusError, Transport, TransportError, retry_after_s
 from harness.errors import HarnessError
+from tests.raw_server import RawServer
 
 Handler = Callable[[dict[str, Any], asyncio.StreamReader, asyncio.StreamWriter], Awaitable[bool]]
 CHAT = (
@@ -392,33 +393,6 @@ def test_credentials_in_the_url_are_refused_without_being_repeated():
     assert "hunter2" not in str(info.value) and "--api-key-env" in str(info.value)
 
 
-class _RawServer:
-    """A threaded loopback server answering each request with the bytes `reply(path)` gives."""
-
-    def __init__(self, reply: Callable[[str], bytes]):
-        import socketserver
-        import threading
-
-        class Handler(socketserver.StreamRequestHandler):
-            def handle(self) -> None:
-                while line := self.rfile.readline():
-                    length = 0
-                    while (header := self.rfile.readline()) not in (b"\r\n", b""):
-                        if header.lower().startswith(b"content-length:"):
-                            length = int(header.split(b":")[1])
-                    self.rfile.read(length)
-                    self.wfile.write(reply(line.split()[1].decode()))
-
-        self.server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-
 def test_malformed_http_is_a_server_fault_at_start_and_a_harness_error_mid_run(tmp_path):
     import json
     import subprocess
@@ -429,7 +403,7 @@ def test_malformed_http_is_a_server_fault_at_start_and_a_harness_error_mid_run(t
     config = tmp_path / "grid.toml"
     config.write_text("max_retries = 1\n")
 
-    def run(server: _RawServer, out: str) -> subprocess.CompletedProcess:
+    def run(server: RawServer, out: str) -> subprocess.CompletedProcess:
         return subprocess.run(
             [
                 sys.executable,
@@ -457,14 +431,14 @@ def test_malformed_http_is_a_server_fault_at_start_and_a_harness_error_mid_run(t
             timeout=120,
         )
 
-    start = _RawServer(lambda path: garbage)
+    start = RawServer(lambda method, path: garbage)
     try:
         said = run(start, "start")
     finally:
         start.close()
     assert said.returncode == 3 and "malformed HTTP (a server fault): illegal status line" in said.stderr, said.stderr
     assert "Connection error" not in said.stderr and "Traceback" not in said.stderr
-    mid = _RawServer(lambda path: models if path.endswith("/models") else garbage)
+    mid = RawServer(lambda method, path: models if path.endswith("/models") else garbage)
     try:
         said = run(mid, "mid")
     finally:

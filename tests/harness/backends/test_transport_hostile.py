@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socketserver
-import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -18,6 +16,7 @@ from envs.contract import Decoding, ToolSpec
 from harness.backends.openai_compat import OpenAIBackend
 from harness.cli import app
 from harness.errors import HarnessError
+from tests.raw_server import RawServer
 
 DEEP = b"[" * 100_000 + b"]" * 100_000
 MODELS = b'{"object":"list","data":[{"id":"m","object":"model"}]}'
@@ -33,42 +32,6 @@ def completion(message: Any = None, **top: Any) -> bytes:
 def http(status: int, body: bytes = b"", headers: str = "") -> bytes:
     reason = {200: "OK", 302: "Found", 307: "Temporary Redirect"}.get(status, "Status")
     return f"HTTP/1.1 {status} {reason}\r\nContent-Length: {len(body)}\r\n{headers}\r\n".encode() + body
-
-
-class Hostile:
-    """A loopback server answering each request with the bytes `reply(method, path)` gives; it
-    keeps the (method, path) of every request."""
-
-    def __init__(self, reply: Callable[[str, str], bytes]):
-        seen: list[tuple[str, str]] = []
-        self.requests = seen
-
-        class Handler(socketserver.StreamRequestHandler):
-            def handle(self) -> None:
-                while line := self.rfile.readline():
-                    length = 0
-                    while (header := self.rfile.readline()) not in (b"\r\n", b""):
-                        if header.lower().startswith(b"content-length:"):
-                            length = int(header.split(b":")[1])
-                    self.rfile.read(length)
-                    method, path = line.decode().split()[:2]
-                    seen.append((method, path))
-                    self.wfile.write(reply(method, path))
-
-        self.server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def chats(self) -> int:
-        return sum(method == "POST" for method, _ in self.requests)
-
-    def __enter__(self) -> Hostile:
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.server.shutdown()
-        self.server.server_close()
 
 
 def chat_answers(chat: bytes) -> Callable[[str, str], bytes]:
@@ -107,7 +70,7 @@ def run_cli(url: str, out: str, *extra: str) -> tuple[int, str]:
 
 
 def test_a_deep_model_list_is_a_start_failure_with_exit_3_and_no_traceback(tmp_path):
-    with Hostile(lambda method, path: http(200, DEEP)) as server:
+    with RawServer(lambda method, path: http(200, DEEP)) as server:
         with pytest.raises(HarnessError, match=r"not a model list: the body is JSON nested deeper than 64 levels"):
             served(server.url)
         code, output = run_cli(server.url, str(tmp_path / "run"))
@@ -116,21 +79,21 @@ def test_a_deep_model_list_is_a_start_failure_with_exit_3_and_no_traceback(tmp_p
 
 
 def test_a_deep_500_names_the_status_and_is_retried():
-    with Hostile(lambda method, path: http(500, DEEP)) as server:
+    with RawServer(lambda method, path: http(500, DEEP)) as server:
         with pytest.raises(HarnessError, match=r"gave up after 3 attempts: HTTP 500: the body is JSON nested deeper"):
             generate(server.url, max_retries=2)
     assert server.chats() == 3
 
 
 def test_a_deep_200_completion_is_named_not_a_recursion_error():
-    with Hostile(chat_answers(http(200, DEEP))) as server:
+    with RawServer(chat_answers(http(200, DEEP))) as server:
         with pytest.raises(HarnessError, match=r"HTTP 200 from POST /chat/completions: the body is JSON nested deeper"):
             generate(server.url)
 
 
 def test_a_302_with_a_completion_is_a_fatal_harness_error_naming_its_location_never_scored(tmp_path):
     redirect = http(302, completion(), "Location: http://user:hunter2@elsewhere.example/v1/chat/completions\r\n")
-    with Hostile(chat_answers(redirect)) as server:
+    with RawServer(chat_answers(redirect)) as server:
         with pytest.raises(HarnessError) as info:
             generate(server.url)
         said = str(info.value)
@@ -145,13 +108,13 @@ def test_a_302_with_a_completion_is_a_fatal_harness_error_naming_its_location_ne
 
 @pytest.mark.parametrize("status", [301, 307, 308])
 def test_a_redirect_with_an_empty_body_says_redirect_not_json(status):
-    with Hostile(chat_answers(http(status, b"", "Location: /v2/chat/completions\r\n"))) as server:
+    with RawServer(chat_answers(http(status, b"", "Location: /v2/chat/completions\r\n"))) as server:
         with pytest.raises(HarnessError, match=rf"HTTP {status}: the server redirects POST .* to http://127\.0\.0\.1"):
             generate(server.url)
 
 
 def test_a_redirect_at_start_is_named(tmp_path):
-    with Hostile(lambda method, path: http(302, b"", "Location: https://login.example/\r\n")) as server:
+    with RawServer(lambda method, path: http(302, b"", "Location: https://login.example/\r\n")) as server:
         code, output = run_cli(server.url, str(tmp_path / "run"))
     assert code == 3 and "HTTP 302: the server redirects GET" in output and "https://login.example/" in output
 
@@ -185,7 +148,7 @@ MALFORMED = [
 
 @pytest.mark.parametrize("body, fault", MALFORMED, ids=[f for _, f in MALFORMED])
 def test_a_malformed_200_completion_names_the_field_at_fault(body, fault):
-    with Hostile(chat_answers(http(200, body))) as server:
+    with RawServer(chat_answers(http(200, body))) as server:
         with pytest.raises(HarnessError) as info:
             generate(server.url)
     said = str(info.value)
@@ -196,7 +159,7 @@ def test_a_malformed_200_completion_names_the_field_at_fault(body, fault):
 @pytest.mark.parametrize("status", [401, 403, 404])
 def test_an_auth_or_not_found_answer_stops_the_run_after_the_first_request(tmp_path, status):
     error = json.dumps({"error": {"message": f"scripted {status}"}}).encode()
-    with Hostile(chat_answers(http(status, error))) as server:
+    with RawServer(chat_answers(http(status, error))) as server:
         code, output = run_cli(server.url, str(tmp_path / "run"), "--tasks", "5")
     assert code == 3 and f"HTTP {status}: scripted {status}" in output and "stopped:" in output, output
     assert server.chats() == 1  # the first episode's call: no episode after it
@@ -206,7 +169,7 @@ def test_an_auth_or_not_found_answer_stops_the_run_after_the_first_request(tmp_p
 
 def test_after_a_refusal_no_call_reaches_the_server_and_concurrent_episodes_stop(tmp_path):
     refused = http(401, b'{"error": {"message": "bad key"}}')
-    with Hostile(chat_answers(refused)) as server:
+    with RawServer(chat_answers(refused)) as server:
 
         async def twice():
             backend = OpenAIBackend(server.url, "m")
