@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
-from envs.contract import CODE_ROOTS, Violation, format_exception
+from envs.contract import Violation
+from envs.tracebacks import CODE_ROOTS, format_exception
 
 
 class Model(BaseModel):
