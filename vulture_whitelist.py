@@ -21,7 +21,7 @@ from envs.tools import tooling
 from envs.tools.travel import world
 from examples.plugins import shop_refunds
 from harness import types
-from harness.backends import net, server_proc
+from harness.backends import server_proc
 from harness.cli import common, listing, reproduce
 from results import report_model
 
@@ -98,15 +98,6 @@ _ = (
     by_name.hf_quantizer,
     # the backend sends the optional decoding fields by name (getattr in openai_compat.generate)
     contract.Decoding.stream,
-    # asyncio calls a protocol's callbacks; httpcore2 calls its network backend's connect methods
-    net._Connection.connection_made,
-    net._Connection.data_received,
-    net._Connection.eof_received,
-    net._Connection.connection_lost,
-    net._Connection.pause_writing,
-    net._Connection.resume_writing,
-    net.Backend.connect_tcp,
-    net.Backend.connect_unix_socket,
     # used by tests: zombie-aware liveness of a server's processes (tests/harness/backends/, test_cli_serve)
     server_proc.pid_alive,
     # used by tests: the count of live game interpreters, which only zmachine knows (test_textworld_leaks)

@@ -82,22 +82,27 @@ class Lane:
             self._wake.set()
 
     async def _poll(self, queue: asyncio.Queue[Any]) -> None:
-        import httpx2  # the transport's library
+        from urllib.parse import urlsplit
 
-        async with httpx2.AsyncClient(timeout=5.0, trust_env=True) as client:
+        from harness.backends.transport import Transport, TransportError
+
+        url = urlsplit(str(self.metrics_url))
+        client = Transport(f"{url.scheme}://{url.netloc}", api_key="", timeout_s=5.0, max_response_bytes=16 << 20)
+        try:
             while True:
                 await asyncio.sleep(POLL_S)
                 text = ""
                 try:
-                    resp = await client.get(str(self.metrics_url))
-                    text = resp.text if resp.status_code == 200 else ""
-                except httpx2.HTTPError:
+                    text = (await client.get(url.path)).decode("utf-8", "replace")
+                except TransportError:
                     pass
                 if "vllm:num_requests" not in text:
                     self.note = f"no vLLM metrics at {self.metrics_url}: stayed at {self.target}"
                     return
                 gauges = parse_metrics(text)
                 self.adjust(gauges["running"], gauges["waiting"], not queue.empty())
+        finally:
+            await client.aclose()
 
     async def run(
         self,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import atexit
 import ctypes
+import json
 import os
 import signal
 import socket
@@ -161,33 +162,53 @@ class ManagedServer:
         self.startup_s = time.monotonic() - self._t0
 
     def _wait_ready(self, t0: float) -> None:
-        import httpx2  # here, not at import: listing and help load this module but start no server
+        import asyncio
+        import concurrent.futures
+
+        # here, not at import: listing and help load this module but start no server
+        from harness.backends.transport import Transport, TransportError
 
         deadline = t0 + self.startup_timeout_s
-        headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
-        with httpx2.Client(timeout=5.0, headers=headers) as client:  # the transport's library and proxy policy
-            for path in self.ready_paths:
-                while True:
-                    if self._stopping.is_set():
-                        raise ServerStartError(f"{self.label} was stopped while starting")
-                    if self._proc is None:
-                        raise ServerStartError(f"{self.label} was never started")
-                    if self._proc.poll() is not None:
-                        raise ServerDied(self.death_report("while starting"))
-                    if time.monotonic() > deadline:
-                        raise ServerStartError(
-                            f"{self.label} did not answer {path} within {self.startup_timeout_s:.0f} s."
-                            f"\n{self.log_tail()}"
-                        )
-                    try:
-                        resp = client.get(self.root_url + path)
-                    except httpx2.TransportError:
-                        resp = None
-                    if resp is not None and resp.status_code == 200:
-                        if path.endswith("/models"):
-                            self.model_names = [m["id"] for m in resp.json().get("data", [])]
-                        break
-                    time.sleep(0.25)
+
+        async def answers(client: Transport, path: str) -> bytes | None:
+            try:
+                return await client.get(path)
+            except TransportError:  # not up yet, or not answering 200 yet
+                return None
+
+        async def poll() -> None:
+            client = Transport(self.root_url, api_key=self.api_key or "", timeout_s=5.0, max_response_bytes=64 << 20)
+            try:
+                for path in self.ready_paths:
+                    while True:
+                        if self._stopping.is_set():
+                            raise ServerStartError(f"{self.label} was stopped while starting")
+                        if self._proc is None:
+                            raise ServerStartError(f"{self.label} was never started")
+                        if self._proc.poll() is not None:
+                            raise ServerDied(self.death_report("while starting"))
+                        if time.monotonic() > deadline:
+                            raise ServerStartError(
+                                f"{self.label} did not answer {path} within {self.startup_timeout_s:.0f} s."
+                                f"\n{self.log_tail()}"
+                            )
+                        body = await answers(client, path)
+                        if body is not None:
+                            if path.endswith("/models"):
+                                self.model_names = [m["id"] for m in json.loads(body).get("data", [])]
+                            break
+                        await asyncio.sleep(0.25)
+            finally:
+                await client.aclose()
+
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:  # the usual case: `start` runs in a thread of its own, or the CLI's
+            asyncio.run(poll())
+            return
+        # a loop runs in this thread (a notebook's `with LocalServer()`): wait in another thread
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            pool.submit(asyncio.run, poll()).result()
 
     def alive(self) -> bool:
         return self._proc is not None and self._proc.poll() is None

@@ -1,13 +1,13 @@
-"""The one HTTP transport to a model server: httpx2, the package the openai SDK itself is built on.
+"""The one HTTP transport to a model server: aiohttp, the maintained asyncio HTTP client.
 
-The model list and the chat calls go through one `httpx2.AsyncClient` (the server health checks
-of `server_proc` use httpx2 too): one proxy policy (`HTTP(S)_PROXY`, `NO_PROXY` with hosts,
-domains and CIDRs, read by httpx2 from the environment), one TLS configuration (`SSL_CERT_FILE` /
-`SSL_CERT_DIR`, else the system's store), one `Authorization: Bearer` header. Chat bodies are
-posted pre-encoded, past the SDK's per-call validation (3-10 ms a call on 2 cores,
-benchmarks/throughput.py); the SDK gives the answer's types only. httpx2's pools run on the
-network backend of `harness.backends.net` (asyncio's transports, not anyio's: a quarter of a
-call's CPU), and each URL is parsed once.
+The model list, the chat calls and the checks of a server the harness started (`server_proc`,
+vLLM's metrics in `batch`) go through `Transport`: one proxy policy (`HTTP(S)_PROXY`, `NO_PROXY`
+with hosts, domains and CIDRs: `harness.backends.proxies`), one TLS configuration
+(`SSL_CERT_FILE` / `SSL_CERT_DIR`, else the system's store), one `Authorization: Bearer` header.
+Chat bodies are posted pre-encoded, past the SDK's per-call validation (3-10 ms a call on 2 cores,
+benchmarks/throughput.py); the SDK gives the answer's types only. aiohttp parses HTTP in C
+(llhttp): about 0.4 ms of CPU a call where httpx2 on httpcore2 and h11 took 1.3-1.4 ms, which
+held the runner's one event loop under the socket limit (benchmarks/throughput.py, issue 40).
 
 An answer is read chunk by chunk, decoded (gzip, deflate) and counted: past `max_response_bytes`
 the read stops and the call fails, so a hostile server cannot make the run hold its body. Only a
@@ -25,20 +25,19 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
-import ipaddress
 import os
-import re
-import socket
 import ssl
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 from urllib.parse import urljoin, urlsplit
 
-import httpx2
+import aiohttp
+import aiohttp.http_exceptions
+import yarl
 
-from harness.backends import net
 from harness.backends.answers import Malformed, error_message
+from harness.backends.proxies import proxy_for
 from harness.redact import credentials_in, without_credentials
 
 T = TypeVar("T")
@@ -46,6 +45,8 @@ T = TypeVar("T")
 MIB = 1024 * 1024
 _JSON = {"Content-Type": "application/json"}
 CONNECT_TIMEOUT_S = 10.0
+# an idle connection kept this long for the next call (servers close theirs after 5-75 s)
+KEEPALIVE_S = 5.0
 
 
 class TransportError(Exception):
@@ -67,7 +68,7 @@ class StatusError(TransportError):
     """The server answered with an HTTP error status (anything but 2xx and 3xx); `body` is what
     it said."""
 
-    def __init__(self, status: int, headers: httpx2.Headers, body: bytes):
+    def __init__(self, status: int, headers: Mapping[str, str], body: bytes):
         self.status, self.headers, self.body = status, headers, body
         super().__init__(
             f"HTTP {status}: {error_message(body)}",
@@ -119,7 +120,8 @@ def retry_after_s(value: str | None, now: float | None = None) -> float | None:
 
 
 class Transport:
-    """GETs and POSTs of JSON to one server over keep-alive connections."""
+    """GETs and POSTs of JSON to one server over keep-alive connections. The session is opened on
+    the first call, in the event loop that makes it."""
 
     def __init__(
         self,
@@ -135,31 +137,45 @@ class Transport:
             raise ValueError(f"{without_credentials(base_url)!r} is not an http(s) URL")
         if credentials_in(base_url):  # spec validation refuses them; this is the last line
             raise ValueError("the endpoint URL holds credentials: put the key in the --api-key-env variable instead")
+        if any(c in api_key for c in "\r\n\0"):
+            # the HTTP library's own message would quote the header, and the header holds the key
+            raise ValueError("the API key holds a line break or another control character")
         self.base_url = base_url.rstrip("/")
         self.timeout_s, self.max_response_bytes = timeout_s, max_response_bytes
-        if any(c in api_key for c in "\r\n\0"):
-            # httpx2's own message would quote the header, and the header holds the key
-            raise ValueError("the API key holds a line break or another control character")
-        self.client = httpx2.AsyncClient(
-            # connecting gets a share of the call's time, so that a server that never accepts is
-            # told apart from one that accepts and never answers (the whole call is bounded below)
-            timeout=httpx2.Timeout(timeout_s, connect=min(CONNECT_TIMEOUT_S, timeout_s / 2)),
-            # one connection per call in flight, each kept for the next call
-            limits=httpx2.Limits(max_connections=None, max_keepalive_connections=None),
-            headers={
-                "Authorization": f"Bearer {api_key}",
-                "User-Agent": user_agent,
-                "Accept": "application/json",
-                "Accept-Encoding": "gzip, deflate",
-            },
-            trust_env=True,
-            follow_redirects=False,
+        self.proxy = proxy_for(self.base_url)
+        self._headers = {
+            "User-Agent": user_agent,
+            "Accept": "application/json",
+            "Accept-Encoding": "gzip, deflate",
+            # no key, no header: a server the harness started without one
+            **({"Authorization": f"Bearer {api_key}"} if api_key else {}),
+        }
+        # connecting gets a share of the call's time, so that a server that never accepts is told
+        # apart from one that accepts and never answers (the whole call is bounded in `_send`)
+        self._timeout = aiohttp.ClientTimeout(
+            total=None, sock_connect=min(CONNECT_TIMEOUT_S, timeout_s / 2), sock_read=timeout_s
         )
-        net.install(self.client)
-        self._urls: dict[str, httpx2.URL] = {}
+        self._session: aiohttp.ClientSession | None = None
+        self._urls: dict[str, yarl.URL] = {}
+
+    def _open(self) -> aiohttp.ClientSession:
+        self._session = aiohttp.ClientSession(
+            headers=self._headers,
+            # one connection per call in flight, each kept for the next call
+            connector=_Connector(limit=0, ssl=ssl_context(), keepalive_timeout=KEEPALIVE_S),
+            timeout=self._timeout,
+            # no cookies kept from one answer to the next request: every call stands alone
+            cookie_jar=aiohttp.DummyCookieJar(),
+            # the proxy policy is ours (NO_PROXY's CIDRs), read once; no ~/.netrc
+            trust_env=False,
+            auto_decompress=True,
+        )
+        return self._session
 
     async def aclose(self) -> None:
-        await self.client.aclose()
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
 
     async def get(self, path: str, read: Callable[[bytes], T] | None = None) -> Any:
         return await self._send("GET", path, None, read)
@@ -172,24 +188,27 @@ class Transport:
         Malformed); RedirectError for a 3xx, StatusError for any other status, TransportError
         otherwise. The timeout bounds the whole exchange (connect, send, the last byte)."""
         url = f"{self.base_url}/{path.lstrip('/')}"
-        headers = _JSON if body is not None else None
+        session = self._session or self._open()
         try:
             async with asyncio.timeout(self.timeout_s):
-                request = self.client.build_request(method, self._url(url), content=body, headers=headers)
-                resp = await self.client.send(request, stream=True)
-                try:
+                async with session.request(
+                    method,
+                    self._url(url),
+                    data=body,
+                    headers=_JSON if body is not None else None,
+                    proxy=self.proxy,
+                    allow_redirects=False,
+                ) as resp:
                     data = await self._read(resp)
-                finally:
-                    await resp.aclose()
+                    status, headers = resp.status, resp.headers
+        except aiohttp.ClientError as exc:  # before TimeoutError: aiohttp's timeouts are both
+            raise describe(exc, url) from exc
         except TimeoutError:
             raise TransportError(f"read timeout: no whole answer within {self.timeout_s:g} s", retryable=True) from None
-        except httpx2.HTTPError as exc:
-            raise describe(exc, url) from exc
-        status = resp.status_code
         if not 200 <= status < 300:
             if 300 <= status < 400:
-                raise RedirectError(status, method, url, resp.headers.get("location"))
-            raise StatusError(status, resp.headers, data)
+                raise RedirectError(status, method, url, headers.get("location"))
+            raise StatusError(status, headers, data)
         if read is None:
             return data
         try:
@@ -197,25 +216,45 @@ class Transport:
         except Malformed as exc:
             raise BadAnswer(f"HTTP {status} from {method} /{path.lstrip('/')}: {exc}", retryable=False) from None
 
-    def _url(self, url: str) -> httpx2.URL:
-        """The URL parsed once: httpx2 parses a string URL on every request."""
+    def _url(self, url: str) -> yarl.URL:
+        """The URL parsed once, not on every request."""
         parsed = self._urls.get(url)
         if parsed is None:
-            parsed = self._urls[url] = httpx2.URL(url)
+            parsed = self._urls[url] = yarl.URL(url)
         return parsed
 
-    async def _read(self, resp: httpx2.Response) -> bytes:
+    async def _read(self, resp: aiohttp.ClientResponse) -> bytes:
         cap = self.max_response_bytes
-        declared = resp.headers.get("content-length")
-        if declared is not None and declared.isdigit() and int(declared) > cap:
-            raise TransportError(_too_large(int(declared), cap, "declared"), retryable=False)
+        declared = resp.content_length
+        if declared is not None and declared > cap:
+            raise TransportError(_too_large(declared, cap, "declared"), retryable=False)
         chunks, size = [], 0
-        async for chunk in resp.aiter_bytes():  # decoded: the cap bounds what a gzip bomb expands to
+        async for chunk in resp.content.iter_any():  # decoded: the cap bounds what a gzip bomb expands to
             size += len(chunk)
             if size > cap:
                 raise TransportError(_too_large(size, cap, "read so far"), retryable=False)
             chunks.append(chunk)
         return b"".join(chunks)
+
+
+class _Connector(aiohttp.TCPConnector):
+    """aiohttp's pool, less one hazard: a kept connection on which the server sent bytes nobody
+    asked for would hand them to the next request as its answer; such a connection is closed
+    instead of reused. (`_get` is the pool's lookup of a kept connection; if a later aiohttp
+    renames it, tests/harness/backends/test_transport.py's unasked-bytes test fails, saying so.)"""
+
+    async def _get(self, key: Any, traces: list[Any]) -> Any:
+        while (conn := await super()._get(key, traces)) is not None:
+            if conn.protocol is None or not conn.protocol.should_close:
+                return conn
+            conn.close()
+        return None
+
+
+def ssl_context() -> ssl.SSLContext:
+    """Verification against `SSL_CERT_FILE` / `SSL_CERT_DIR` where set, else the system's store."""
+    cafile, capath = os.environ.get("SSL_CERT_FILE") or None, os.environ.get("SSL_CERT_DIR") or None
+    return ssl.create_default_context(cafile=cafile, capath=capath)
 
 
 def _too_large(size: int, cap: int, how: str) -> str:
@@ -226,7 +265,7 @@ def _too_large(size: int, cap: int, how: str) -> str:
 
 
 def _root(exc: BaseException) -> BaseException:
-    """The deepest cause of an exception chain: the OSError or SSL error behind httpx2's wrapper."""
+    """The deepest cause of an exception chain: the OSError or SSL error behind aiohttp's wrapper."""
     seen = set()
     while (nxt := exc.__cause__ or exc.__context__) is not None and id(nxt) not in seen:
         seen.add(id(exc))
@@ -234,76 +273,73 @@ def _root(exc: BaseException) -> BaseException:
     return exc
 
 
-def describe(exc: BaseException, url: str) -> TransportError:
-    """An httpx2 failure as a TransportError whose message says what happened, where."""
+def describe(exc: aiohttp.ClientError, url: str) -> TransportError:
+    """An aiohttp failure as a TransportError whose message says what happened, where."""
     parts = urlsplit(url)
     where = f"{parts.hostname}:{parts.port or (443 if parts.scheme == 'https' else 80)}"
-    root = _root(exc)
     detail = str(exc) or type(exc).__name__
-    if isinstance(root, ssl.SSLCertVerificationError):
+    if isinstance(exc, aiohttp.ClientConnectorCertificateError):
+        cert = exc.certificate_error
+        reason = getattr(cert, "verify_message", None) or getattr(cert, "reason", None) or cert
         return TransportError(
-            f"TLS verification of {parts.hostname} failed: {root.verify_message or root.reason} "
-            "(SSL_CERT_FILE names another CA bundle)",
+            f"TLS verification of {parts.hostname} failed: {reason} (SSL_CERT_FILE names another CA bundle)",
             retryable=False,
             gone=True,
         )
-    if isinstance(root, ssl.SSLError):
-        return TransportError(f"TLS with {where} failed: {root.reason or root}", retryable=False, gone=True)
-    if isinstance(exc, httpx2.ProxyError):
-        return TransportError(f"the proxy refused: {detail}", retryable=True, gone=True)
-    if isinstance(root, socket.gaierror):
+    root = _root(exc)
+    if isinstance(exc, aiohttp.ClientSSLError) or isinstance(root, ssl.SSLError):
+        ssl_error = root if isinstance(root, ssl.SSLError) else getattr(exc, "os_error", exc)
         return TransportError(
-            f"DNS: cannot resolve {parts.hostname}: {root.strerror or root}", retryable=True, gone=True
+            f"TLS with {where} failed: {getattr(ssl_error, 'reason', None) or ssl_error}", retryable=False, gone=True
         )
-    if isinstance(exc, httpx2.ConnectTimeout):
+    if isinstance(exc, aiohttp.ClientHttpProxyError):
+        return TransportError(f"the proxy refused: HTTP {exc.status} {exc.message}", retryable=True, gone=True)
+    if isinstance(exc, aiohttp.ClientProxyConnectionError):
+        return TransportError(
+            f"cannot connect to the proxy at {exc.host}:{exc.port} (the environment's HTTP(S)_PROXY; NO_PROXY names "
+            f"what is reached directly): {_reason(exc.os_error)}",
+            retryable=True,
+            gone=True,
+        )
+    if isinstance(exc, aiohttp.ClientConnectorDNSError):
+        return TransportError(
+            f"DNS: cannot resolve {parts.hostname}: {exc.os_error.strerror or exc.os_error}", retryable=True, gone=True
+        )
+    if isinstance(exc, aiohttp.ConnectionTimeoutError):
         return TransportError(f"connect timeout: {where} accepted no connection in time", retryable=True, gone=True)
-    if isinstance(exc, (httpx2.ReadTimeout, httpx2.WriteTimeout, httpx2.PoolTimeout)):
+    if isinstance(exc, aiohttp.SocketTimeoutError):
         return TransportError(f"read timeout: {where} sent no answer in time", retryable=True)
-    if isinstance(exc, httpx2.ConnectError):
-        code = getattr(root, "errno", None)
-        reason = os.strerror(code) if isinstance(code, int) and code > 0 else str(root)
-        hop = _address(root)
-        if hop is not None and _proxy_set() and not _is_target(hop, parts):
+    if isinstance(exc, aiohttp.ClientConnectorError):
+        return TransportError(f"cannot connect to {where}: {_reason(exc.os_error)}", retryable=True, gone=True)
+    if isinstance(exc, aiohttp.ServerDisconnectedError):
+        return TransportError(f"{where} closed the connection mid-answer: {detail}", retryable=True)
+    if isinstance(exc, aiohttp.ClientPayloadError):
+        cause = exc.__cause__ or exc.__context__
+        if isinstance(cause, aiohttp.http_exceptions.ContentEncodingError) or "content-encoding" in detail.lower():
             return TransportError(
-                f"cannot connect to the proxy at {hop[0]}:{hop[1]} (the environment's "
-                f"HTTP(S)_PROXY; NO_PROXY names what is reached directly): {reason}",
+                f"{where} sent a body that does not decode as its Content-Encoding says: {' '.join(detail.split())}",
                 retryable=True,
-                gone=True,
             )
-        return TransportError(f"cannot connect to {where}: {reason}", retryable=True, gone=True)
-    if isinstance(exc, httpx2.RemoteProtocolError):
-        if "peer closed" in detail.lower() or "incomplete" in detail.lower() or "without sending" in detail.lower():
-            return TransportError(f"{where} closed the connection mid-answer: {detail}", retryable=True)
-        return TransportError(f"{where} answered with malformed HTTP (a server fault): {detail}", retryable=True)
-    if isinstance(exc, httpx2.DecodingError):
+        if isinstance(cause, aiohttp.http_exceptions.TransferEncodingError) and "not completed" not in detail:
+            return TransportError(
+                f"{where} answered with malformed HTTP (a server fault): {_first_line(detail)}", retryable=True
+            )
+        return TransportError(f"{where} closed the connection mid-answer: {detail}", retryable=True)
+    if isinstance(exc, aiohttp.ClientResponseError):  # aiohttp's parser refused what came back
         return TransportError(
-            f"{where} sent a body that does not decode as its Content-Encoding says: {detail}", retryable=True
+            f"{where} answered with malformed HTTP (a server fault): {_first_line(exc.message or detail)}",
+            retryable=True,
         )
-    if isinstance(exc, (httpx2.ReadError, httpx2.WriteError, httpx2.CloseError)):
-        return TransportError(
-            f"the connection to {where} broke: {getattr(root, 'strerror', None) or detail}", retryable=True
-        )
+    if isinstance(exc, aiohttp.ClientOSError):
+        return TransportError(f"the connection to {where} broke: {_reason(exc)}", retryable=True)
     return TransportError(f"{type(exc).__name__}: {detail}", retryable=False)
 
 
-_ADDRESS = re.compile(r"\('([^']+)', (\d+)")
+def _reason(error: OSError) -> str:
+    code = error.errno
+    return os.strerror(code) if isinstance(code, int) and code > 0 else (error.strerror or str(error))
 
 
-def _address(root: BaseException) -> tuple[str, int] | None:
-    """The address a failed connect went to, as asyncio's message names it."""
-    m = _ADDRESS.search(str(root))
-    return (m.group(1), int(m.group(2))) if m else None
-
-
-def _is_target(hop: tuple[str, int], parts: Any) -> bool:
-    """The failed address is the URL's own (a host name resolves to an address we cannot compare)."""
-    if hop[1] != (parts.port or (443 if parts.scheme == "https" else 80)):
-        return False
-    try:
-        return ipaddress.ip_address(parts.hostname) == ipaddress.ip_address(hop[0])
-    except ValueError:
-        return True
-
-
-def _proxy_set() -> bool:
-    return any(k.lower() in ("http_proxy", "https_proxy", "all_proxy") and v for k, v in os.environ.items())
+def _first_line(message: str) -> str:
+    """llhttp's message quotes what the server sent on the lines after the first: not for a record."""
+    return message.strip().splitlines()[0].rstrip(":") if message.strip() else message

@@ -436,7 +436,7 @@ def test_malformed_http_is_a_server_fault_at_start_and_a_harness_error_mid_run(t
         said = run(start, "start")
     finally:
         start.close()
-    assert said.returncode == 3 and "malformed HTTP (a server fault): illegal status line" in said.stderr, said.stderr
+    assert said.returncode == 3 and "malformed HTTP (a server fault): Bad status line" in said.stderr, said.stderr
     assert "Connection error" not in said.stderr and "Traceback" not in said.stderr
     mid = RawServer(lambda method, path: models if path.endswith("/models") else garbage)
     try:
@@ -446,3 +446,47 @@ def test_malformed_http_is_a_server_fault_at_start_and_a_harness_error_mid_run(t
     assert said.returncode == 4, said.stderr  # harness errors, never scored; the run went on
     rows = [json.loads(line) for line in (tmp_path / "mid" / "records.jsonl").read_text().splitlines()]
     assert len(rows) == 2 and all("malformed HTTP" in r["harness_error"] and r["success"] is None for r in rows)
+
+
+def test_an_idle_connection_with_unasked_bytes_is_not_reused():
+    async def twice(request: dict[str, Any], reader: Any, writer: asyncio.StreamWriter) -> bool:
+        # the answer, then (once it is read) a second one nobody asked for, on a connection kept open
+        writer.write(ok(b'{"n": 1}'))
+        await writer.drain()
+        await asyncio.sleep(0.02)
+        writer.write(ok(b'{"n": "stray"}'))
+        await writer.drain()
+        return True
+
+    async def go() -> None:
+        async with Server(twice) as server:
+            client = transport(server.url)
+            assert await client.post("chat/completions", b"{}") == b'{"n": 1}'
+            await asyncio.sleep(0.1)  # the stray answer reaches the client
+            assert await client.post("chat/completions", b"{}") == b'{"n": 1}'  # never the stray one
+            assert server.connections == 2
+            await client.aclose()
+
+    asyncio.run(go())
+
+
+def test_no_proxy_reads_names_domains_ports_and_cidrs_and_a_socks_proxy_is_refused(monkeypatch):
+    from harness.backends.proxies import bypassed, proxy_for
+
+    no = "10.0.0.0/8, example.org,.corp.net,db:5432,::1/128"
+    assert bypassed("10.1.2.3", 8000, no) and not bypassed("11.0.0.1", 8000, no)
+    assert bypassed("example.org", None, no) and bypassed("api.example.org", 443, no)
+    assert not bypassed("notexample.org", 443, no)
+    assert bypassed("a.corp.net", 80, no) and bypassed("db", 5432, no) and not bypassed("db", 5433, no)
+    assert bypassed("[::1]", 8000, no) and bypassed("anything", 1, "*") and not bypassed("x", 1, " ")
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.lower(), raising=False)
+    assert proxy_for("http://10.0.0.5:8000/v1") is None
+    monkeypatch.setenv("HTTPS_PROXY", "proxy.corp.net:3128")
+    monkeypatch.setenv("NO_PROXY", "10.0.0.0/8")
+    assert proxy_for("https://api.example.org/v1") == "http://proxy.corp.net:3128"
+    assert proxy_for("https://10.0.0.5/v1") is None and proxy_for("http://api.example.org/v1") is None
+    monkeypatch.setenv("ALL_PROXY", "socks5://127.0.0.1:1080")
+    with pytest.raises(ValueError, match="socks5 proxy, which the transport does not speak"):
+        transport("http://api.example.org/v1")

@@ -22,6 +22,7 @@ HEAVY = (
     "openai",
     "httpx",
     "httpx2",
+    "aiohttp",
     "textworld",
     "numpy",
     "pandas",
