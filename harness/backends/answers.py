@@ -20,7 +20,7 @@ from typing import Any
 import orjson
 
 from harness.backends.parse import MAX_DEPTH as MAX_ARGUMENT_DEPTH
-from harness.backends.parse import json_depth
+from harness.backends.parse import deeper_than
 from harness.backends.turns import RawCall
 
 # a completion is 8 levels deep around the arguments of a tool call sent as an object, which the
@@ -49,7 +49,7 @@ def read_json(body: bytes) -> Any:
             raise Malformed(f"the body is JSON nested deeper than {MAX_DEPTH} levels") from None
         except ValueError as exc2:  # JSONDecodeError, UnicodeDecodeError
             raise Malformed(f"the body is not JSON ({_reason(exc2)}): {shown(body)}") from None
-    if json_depth(value, MAX_DEPTH) > MAX_DEPTH:
+    if deeper_than(body, value, MAX_DEPTH):
         raise Malformed(f"the body is JSON nested deeper than {MAX_DEPTH} levels")
     return value
 

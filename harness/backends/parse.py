@@ -148,6 +148,14 @@ class _Reader:
         return raw
 
 
+def deeper_than(text: str | bytes, value: Any, limit: int = MAX_DEPTH) -> bool:
+    """Whether `value`, decoded from `text`, nests deeper than `limit`: a tree can be no deeper than
+    the brackets its text opens, so the walk runs only where they are more than `limit` (counting
+    is C-speed; the walk is a twentieth of a call's CPU)."""
+    opens = text.count(b"{") + text.count(b"[") if isinstance(text, bytes) else text.count("{") + text.count("[")
+    return opens > limit and json_depth(value, limit) > limit
+
+
 def json_depth(value: Any, limit: int = MAX_DEPTH) -> int:
     """Depth of a decoded JSON tree, iteratively (the tree may be deeper than the stack); the walk
     stops at the first level past `limit`."""

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import functools
 import os
 import ssl
 import time
@@ -152,9 +153,9 @@ class Transport:
         }
         # connecting gets a share of the call's time, so that a server that never accepts is told
         # apart from one that accepts and never answers (the whole call is bounded in `_send`)
-        self._timeout = aiohttp.ClientTimeout(
-            total=None, sock_connect=min(CONNECT_TIMEOUT_S, timeout_s / 2), sock_read=timeout_s
-        )
+        # (no per-read timeout: the whole exchange's bound in `_send` is the read timeout, and
+        # aiohttp would rearm a timer on every chunk)
+        self._timeout = aiohttp.ClientTimeout(total=None, sock_connect=min(CONNECT_TIMEOUT_S, timeout_s / 2))
         self._session: aiohttp.ClientSession | None = None
         self._urls: dict[str, yarl.URL] = {}
 
@@ -253,7 +254,12 @@ class _Connector(aiohttp.TCPConnector):
 
 def ssl_context() -> ssl.SSLContext:
     """Verification against `SSL_CERT_FILE` / `SSL_CERT_DIR` where set, else the system's store."""
-    cafile, capath = os.environ.get("SSL_CERT_FILE") or None, os.environ.get("SSL_CERT_DIR") or None
+    return _ssl_context(os.environ.get("SSL_CERT_FILE") or None, os.environ.get("SSL_CERT_DIR") or None)
+
+
+@functools.cache
+def _ssl_context(cafile: str | None, capath: str | None) -> ssl.SSLContext:
+    # loading a CA store takes 40-80 ms: once per store, not per transport (a run opens several)
     return ssl.create_default_context(cafile=cafile, capath=capath)
 
 

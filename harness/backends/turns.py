@@ -26,7 +26,7 @@ from typing import Any
 
 from envs.contract import ToolCall, ToolSpec
 from harness.backends.base import ToolMode
-from harness.backends.parse import MAX_ANSWER_CHARS, MAX_DEPTH, json_depth, parse_tool_calls
+from harness.backends.parse import MAX_ANSWER_CHARS, MAX_DEPTH, deeper_than, json_depth, parse_tool_calls
 from harness.types import ModelTurn, Usage
 
 # the words of a native call's parse error whose arguments are no JSON object (harness.preflight reads them)
@@ -114,10 +114,15 @@ def _read_native(raw: list[RawCall]) -> tuple[list[ToolCall], str | None]:
     for c in raw:
         name = c.name if isinstance(c.name, str) else repr(c.name)
         try:
-            args = c.arguments if isinstance(c.arguments, dict) else json.loads(c.arguments or "{}")
+            if isinstance(c.arguments, dict):
+                args, deep = c.arguments, json_depth(c.arguments) > MAX_DEPTH
+            else:
+                text = c.arguments or "{}"
+                args = json.loads(text)
+                deep = isinstance(args, dict) and deeper_than(text, args)
             if not isinstance(args, dict):
                 raise ValueError("arguments are not a JSON object")
-            if json_depth(args) > MAX_DEPTH:
+            if deep:
                 raise ValueError(f"arguments nested deeper than {MAX_DEPTH} levels")
             calls.append(ToolCall(name=name, arguments=args, id=c.id, parse_mode="native"))
         except (ValueError, TypeError, RecursionError) as exc:
