@@ -14,7 +14,7 @@ list. The other clients send exactly those bodies at concurrency C:
 - raw: C keep-alive sockets writing pre-built HTTP requests and reading the answers: the most any
   client gets from this server (at L > 0 the ideal is C / L);
 - sdk: a bare `openai.AsyncOpenAI` generator, C workers calling `chat.completions.create`;
-- transport: the harness's HTTP transport (`harness.backends.transport`, httpx2), C workers
+- transport: the harness's HTTP transport (`harness.backends.transport`, aiohttp), C workers
   posting the bodies and reading the answers, nothing else: the ceiling of the harness (t/raw);
 - old: the home-made HTTP/1.1 client the transport replaced (issue 30), loaded from git history
   (OLD_CLIENT_COMMIT), the same way: printed beside it (old/raw); skipped outside a git clone;
@@ -28,13 +28,14 @@ per-pair ratios; h-wall/s is the harness's calls/s over its whole run, start-up 
 
 The targets (issue 40), at C=32, L=50 ms, printed by name with PASS or FAIL: harness/limit (the
 harness row over the raw row) >= 0.85, and harness/sdk >= 1.5. The old client drove 0.91-0.92 of
-the limit; the maintained transport cost 0.5 ms of CPU a call where it cost 0.09 ms. The
-transport's pools now run on an asyncio network backend (harness.backends.net) and parse each URL
-once: on this 2-core machine, shared, the bare transport went from 1.3-1.4 to 0.85-1.0 ms of CPU
-a call at L=0, C=8 (1.9 to 1.3 ms at C=32, L=50 ms; the harness 3.2 to 2.7 ms there), and
-harness/limit from 0.45-0.51 to 0.64-0.78 (`--profile` and the L=0 rows show where the rest goes:
-httpx2, httpcore2 and h11 themselves). The absolute figures are the machine's: judge a change by
-its CPU per call.
+the limit at 0.09-0.4 ms of CPU a call; httpx2 on httpcore2 and h11, which replaced it, cost
+1.3-1.9 ms, and the harness reached 0.45-0.51 of the limit (0.64-0.78 with httpcore2 on an asyncio
+network backend). The transport is now aiohttp (HTTP parsed in C): on this 2-core machine, shared,
+the bare transport costs 0.4 ms a call at C=32, L=50 ms (t/raw 0.98), the harness 0.9-1.0 ms over a
+long run, and harness/limit measured 0.84-0.89 in four runs of the defaults. What is left of a call
+is the episode's own work (the environment, the turn, the record), and at C=32 the answers come
+in bursts the loop works through one after another. The absolute figures are the machine's:
+judge a change by its CPU per call.
 
 --budget 1 makes every episode one call: the per-episode costs (the world, the record, the
 transcript file) then fall on every call, the harness's worst case.

@@ -1,6 +1,6 @@
 """Any OpenAI-compatible endpoint (vLLM, llama.cpp server, hosted APIs), on the OpenAI wire format.
 
-Every request goes through one `transport.Transport` (httpx2): the model list and the chat calls
+Every request goes through one `transport.Transport` (aiohttp): the model list and the chat calls
 (`Decoding.stream` can only be false: nothing streams). Chat bodies are built once as JSON and
 posted by the transport; the answer is read by `answers.completion`, which names the field a
 server got wrong (`choices[0].message is null`) where the SDK's `ChatCompletion` raised a Python
