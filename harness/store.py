@@ -355,9 +355,10 @@ class RunDir:
         data = line.encode("utf-8")
         with self._lock:
             if self._broken is not None:
-                raise self._broken
+                # a fresh traceback: re-raising one object appends each raise's frames to it
+                raise self._broken.with_traceback(None)
             if self._sync_error is not None:
-                raise self._sync_error
+                raise self._sync_error.with_traceback(None)
             if self._fh is None:
                 self._fh = os.open(self.records, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
                 self._size = os.fstat(self._fh).st_size
@@ -419,11 +420,16 @@ class RunDir:
 
 def _settle(done: asyncio.Future[Any], written: asyncio.Future[Any]) -> None:
     """`done` as the writer's future ended: its record, or its exception."""
-    if done.cancelled():
-        return
     if written.cancelled():
-        done.cancel()
-    elif (exc := written.exception()) is not None:
+        if not done.done():
+            done.cancel()
+        return
+    # read even when nobody waits for `done` any more (its worker was cancelled when the run
+    # stopped on a full disk): an unread exception is logged with its traceback at exit
+    exc = written.exception()
+    if done.done():
+        return
+    if exc is not None:
         done.set_exception(exc)
     else:
         done.set_result(written.result())

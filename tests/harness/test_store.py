@@ -243,3 +243,55 @@ def test_appends_within_the_sync_interval_share_an_fsync_and_close_does_not_wait
     assert len(synced) <= before_close + 2  # close fsyncs what was left
     rows = (tmp_path / "run" / "records.jsonl").read_text().splitlines()
     assert len(rows) == 50
+
+
+def test_a_save_nobody_awaits_any_more_leaves_no_unread_exception_when_the_disk_is_full(tmp_path, monkeypatch):
+    """When the run stops on a full disk, the lane cancels its other workers, and with them the
+    saves they awaited; the writer's error for those saves must still be read, or asyncio logs
+    each one with its traceback at exit (the one-line stop message then ends in tracebacks)."""
+    import asyncio
+    import errno
+    import gc
+
+    store = _opened(tmp_path)
+
+    def full(line):
+        raise OSError(errno.EFBIG, "File too large")
+
+    store.append_line = full
+    unread: list[str] = []
+
+    async def main():
+        asyncio.get_running_loop().set_exception_handler(lambda loop, ctx: unread.append(ctx["message"]))
+        saves = [
+            store.save(k, {"turns": [], "harness_error": None}, r, lambda exc: None)
+            for k, r in (_record(i) for i in range(8))
+        ]
+        for save in saves:  # their workers were cancelled: nobody will await them
+            save.cancel()
+        del saves
+        await asyncio.sleep(0.2)  # the writer thread fails each of them
+        gc.collect()
+
+    asyncio.run(main())
+    store.close()
+    assert unread == []
+
+
+def test_the_stopped_stores_error_is_raised_with_a_fresh_traceback_each_time(tmp_path):
+    """Every append after a full disk raises the same StorageError; re-raising one object would
+    add each raise's frames to its traceback, which grows with every episode that ends after."""
+    import traceback
+
+    from harness.errors import StorageError
+
+    store = _opened(tmp_path)
+    store._broken = StorageError("cannot write records.jsonl: File too large (EFBIG)")
+    depths = []
+    for i in range(3):
+        with pytest.raises(StorageError) as raised:
+            store.append(_record(i)[1])
+        depths.append(len(traceback.extract_tb(raised.value.__traceback__)))
+    store._broken = None
+    store.close()
+    assert depths[0] == depths[1] == depths[2]
