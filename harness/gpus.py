@@ -205,9 +205,19 @@ def _from_nvml() -> tuple[tuple[Gpu, ...] | None, str]:
         count = nvml.nvmlDeviceGetCount()
         entries = _visible()
         wanted = [str(i) for i in range(count)] if entries is None else entries
-        out = []
+        out: list[Gpu] = []
+        named: dict[str, str] = {}  # uuid -> the entry that named it first
         for entry in wanted:
             handle = _handle(nvml, entry, count)
+            uuid = _text(nvml.nvmlDeviceGetUUID(handle))
+            if uuid in named:
+                # CUDA shows no GPU for `0,0` and one for `UUID,0` (seen on an H200): a plan of two
+                # would put two servers' memory on one GPU
+                raise UserError(
+                    f"CUDA_VISIBLE_DEVICES names one GPU twice ({named[uuid]} and {entry} are both {uuid}): "
+                    "name each GPU once"
+                )
+            named[uuid] = entry
             mem = nvml.nvmlDeviceGetMemoryInfo(handle)
             name = nvml.nvmlDeviceGetName(handle)
             out.append(
@@ -215,7 +225,7 @@ def _from_nvml() -> tuple[tuple[Gpu, ...] | None, str]:
                     entry,
                     mem.total / GIB,
                     mem.used / GIB,
-                    name.decode() if isinstance(name, bytes) else str(name),
+                    _text(name),
                 )
             )
         return tuple(out), ""
@@ -224,6 +234,11 @@ def _from_nvml() -> tuple[tuple[Gpu, ...] | None, str]:
             nvml.nvmlShutdown()
         except Exception:  # shutting NVML down is best effort
             pass
+
+
+def _text(value: Any) -> str:
+    """NVML's strings: bytes from nvidia-ml-py before 11.515, str since."""
+    return value.decode() if isinstance(value, bytes) else str(value)
 
 
 def _handle(nvml: Any, entry: str, count: int) -> Any:

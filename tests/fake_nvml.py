@@ -47,6 +47,7 @@ def install(monkeypatch: Any, gpus: list[tuple[str, float, float, str]], fail_in
     mod.nvmlDeviceGetHandleByUUID = handle_by_uuid  # type: ignore[attr-defined]
     mod.nvmlDeviceGetMemoryInfo = memory  # type: ignore[attr-defined]
     mod.nvmlDeviceGetName = lambda h: gpus[h][3].encode()  # type: ignore[attr-defined]
+    mod.nvmlDeviceGetUUID = lambda h: gpus[h][0]  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "pynvml", mod)
     return mod
 

@@ -60,6 +60,17 @@ def test_an_unknown_visible_device_is_one_clear_error(monkeypatch):
         inventory()
 
 
+@pytest.mark.parametrize("visible, uuid", [("0,0", "GPU-aaaa"), ("GPU-dddd,3", "GPU-dddd")])
+def test_a_gpu_named_twice_in_cuda_visible_devices_is_one_clear_error(monkeypatch, visible, uuid):
+    """CUDA shows no GPU for `0,0` and one for `UUID,0` of the same GPU (seen on an H200): a plan
+    of two GPUs there would put two servers' memory on one."""
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", visible)
+    install(monkeypatch, FOUR)
+    first, second = visible.split(",")
+    with pytest.raises(UserError, match=f"names one GPU twice \\({first} and {second} are both {uuid}\\)"):
+        inventory()
+
+
 def test_gpus_select_from_nvml_and_memory_overrides_it(monkeypatch):
     monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
     install(monkeypatch, FOUR)
