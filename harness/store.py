@@ -313,7 +313,8 @@ class RunDir:
             try:
                 data, line = self._transcript_bytes(key, transcript), self.line(record)
             except Exception as exc:  # a record that cannot be written: the worker awaiting it hears it
-                done.set_exception(exc)
+                if not done.done():  # a worker cancelled as the run stopped awaits it no more
+                    done.set_exception(exc)
                 continue
             written = loop.run_in_executor(self._writer, self._save, key, data, record, line, failed)
             written.add_done_callback(functools.partial(_settle, done))

@@ -295,3 +295,26 @@ def test_the_stopped_stores_error_is_raised_with_a_fresh_traceback_each_time(tmp
     store._broken = None
     store.close()
     assert depths[0] == depths[1] == depths[2]
+
+
+def test_a_record_that_cannot_be_written_for_a_cancelled_worker_breaks_no_loop_callback(tmp_path):
+    import asyncio
+
+    store = _opened(tmp_path)
+
+    def unwritable(record):
+        raise ValueError("not JSON")
+
+    store.line = unwritable
+    said: list[str] = []
+
+    async def main():
+        asyncio.get_running_loop().set_exception_handler(lambda loop, ctx: said.append(ctx["message"]))
+        k, r = _record(0)
+        save = store.save(k, {"turns": [], "harness_error": None}, r, lambda exc: None)
+        save.cancel()  # its worker was cancelled when the run stopped
+        await asyncio.sleep(0.05)
+
+    asyncio.run(main())
+    store.close()
+    assert said == []
