@@ -62,12 +62,14 @@ def test_kill_and_resume_loses_and_duplicates_nothing(tmp_path):
     rng = random.Random(20261051)
     out = tmp_path / "run"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    # 100 ms per answer, so that a run lasts long enough to be killed in the middle
+    # 500 ms per answer: 100 episodes at concurrency 2 play at least 25 s, longer than the ten kills
+    # take (at most 20 s, start-ups included), however fast the client and its start-up become (at
+    # 100 ms, a run of 5 s of play, only 6 of 10 kills landed once the client got faster)
     with ScriptedServer(lambda body: answer(GOLD[customer_message(body)], "native")) as server:
         original = server.responder
 
         def slow(body):
-            time.sleep(0.1)
+            time.sleep(0.5)
             return original(body)
 
         server.responder = slow
