@@ -144,13 +144,13 @@ class Transport:
         self.base_url = base_url.rstrip("/")
         self.timeout_s, self.max_response_bytes = timeout_s, max_response_bytes
         self.proxy = proxy_for(self.base_url)
-        self._headers = {
-            "User-Agent": user_agent,
-            "Accept": "application/json",
-            "Accept-Encoding": "gzip, deflate",
-            # no key, no header: a server the harness started without one
-            **({"Authorization": f"Bearer {api_key}"} if api_key else {}),
-        }
+        self._headers = {"User-Agent": user_agent, "Accept": "application/json", "Accept-Encoding": "gzip, deflate"}
+        # the key goes with each request, never in the session's headers: aiohttp sends those to a
+        # proxy too, the Authorization among them as Proxy-Authorization (in the CONNECT of an https
+        # target, before TLS), so the proxy would read the key. No key, no header: a server the
+        # harness started without one
+        key = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._request_headers = {"GET": key or None, "POST": {**_JSON, **key}}
         # connecting gets a share of the call's time, so that a server that never accepts is told
         # apart from one that accepts and never answers (the whole call is bounded in `_send`)
         # (no per-read timeout: the whole exchange's bound in `_send` is the read timeout, and
@@ -196,7 +196,7 @@ class Transport:
                     method,
                     self._url(url),
                     data=body,
-                    headers=_JSON if body is not None else None,
+                    headers=self._request_headers[method],
                     proxy=self.proxy,
                     allow_redirects=False,
                 ) as resp:

@@ -271,6 +271,11 @@ def test_a_plain_target_goes_through_a_live_proxy_in_absolute_form(monkeypatch):
             await client.aclose()
         (request,) = proxy.requests
         assert request["line"] == "POST http://models.example:8000/v1/chat/completions HTTP/1.1"
+        # a plain target's request passes through the proxy, its key too; it is not also offered as
+        # the proxy's own credentials
+        assert (
+            request["headers"]["authorization"] == "Bearer no-key" and "proxy-authorization" not in request["headers"]
+        )
 
     asyncio.run(go())
 
@@ -306,6 +311,55 @@ def test_https_names_a_failed_verification_and_trusts_the_bundle_ssl_cert_file_n
     ca.cert_pem.write_to_path(str(bundle))
     monkeypatch.setenv("SSL_CERT_FILE", str(bundle))
     asyncio.run(go(trusted=True))
+
+
+async def _tunnel(request: dict[str, Any], reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+    """A proxy's CONNECT: a byte tunnel to the target's port on this machine, until either side closes."""
+    method, target, _ = request["line"].split()
+    assert method == "CONNECT", request["line"]
+    up_reader, up_writer = await asyncio.open_connection("127.0.0.1", int(target.rpartition(":")[2]))
+    writer.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
+    await writer.drain()
+
+    async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
+        try:
+            while data := await src.read(65536):
+                dst.write(data)
+                await dst.drain()
+        except ConnectionError:
+            pass
+        finally:
+            dst.close()
+
+    await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
+    return False
+
+
+def test_an_https_target_goes_through_a_proxy_by_connect_verified_and_the_key_never_reaches_the_proxy(
+    tls, monkeypatch, tmp_path
+):
+    context, ca = tls
+    bundle = tmp_path / "ca.pem"
+    ca.cert_pem.write_to_path(str(bundle))
+    monkeypatch.setenv("SSL_CERT_FILE", str(bundle))
+    monkeypatch.delenv("SSL_CERT_DIR", raising=False)
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+
+    async def go() -> None:
+        async with Server(answer(ok()), tls=context) as server, Server(_tunnel) as proxy:
+            monkeypatch.setenv("HTTPS_PROXY", f"http://127.0.0.1:{proxy.port}")
+            client = transport(server.url, api_key="sk-secret")
+            for _ in range(2):
+                assert await client.post("chat/completions", b"{}") == b'{"ok": true}'
+            await client.aclose()
+        (connect,) = proxy.requests  # one tunnel, kept for the second call
+        assert connect["line"] == f"CONNECT localhost:{server.port} HTTP/1.1"
+        assert "sk-secret" not in str(connect)
+        assert [r["line"] for r in server.requests] == ["POST /v1/chat/completions HTTP/1.1"] * 2
+        assert server.requests[0]["headers"]["authorization"] == "Bearer sk-secret"
+
+    asyncio.run(go())
 
 
 def test_retry_after_reads_seconds_and_an_http_date():
