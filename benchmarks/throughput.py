@@ -37,7 +37,7 @@ the limit at 0.09-0.4 ms of CPU a call; httpx2 on httpcore2 and h11, which repla
 1.3-1.9 ms, and the harness reached 0.45-0.51 of the limit (0.64-0.78 with httpcore2 on an asyncio
 network backend). The transport is now aiohttp (HTTP parsed in C): on this 2-core machine, shared,
 the bare transport costs 0.4 ms a call at C=32, L=50 ms (t/raw 0.98), the harness 0.9-1.0 ms over a
-long run, and harness/limit measured 0.84-0.89 in four runs of the defaults. What is left of a call
+long run, and harness/limit measured 0.82-0.89 over 17 runs (median 0.86). What is left of a call
 is the episode's own work (the environment, the turn, the record), and at C=32 the answers come
 in bursts the loop works through one after another. The absolute figures are the machine's:
 judge a change by its CPU per call.
