@@ -15,14 +15,10 @@ written passes through the run's `Redactor`, and a string no UTF-8 encoder takes
 surrogate from a model) is written as a JSON escape instead of aborting the run
 (`harness.store_files`: the JSON, the atomic replace, a full disk as a StorageError).
 
-A record's cost does not grow with the run: records.jsonl stays open for appends, each line is
-written and flushed as its episode ends (a killed process keeps it: it is in the kernel's hands),
-and one background thread fsyncs what was appended since its last fsync, at most once per
-SYNC_EVERY_S, so that the episodes ending in that time share one fsync (a power cut loses at most
-those records, and a resume plays their keys again). `close` fsyncs the rest. An episode's
-transcript and then its record are written by the run's one writer thread
-(`save`) while its worker plays the next episode: a killed run has either both, or a transcript
-whose key it replays. Transcripts are compact JSON (one line; `python -m json.tool FILE` or
+records.jsonl is appended to by `harness.store_append` (whole lines, fsynced in groups). An
+episode's transcript and then its record are written by the run's one writer thread (`save`)
+while its worker plays the next episode: a killed run has either both, or a transcript whose key
+it replays. Transcripts are compact JSON (one line; `python -m json.tool FILE` or
 `repair-harness show` reads them); each call keeps the messages it added
 (`harness.loop.full_messages` rebuilds what was sent).
 """
@@ -31,13 +27,11 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import contextlib
 import fcntl
 import functools
 import io
 import json
 import os
-import threading
 import uuid
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
@@ -48,15 +42,11 @@ from envs.errors import UserError
 from harness.errors import StorageError
 from harness.plugins import Plugin, PluginError, check_unchanged
 from harness.redact import Redactor
+from harness.store_append import Appender
 from harness.store_dir import RunDirError, make_dirs, remove_created, take_lock
-from harness.store_files import STORAGE_ERRNOS, compact_json, replace_file, storage_error, to_json
+from harness.store_files import compact_json, replace_file, to_json
 from harness.types import EpisodeKey, EpisodeRecord, RunSpec, grows_grid
 from results import rundir
-
-# at most one fsync of records.jsonl per this many seconds: the syncer fsynced after every episode
-# (2,907 fsyncs for 2,900 episodes at C=8, each waking a thread that then wants the GIL); with
-# this, 344 (strace -c)
-SYNC_EVERY_S = 0.05
 
 
 def _key_id(row: dict[str, Any]) -> str:
@@ -72,19 +62,11 @@ class RunDir:
         self.meta = rundir.meta_file(self.path)
         self.transcripts = rundir.transcripts_dir(self.path)
         self.redactor = redactor or Redactor()
-        self._lock = threading.Lock()
         self._lock_fd: int | None = None
         self._spec: RunSpec | None = None
         self._rows: list[dict[str, Any]] = []
         self.run_id = ""
-        self._fh: int | None = None  # records.jsonl's descriptor, open for appends from the first append to close()
-        self._size = 0  # records.jsonl's length after the last whole line appended
-        self._broken: Exception | None = None  # an append failed: no later one is tried
-        self._sync = threading.Condition()
-        self._unsynced = False  # appended since the syncer's last fsync
-        self._sync_idle = False  # the syncer waits for an append
-        self._syncer: threading.Thread | None = None
-        self._sync_error: OSError | None = None
+        self._appender = Appender(self.records)
         self._writer: concurrent.futures.ThreadPoolExecutor | None = None
         # saves asked for, whose JSON is made once the loop has done what it already holds (`save`)
         self._unsaved: list[tuple[Any, ...]] = []
@@ -209,7 +191,7 @@ class RunDir:
         if self._writer is not None:
             self._writer.shutdown()
             self._writer = None
-        self._close_records()
+        self._appender.close()
         if self._lock_fd is not None:
             if not self._started:
                 remove_created(self._created)
@@ -259,7 +241,7 @@ class RunDir:
         self._rewrite_bytes("".join(to_json(r) + "\n" for r in rows).encode())
 
     def _rewrite_bytes(self, data: bytes) -> None:
-        self._close_records()  # later appends go to the new file
+        self._appender.close()  # later appends go to the new file
         replace_file(self.records, data)
 
     def _write_json(self, path: Path, obj: Any) -> None:
@@ -352,71 +334,8 @@ class RunDir:
         self.append_line(self.line(record))
 
     def append_line(self, line: str) -> None:
-        """Write and flush a record's line; the syncer thread fsyncs it (see the module's doc)."""
-        data = line.encode("utf-8")
-        with self._lock:
-            if self._broken is not None:
-                # a fresh traceback: re-raising one object appends each raise's frames to it
-                raise self._broken.with_traceback(None)
-            if self._sync_error is not None:
-                raise self._sync_error.with_traceback(None)
-            if self._fh is None:
-                self._fh = os.open(self.records, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-                self._size = os.fstat(self._fh).st_size
-            try:
-                written = 0
-                while written < len(data):  # a short write (a disk filling up) is continued, or fails
-                    written += os.write(self._fh, data[written:])
-            except OSError as exc:
-                # what reached the file of this line is cut off again: the file ends with a whole record
-                with contextlib.suppress(OSError):
-                    os.ftruncate(self._fh, self._size)
-                self._broken = storage_error(exc, self.records) if exc.errno in STORAGE_ERRNOS else exc
-                raise self._broken from None
-            self._size += len(data)
-        with self._sync:
-            self._unsynced = True
-            if self._syncer is None:
-                self._syncer = threading.Thread(target=self._sync_loop, name="records-fsync", daemon=True)
-                self._syncer.start()
-            elif self._sync_idle:
-                self._sync.notify()
-
-    def _sync_loop(self) -> None:
-        me = threading.current_thread()
-        while True:
-            with self._sync:
-                self._sync_idle = True
-                while not self._unsynced and self._syncer is me:
-                    self._sync.wait()
-                self._sync_idle = False
-                if not self._unsynced:
-                    return  # closed, nothing left
-                self._unsynced = False
-                fd = self._fh
-                assert fd is not None  # unsynced lines were appended to it, and close() joins this thread first
-            try:
-                os.fsync(fd)
-            except OSError as exc:  # the next append raises it: the run stops instead of losing records quietly
-                self._sync_error = exc
-                return
-            with self._sync:  # what is appended meanwhile waits for the next fsync; close() wakes it
-                if self._syncer is me:
-                    self._sync.wait(SYNC_EVERY_S)
-
-    def _close_records(self) -> None:
-        with self._sync:
-            syncer, self._syncer = self._syncer, None
-            self._sync.notify()
-        if syncer is not None:
-            syncer.join()
-        with self._lock:
-            if self._fh is not None:
-                try:
-                    os.fsync(self._fh)
-                finally:
-                    os.close(self._fh)
-                    self._fh = None
+        """Write and flush a record's line (`harness.store_append`)."""
+        self._appender.append(line.encode("utf-8"))
 
 
 def _settle(done: asyncio.Future[Any], written: asyncio.Future[Any]) -> None:

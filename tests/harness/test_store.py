@@ -71,7 +71,7 @@ def test_a_failed_fsync_stops_the_next_append(tmp_path, monkeypatch):
     monkeypatch.setattr(os, "fsync", broken)
     store.append(_record(0)[1])
     for _ in range(200):  # the syncer thread meets the error
-        if store._sync_error is not None:
+        if store._appender.sync_error is not None:
             break
         threading.Event().wait(0.01)
     with pytest.raises(OSError, match="Input/output error"):
@@ -225,9 +225,9 @@ def test_a_transcript_that_cannot_be_written_becomes_the_episodes_harness_error_
 def test_appends_within_the_sync_interval_share_an_fsync_and_close_does_not_wait_it_out(tmp_path, monkeypatch):
     import time
 
-    import harness.store as store_module
+    import harness.store_append as append_module
 
-    monkeypatch.setattr(store_module, "SYNC_EVERY_S", 5.0)
+    monkeypatch.setattr(append_module, "SYNC_EVERY_S", 5.0)
     synced = []
     real_fsync = os.fsync
     monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd)))
@@ -286,13 +286,13 @@ def test_the_stopped_stores_error_is_raised_with_a_fresh_traceback_each_time(tmp
     from harness.errors import StorageError
 
     store = _opened(tmp_path)
-    store._broken = StorageError("cannot write records.jsonl: File too large (EFBIG)")
+    store._appender.broken = StorageError("cannot write records.jsonl: File too large (EFBIG)")
     depths = []
     for i in range(3):
         with pytest.raises(StorageError) as raised:
             store.append(_record(i)[1])
         depths.append(len(traceback.extract_tb(raised.value.__traceback__)))
-    store._broken = None
+    store._appender.broken = None
     store.close()
     assert depths[0] == depths[1] == depths[2]
 
