@@ -38,6 +38,7 @@ _ = (
     tooling.ToolInput._after,
     shop_refunds.StateRules._state,
     types.RunSpec._urls,
+    types.EpisodeRecord._without_fork,
     # pydantic's GenerateJsonSchema calls decimal_schema for every Decimal field (StableJsonSchema)
     schema.StableJsonSchema.decimal_schema,
     # pydantic fields written by model_dump: the records (records.jsonl)

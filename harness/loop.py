@@ -30,7 +30,17 @@ from envs.contract import (
 )
 from harness.backends.base import Backend
 from harness.errors import HarnessError
+from harness.replay import Replay, Unforkable
 from harness.types import CallLog, ModelTurn
+
+
+@dataclass(frozen=True)
+class Prefix:
+    """What a fork replayed before its own calls: model calls, budget spent, tool calls submitted."""
+
+    calls: int
+    spent: int
+    submitted: int
 
 
 @dataclass
@@ -55,6 +65,8 @@ class EpisodeResult:
     # budget used, in the environment's unit (Opening.budget_unit)
     spent: int = 0
     budget_unit: BudgetUnit = "model_calls"
+    # a fork's: what its replayed prefix spent (the calls, lists and counts above are its own)
+    prefix: Prefix | None = None
 
 
 def prompt_words(messages: list[dict[str, Any]]) -> int:
@@ -183,13 +195,15 @@ async def call_env(owner: Any, method: Any, *args: Any) -> Any:
     return method(*args)
 
 
-async def run_episode(env: Env, backend: Backend, ctx: EpisodeContext) -> EpisodeResult:
-    """Play one episode under `ctx.condition` (resolved when the spec loaded)."""
+async def run_episode(env: Env, backend: Backend, ctx: EpisodeContext, replay: Replay | None = None) -> EpisodeResult:
+    """Play one episode under `ctx.condition` (resolved when the spec loaded); with a `replay`,
+    a fork: `backend` (a `harness.replay.Replaying`) answers with the source's calls up to its fork
+    point, then its player plays on."""
     result = EpisodeResult()
     try:
         if ctx.condition is None:
             raise ValueError("an episode is played under a condition (EpisodeContext.condition)")
-        await _play(env, backend, ctx.condition, ctx, result)
+        await _play(env, backend, ctx.condition, ctx, result, replay)
     except HarnessError as exc:
         result.harness_error = str(exc)
         result.fatal = exc.fatal
@@ -198,16 +212,30 @@ async def run_episode(env: Env, backend: Backend, ctx: EpisodeContext) -> Episod
     return result
 
 
-async def _play(env: Env, backend: Backend, condition: Condition, s: EpisodeContext, result: EpisodeResult) -> None:
+async def _play(
+    env: Env,
+    backend: Backend,
+    condition: Condition,
+    s: EpisodeContext,
+    result: EpisodeResult,
+    replay: Replay | None = None,
+) -> None:
     opening = await call_env(env, env.reset)
     result.budget_unit = opening.budget_unit
     # who writes a retry, decided once: the env (its own retry prompt around the condition's
     # feedback lines) or this loop (the condition's message after the call)
     writer = retry_writer(env, opening)
-    render = None if writer is not None else condition.render
+    if replay is not None and writer is not None:
+        raise Unforkable(
+            "cannot fork: the environment writes its own retry prompts (the veriharness protocol), their "
+            "envelope fixed for one condition when the game starts, so a fork cannot render another's feedback"
+        )
     native = s.tool_mode == "native"
     messages = list(opening.messages)
-    review = condition.review_prompt()
+    # a fork replays its source's calls under the source's condition and budget; from the fork
+    # point's feedback on, the episode's own condition and its repair budget hold
+    prefix = replay.calls if replay else 0
+    limit = replay.budget if replay else s.budget
     per_tool = opening.budget_unit == "tool_calls"
     # a protocol's own decoding (veriharness) keeps the episode's constrained-decoding arm
     decoding = (
@@ -217,23 +245,38 @@ async def _play(env: Env, backend: Backend, condition: Condition, s: EpisodeCont
     rejected: set[str] = set()  # the signatures of the calls rejected so far
     before: list[dict[str, Any]] = []  # the previous action call's messages
     tools = opening.tools  # an environment may grow it (Accepted.tools)
-    while result.spent < s.budget:
+    while result.spent < limit:
+        replayed = len(result.calls) < prefix
+        mark = {"replayed": True} if replayed else {}
+        review = (replay.before if replay and replayed else condition).review_prompt()
         turn = await backend.generate(messages, tools, decoding, s.tool_mode)
-        result.model_id = result.model_id or turn.model_id
+        if not replayed:
+            result.model_id = result.model_id or turn.model_id
         sent = messages
         # the messages this call added: the transcript grows with the conversation, not its square
         kept = _shared_prefix(before, sent)
         result.transcript.append(
-            {"kind": "action", "messages_from": kept, "messages": sent[kept:], "answer": turn.model_dump(mode="json")}
+            {
+                "kind": "action",
+                "messages_from": kept,
+                "messages": sent[kept:],
+                "answer": turn.model_dump(mode="json"),
+                **mark,
+            }
         )
         before = sent
-        if review is not None and result.spent + 2 <= s.budget:
+        if review is not None and result.spent + 2 <= limit:
             result.spent += 1
             result.calls.append(_log(turn, sent, "action", "review", words))
             asked = [*messages, _assistant_message(turn, native), {"role": "user", "content": review}]
             revised = await backend.generate(asked, tools, decoding, s.tool_mode)
             result.transcript.append(
-                {"kind": "review", "messages": asked[len(messages) :], "answer": revised.model_dump(mode="json")}
+                {
+                    "kind": "review",
+                    "messages": asked[len(messages) :],
+                    "answer": revised.model_dump(mode="json"),
+                    **mark,
+                }
             )
             kind, log_messages, logged = "review", asked, revised
             if revised.tool_calls or ("text" in opening.accepts and revised.text.strip()):
@@ -241,13 +284,16 @@ async def _play(env: Env, backend: Backend, condition: Condition, s: EpisodeCont
         else:
             kind, log_messages, logged = "action", sent, turn
         actions = _actions(turn, opening, decoding.constrain != "none")
-        room = s.budget - result.spent if per_tool else None
+        room = limit - result.spent if per_tool else None
         # the call that produced the executed action (the review's usage when there was a review),
         # logged before the environment runs so that a crash there keeps the call's cost
         log = _log(logged, log_messages, kind, "harness_error", words)
         log.signature = signature(actions, turn)
         log.repeats_rejected = log.signature in rejected
         result.calls.append(log)
+        # the fork point's feedback is the episode's own condition's; earlier ones the source's
+        said = replay.before if replay and replayed and len(result.calls) < prefix else condition
+        render = None if writer is not None else said.render
         outcome, replies, submitted = await _submit_all(env, actions, render, native, room)
         log.outcome = _label(outcome)
         if isinstance(outcome, Violation):
@@ -258,6 +304,12 @@ async def _play(env: Env, backend: Backend, condition: Condition, s: EpisodeCont
         result.outcomes.append(outcome)
         result.outcome_kinds.append("message" if conversational else "action")
         result.transcript[-1]["outcome"] = outcome.model_dump(mode="json")
+        if replay is not None and replayed:
+            replay.check(len(result.calls) - 1, result.transcript[-1]["outcome"])
+            if len(result.calls) == prefix:  # the fork point: what follows is the fork's own
+                result.prefix = Prefix(calls=prefix, spent=result.spent, submitted=result.submitted)
+                result.calls, result.outcomes, result.outcome_kinds = [], [], []
+                result.spent, result.submitted, limit, prefix = 0, 0, s.budget, 0
         if isinstance(outcome, Accepted) and outcome.done:
             result.done, result.won, result.lost = True, outcome.won, outcome.lost
             return
@@ -265,7 +317,7 @@ async def _play(env: Env, backend: Backend, condition: Condition, s: EpisodeCont
             tools = outcome.tools
         if writer is not None:
             assert isinstance(outcome, Violation)  # anything else ended the episode above
-            messages = writer.retry_messages(condition.items(outcome))  # a prompt built, no I/O
+            messages = writer.retry_messages(said.items(outcome))  # a prompt built, no I/O
         elif opening.history == "last":
             messages = _with_feedback(opening, turn.text, "\n\n".join(r["content"] for r in replies))
         else:

@@ -50,6 +50,7 @@ def build_record(
     config: dict[str, Any],
     transcript: str,
     extra: dict[str, Any] | None = None,
+    fork_of: dict[str, Any] | None = None,
 ) -> EpisodeRecord:
     violations = [o for o in result.outcomes if isinstance(o, Violation)]
     attempts = [o for o, kind in zip(result.outcomes, result.outcome_kinds, strict=True) if kind == "action"]
@@ -87,4 +88,19 @@ def build_record(
         extra={"messages_to_user": result.outcome_kinds.count("message"), **(extra or {})},
         harness_error=result.harness_error,
         transcript=transcript,
+        **(_fork_fields(result, fork_of) if key.fork is not None else {}),
     )
+
+
+def _fork_fields(result: EpisodeResult, fork_of: dict[str, Any] | None) -> dict[str, Any]:
+    """A fork's own facts: its calls are those after the fork point (`result.prefix` holds what
+    the replay spent); the repair is the first of them the environment accepted."""
+    valid = ("accepted", "won", "lost", "done")
+    accepted = [i for i, c in enumerate(result.calls) if c.outcome in valid]
+    first = next((c for c in result.calls if c.outcome != "review"), None)
+    return {
+        "fork_of": fork_of,
+        "repaired_next": None if first is None or result.harness_error else first.outcome in valid,
+        "calls_to_repair": accepted[0] + 1 if accepted else None,
+        "prefix_calls": result.prefix.calls if result.prefix else None,
+    }

@@ -16,7 +16,7 @@ from rich.markup import escape
 
 from envs.contract import Condition, EpisodeContext, Task
 from envs.errors import UnknownName
-from harness import defaults, placement, shards
+from harness import defaults, fork, placement, shards
 from harness.agents.base import PREFIX as AGENT_PREFIX
 from harness.backends.base import Backend
 from harness.batch import Lane
@@ -28,6 +28,7 @@ from harness.progress import ESTIMATE_AFTER, Counter, _progress
 from harness.provenance import git_commit, versions
 from harness.recording import build_record
 from harness.redact import Redactor
+from harness.replay import Replay, Replaying
 from harness.spec import Resolved, resolved
 from harness.store import RunDir
 from harness.types import EpisodeKey, EpisodeRecord, RunSpec
@@ -58,6 +59,9 @@ class Episode:
     key: EpisodeKey
     task: Task
     condition: Condition
+    # a fork's (harness.fork): the source's calls to replay, and what its record keeps of them
+    replay: Replay | None = None
+    origin: dict[str, Any] | None = None
 
 
 def expand(spec: RunSpec, tasks: list[Task]) -> list[Episode]:
@@ -115,6 +119,13 @@ class RunSummary:
     tokens: int = 0
     stopped: str | None = None
     served: dict[str, Any] = field(default_factory=dict)
+    # a fork's points whose state could not be rebuilt, by reason (harness.fork): never played
+    refused: dict[str, int] = field(default_factory=dict)
+
+
+def _say_refused(console: Console, refused: dict[str, int]) -> None:
+    for reason, n in sorted(refused.items(), key=lambda kv: -kv[1]):
+        console.print(f"{n} fork point{'s' if n != 1 else ''} refused: {escape(reason)}", highlight=False)
 
 
 def _config(spec: RunSpec) -> dict[str, Any]:
@@ -142,7 +153,14 @@ async def run(
             f"{spec.tasks:,} tasks asked for; {spec.suite} has {len(tasks)}{among}: all {len(tasks)} play",
             highlight=False,
         )
-    episodes = expand(spec, tasks)
+    refused: dict[str, int] = {}
+    if spec.fork is not None:
+        planned, reasons = await fork.plan(spec, tasks)
+        episodes = [Episode(p.key, p.task, p.condition, p.replay, p.origin) for p in planned]
+        refused = dict(reasons)
+        _say_refused(console, refused)
+    else:
+        episodes = expand(spec, tasks)
     after_start = None
     if spec.shard:  # this machine's part of the grid; the folder's plan.json names every part
         index, count = shards.parse(spec.shard)
@@ -155,7 +173,7 @@ async def run(
         if retry_errors:
             done -= store.error_keys()
         pending = [e for e in episodes if e.key.id() not in done]
-        summary = RunSummary(total=len(episodes), skipped=len(episodes) - len(pending))
+        summary = RunSummary(total=len(episodes), skipped=len(episodes) - len(pending), refused=refused)
         summary.errors_on_record = 0 if retry_errors else store.errors_on_record()
         if pending:
             await _play_all(spec, pending, store, summary, console, retry_errors, preflight, after_start)
@@ -237,6 +255,7 @@ async def _play_all(
                         "versions": versions(),
                         "git": git_commit(),
                         "served": pool.served,
+                        **({"fork_refused": summary.refused} if summary.refused else {}),
                         **({"constrain_unenforced": unenforced} if unenforced else {}),
                     },
                     retry_errors,
@@ -359,7 +378,9 @@ async def _one(
     try:
         env = await call_env(plan.suite, plan.suite.make, episode.task, plan.options, ctx)
         # a reference agent (harness.agents) is given the episode's env, whose reference() it plays
-        result = await run_episode(env, backend.for_episode(env), ctx)
+        player = backend.for_episode(env)
+        replay = episode.replay
+        result = await run_episode(env, Replaying(replay, player) if replay else player, ctx, replay)
     except Exception as exc:  # an environment crash is the harness's failure, never the agent's
         result = EpisodeResult(harness_error=f"{type(exc).__name__}: {exc}")
     finally:
@@ -385,6 +406,7 @@ async def _one(
             config=_config(spec),
             transcript=store.transcript_name(key),
             extra=extra,
+            fork_of=episode.origin,
         )
     except Exception as exc:
         record = failed(exc)

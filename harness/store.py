@@ -143,7 +143,7 @@ class RunDir:
         if self._grown:  # the grid grew: the run directory now stands for the larger one
             meta.update(identity_hash=spec.identity_hash(), spec=spec.identity())
             provenance = {**provenance, "grid_extended": self._grown}
-        meta["execution"] = spec.model_dump(exclude=set(spec.identity()))
+        meta["execution"] = spec.model_dump(exclude=set(spec.identity()) | {"fork"})
         # every plugin any session ran with (a resume has refused a changed one)
         known = {p["name"] for p in self._plugins}
         meta["plugins"] = self._plugins + [p for p in meta.get("plugins", []) if p.get("name") not in known]

@@ -113,6 +113,15 @@ def header(r: dict[str, Any], matches: int, narrow: str) -> list[Block]:
         ((f"{result} ({r[C.end_reason]}) after {r[C.model_calls]} model calls{failure}", PLAIN),),
         ((f"(tool mode {mode}: the tool schemas sent with every call are not repeated here)", ASIDE),),
     ]
+    origin = r.get(C.fork_of)
+    if isinstance(origin, dict):
+        lines.append(
+            (
+                (f"a fork of {origin.get('model')}'s episode under {origin.get('condition')} (run ", ASIDE),
+                (f"{origin.get('run_id')}), from its failed call {int(origin.get('call', 0)) + 1}: ", ASIDE),
+                (f"{r.get(C.prefix_calls)} calls replayed, not paid for; the model calls above are the fork's", ASIDE),
+            )
+        )
     if matches > 1:
         lines.append(((f"({matches} episodes match; this is the first: narrow with {narrow})", ASIDE),))
     return [Block("line", line) for line in lines]
@@ -167,15 +176,17 @@ def conversation(transcript: dict[str, Any], condition: str) -> list[Block]:
             opening = sent
             blocks += [Block("sent", ((str(m.get("content") or ""), PLAIN),), f"sent: {m.get('role')}") for m in sent]
         else:
+            # a fork's replayed calls were told under its source's condition
+            said = "the source's condition" if turn.get("replayed") else condition
             blocks += [
-                Block("told", ((text, PLAIN),), f"told the agent ({condition}, as {role})")
+                Block("told", ((text, PLAIN),), f"told the agent ({said}, as {role})")
                 for role, text in new_part(sent, before, opening, previous_answer)
             ]
         if not review:
             action += 1
             before = sent
         answer = turn.get("answer") or {}
-        blocks.append(_answer(answer, action, turn.get("kind", "action")))
+        blocks.append(_answer(answer, action, turn.get("kind", "action"), bool(turn.get("replayed"))))
         previous_answer = answer.get("text") or ""
         if "outcome" in turn:
             blocks.append(Block("line", _outcome(turn["outcome"])))
@@ -184,7 +195,7 @@ def conversation(transcript: dict[str, Any], condition: str) -> list[Block]:
     return blocks
 
 
-def _answer(a: dict[str, Any], n: int, kind: str) -> Block:
+def _answer(a: dict[str, Any], n: int, kind: str, replayed: bool = False) -> Block:
     pieces: list[Piece] = [(a["text"], PLAIN)] if a.get("text") else []
     for c in a.get("tool_calls") or []:
         if pieces:
@@ -199,7 +210,8 @@ def _answer(a: dict[str, Any], n: int, kind: str) -> Block:
         + (["truncated"] if a.get("truncated") else [])
         + ([f"parse error: {a['parse_error']}"] if a.get("parse_error") else [])
     )
-    title = f"call {n}: the model answered" + (" (review)" if kind == "review" else "")
+    who = "the source's player answered (replayed)" if replayed else "the model answered"
+    title = f"call {n}: {who}" + (" (review)" if kind == "review" else "")
     return Block("answer", tuple(pieces) or (("(empty answer)", ASIDE),), title, ", ".join(facts))
 
 

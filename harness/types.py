@@ -11,7 +11,16 @@ import json
 from typing import Annotated, Any, Literal
 from urllib.parse import urlparse
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr, field_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+)
 from pydantic_core import PydanticCustomError
 
 from envs.contract import BudgetUnit, Decoding, ToolCall, valid_unicode
@@ -29,6 +38,21 @@ class Strict(BaseModel):
 
 def _unconstrained() -> list[Literal["none", "json", "schema"]]:
     return ["none"]
+
+
+class ForkSpec(Strict):
+    """What a fork continues (harness.fork): the source run directories and their run ids, which
+    rejected calls are fork points (first | all | N), and the grid's own axes where given (None:
+    each fork point's own model, sample seed, and the budget it had left at the failure).
+    check: each point under its source's own condition (`fork --check`)."""
+
+    sources: list[str]
+    runs: list[str]
+    at: str = "first"
+    models: list[str] | None = None
+    seeds: list[int] | None = None
+    budget: int | None = Field(None, ge=1)
+    check: bool = False
 
 
 class RunSpec(Strict):
@@ -76,6 +100,8 @@ class RunSpec(Strict):
     # plugin files (harness.plugins) whose suites, conditions and agents the spec may name; run.json
     # records each with its sha256, so they are no part of the identity
     plugins: list[str] = Field(default_factory=list)
+    # a fork's source (harness.fork); None: episodes played from their start
+    fork: ForkSpec | None = None
     # what the names mean (harness.spec.resolved): looked up once, never part of a dump
     _resolved: Any = PrivateAttr(default=None)
 
@@ -124,7 +150,8 @@ class RunSpec(Strict):
             "out",
             "plugins",
         }
-        return self.model_dump(exclude=exclude | ({"constrain"} if self.constrain == ["none"] else set()))
+        exclude |= {"constrain"} if self.constrain == ["none"] else set()
+        return self.model_dump(exclude=exclude | ({"fork"} if self.fork is None else set()))
 
     def identity_hash(self) -> str:
         blob = json.dumps(self.identity(), sort_keys=True, default=str)
@@ -167,6 +194,9 @@ class KeyFields(BaseModel):
     sample_seed: int
     # decoding constrained by the server (--constrain); "none" for records from before the axis
     constrain: Literal["none", "json", "schema"] = "none"
+    # a fork's point (harness.fork): "<source run id>:<source episode slug>:<call index>"; None
+    # (left out of the record) for an episode played from its start
+    fork: str | None = None
 
 
 class EpisodeKey(KeyFields):
@@ -177,6 +207,8 @@ class EpisodeKey(KeyFields):
         values = self.model_dump()
         if values["constrain"] == "none":
             del values["constrain"]
+        if values["fork"] is None:
+            del values["fork"]
         return "|".join(str(v) for v in values.values())
 
     def slug(self) -> str:
@@ -233,6 +265,9 @@ class CallLog(BaseModel):
     repeats_rejected: bool = False
 
 
+# the record's fields only a fork has
+FORK_FIELDS = ("fork", "fork_of", "repaired_next", "calls_to_repair", "prefix_calls")
+
 EndReason = Literal["won", "lost", "done", "budget", "harness_error"]
 
 
@@ -272,6 +307,23 @@ class EpisodeRecord(KeyFields):
     extra: dict[str, Any] = Field(default_factory=dict)
     harness_error: str | None = None
     transcript: str
+    # a fork's (harness.fork; None, and left out of the line, for an episode played from its
+    # start): the source episode (run id, key, call index, its model and condition), whether the
+    # first call after the feedback was accepted, how many calls the repair took (None: never
+    # accepted), and the calls replayed from the source that the fork did not pay for
+    fork_of: dict[str, Any] | None = None
+    repaired_next: bool | None = None
+    calls_to_repair: int | None = None
+    prefix_calls: int | None = None
+
+    @model_serializer(mode="wrap")
+    def _without_fork(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """An episode played from its start keeps the line it had before forks existed."""
+        data: dict[str, Any] = handler(self)
+        if self.fork is None:
+            for name in FORK_FIELDS:
+                data.pop(name, None)
+        return data
 
     def key(self) -> EpisodeKey:
         return EpisodeKey(**self.model_dump(include=set(EpisodeKey.model_fields)))

@@ -265,6 +265,28 @@ def factors_frame(report: Report) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def forks_frame(report: Report) -> pd.DataFrame:
+    """A fork's repairs per condition (results.forks); none for runs played from their start."""
+    return pd.DataFrame(
+        [
+            {
+                C.model: r.model,
+                "condition": r.condition,
+                **r.group([C.suite]),
+                "points": r.fork_points,
+                "repaired next [95% CI]": f"{_pct(r.repaired_next)} "
+                f"[{_pct(r.repaired_next_ci_low)}, {_pct(r.repaired_next_ci_high)}]",
+                "solved [95% CI]": f"{_pct(r.solved)} [{_pct(r.solved_ci_low)}, {_pct(r.solved_ci_high)}]",
+                "calls to repair": _num(r.calls_to_repair, 2),
+                "tok/repair": _num(r.tokens_per_repair, 0),
+                "calls paid": r.calls_paid,
+                "replayed": r.calls_replayed,
+            }
+            for r in report.forks
+        ]
+    )
+
+
 SECTIONS: dict[str, Callable[[Report], pd.DataFrame]] = {
     "cells": cells_frame,
     "contrasts": contrasts_frame,
@@ -274,8 +296,11 @@ SECTIONS: dict[str, Callable[[Report], pd.DataFrame]] = {
     "unpaired": unpaired_frame,
     "gaps": gaps_frame,
     "factors": factors_frame,
+    "forks": forks_frame,
 }
 TITLES = {
+    "forks": "Repairs from recorded failures (fork points: rates given the failure; task-clustered bootstrap CI; "
+    "replayed = calls before the failure, not paid again)",
     "cells": "Solved per condition (Wilson 95% CI; harness errors excluded from N)",
     "contrasts": "Paired contrasts (A - B; bootstrap CI, exact McNemar or sign-flip, Holm per group)",
     "failures": "Failure taxonomy of the final attempt",

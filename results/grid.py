@@ -88,7 +88,8 @@ def plans(dirs: Iterable[Path]) -> list[PlannedRun]:
             mine = next((e for e in parent.get("runs", []) if e.get("dir") == run_dir.name and e.get("shard")), None)
             if mine is not None:
                 out.setdefault(str(run_dir), _entry(run_dir, mine, True))
-            elif meta and isinstance(meta.get("spec"), dict):
+            elif meta and isinstance(meta.get("spec"), dict) and not meta["spec"].get("fork"):
+                # a fork's episodes are its failures' (harness.fork), not the cross product of its axes
                 out.setdefault(str(run_dir), PlannedRun(str(run_dir), meta["spec"], True))
     return list(out.values())
 

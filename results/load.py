@@ -24,7 +24,7 @@ from results.errors import RecordsError
 from results.rundir import META, PathLike, check_once, existing_records, read_lines, read_meta
 
 # pairing an episode of one arm with the same episode of another arm
-PAIR_FIELDS = (C.suite, C.task_id, C.model, C.budget, C.sample_seed, C.constrain)
+PAIR_FIELDS = (C.suite, C.task_id, C.model, C.budget, C.sample_seed, C.constrain, C.fork)
 REQUIRED = (*KEY_FIELDS, C.success)
 FLATTENED = (C.extra, C.condition_params)
 # run.json spec field -> record field it bounds
@@ -77,6 +77,8 @@ def _parse(file: Path, no: int, line: str) -> dict[str, Any]:
     # a key field added later, with the value every older record had: decoding unconstrained
     if C.constrain not in rec:
         rec[C.constrain] = "none"
+    if rec.get(C.fork) is None:  # an episode played from its start (harness.fork): no fork point
+        rec[C.fork] = ""
     _check_types(rec, f"{file}:{no}")
     # the repair path in a few numbers (results.dynamics), so that a frame without the call logs has it
     rec.update(episode_columns(rec))
@@ -255,6 +257,8 @@ def _check_one_spec(rows: _Rows, lo: int, hi: int, file: Path) -> None:
     spec = meta.get("spec")
     if isinstance(spec, dict):
         bounds = dict(_SPEC_BOUNDS)
+        if spec.get("fork"):  # a fork's budget is what each failure had left (or --budget)
+            del bounds["budgets"]
         if isinstance(spec.get("suite"), str):
             spec = {**spec, "suites": [spec["suite"]]}
             bounds["suites"] = C.suite

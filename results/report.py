@@ -41,6 +41,7 @@ from results.dynamics import COLUMNS as DYNAMICS_COLUMNS
 from results.dynamics import dynamics
 from results.errors import UnknownChoice
 from results.factors import FACTOR_FIELDS, factor_effects
+from results.forks import fork_rows
 from results.report_model import SCHEMA, Report
 from results.resampling import N_BOOT, SEED
 from results.served import notes as served_notes
@@ -195,6 +196,10 @@ def protocols(df: pd.DataFrame) -> list[str]:
 REPORT_FIELDS = (
     *SETTING_COLUMNS,
     C.task_id,
+    C.fork,
+    C.repaired_next,
+    C.calls_to_repair,
+    C.prefix_calls,
     C.success,
     "run_dir",
     C.model_calls,
@@ -313,6 +318,7 @@ def build_report(
                 if effects is None
                 else {"rows": _records(effects.table), "untestable": effects.untestable},
                 "headline": _headline(df, by, cells, seed, n_boot, result.table if result else None),
+                "forks": fork_rows(df, n_boot, seed),
                 "references": {
                     "primary": paper.PRIMARY_SOURCE,
                     "planned_contrasts": [f"{a}-{b}" for a, b in paper.PLANNED_CONTRASTS],

@@ -104,6 +104,25 @@ class DynamicsRow(Row):
     preventable_ci_high: float | None
 
 
+class ForkRow(Row):
+    """A condition's repairs of recorded failures (results.forks); rates with no fork point are None."""
+
+    model: str
+    condition: str
+    fork_points: int
+    tasks: int
+    repaired_next: float | None
+    repaired_next_ci_low: float | None
+    repaired_next_ci_high: float | None
+    solved: float | None
+    solved_ci_low: float | None
+    solved_ci_high: float | None
+    calls_to_repair: float | None
+    tokens_per_repair: float | None
+    calls_paid: int
+    calls_replayed: int
+
+
 class FactorRow(Row):
     """A part's (or the form's) pooled paired effect on success (results.factors)."""
 
@@ -211,12 +230,16 @@ class Report(BaseModel):
     dynamics: list[DynamicsRow] = Field(default_factory=list)
     # only when asked (`report --factors`): a report without them reads as it always did
     factors: Factors | None = None
+    # only for fork records (harness.fork): a report of runs reads as it always did
+    forks: list[ForkRow] = Field(default_factory=list)
 
     model_config = ConfigDict(populate_by_name=True)
 
     def to_json(self) -> str:
         """The documented `json` format: keys sorted, floats as rounded by the builder."""
         left_out: dict[str, Any] = {"factors": True} if self.factors is None else {}
+        if not self.forks:
+            left_out["forks"] = True
         m = self.meta
         optional: dict[str, object] = {"merged_spellings": m.merged_spellings, "concurrency": m.concurrency}
         optional |= {"nondeterministic": m.nondeterministic, "shards": m.shards}

@@ -24,8 +24,10 @@ KEEP = {
     "headline": (C.model, C.suite, C.budget, "ours: gain [95% CI]", "theirs: gain"),
     "gaps": (C.suite, "status"),
     "factors": ("factor", "levels", "diff pts [95% CI]", "p Holm"),
+    "forks": ("condition", "points", "repaired next [95% CI]", "solved [95% CI]"),
 }
 DROP_ORDER = {
+    "forks": ("tok/repair", "replayed", "calls paid", "calls to repair", C.suite),
     "factors": ("condition pairs", "pairs", "p"),
     "cells": (
         "usage unknown",

@@ -81,6 +81,33 @@ class ReferenceAgent:
     ) -> Action:
         raise NotImplementedError
 
+    def observe(
+        self, messages: list[dict[str, Any]], tools: list[ToolSpec], decoding: Decoding, turn: ModelTurn
+    ) -> None:
+        """A fork's replayed call (harness.replay.Observer): the agent takes its turn as if it
+        played it, so that its state is what its own play would have left, then `adopt`s what
+        was actually sent (another player's call, when the fork repairs another's failure)."""
+        mine = self.decide(messages, tools, self.reference(), decoding)
+        self.turns += 1
+        sent = action_of(turn)
+        if not same_action(mine, sent):
+            self.adopt(sent)
+
+    def adopt(self, sent: Action) -> None:
+        """What another player sent at this turn; an agent that follows its reference ignores it."""
+
+
+def action_of(turn: ModelTurn) -> Action:
+    """The first action a recorded answer submitted: its first tool call, else its text."""
+    return turn.tool_calls[0] if turn.tool_calls else TextAnswer(text=turn.text, fenced=turn.fenced)
+
+
+def same_action(a: Action, b: Action) -> bool:
+    """The same call (name and arguments) or the same text; ids and parse modes aside."""
+    if isinstance(a, ToolCall) and isinstance(b, ToolCall):
+        return a.name == b.name and a.arguments == b.arguments
+    return isinstance(a, TextAnswer) and isinstance(b, TextAnswer) and a.text == b.text
+
 
 def as_turn(action: Action, tool_mode: ToolMode, name: str) -> ModelTurn:
     usage = Usage(prompt_tokens=0, completion_tokens=0)

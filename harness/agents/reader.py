@@ -211,6 +211,14 @@ class ReaderAgent(ReferenceAgent):
         self.plan: list[Action] | None = None
         self.mistake: Mistake | None = None
         self.pos = 0
+        # the plan's position that holds another player's call (a fork of another's failure)
+        self.foreign: int | None = None
+
+    def adopt(self, sent: Action) -> None:
+        """It believes what was sent at its position: another's failed call is the one it repairs."""
+        assert self.plan is not None  # observe() decided first
+        self.plan[self.pos] = sent
+        self.foreign = self.pos
 
     def decide(self, messages, tools, reference, decoding):
         if self.plan is None:
@@ -225,9 +233,45 @@ class ReaderAgent(ReferenceAgent):
         m = self.mistake
         if not rejected:
             self.pos = min(self.pos + 1, len(self.plan) - 1)
+        elif self.pos == self.foreign:
+            self.plan[self.pos] = repair_located(self.plan[self.pos], reference, self.pos, text)
         elif m is not None and self.pos == m.index:
             fixed, value = repair(m, text)
             if fixed:
                 m.sent = value
                 self.plan[m.index] = put(self.plan[m.index], m, value)
         return self.plan[self.pos]
+
+
+def located(action: Action, reference: list[Action], pos: int, location: str) -> Mistake | None:
+    """Another's call read as a mistake at the location a feedback names: a value there (a
+    command, a string argument), or an argument absent from it that the reference's call to the
+    same tool at this position has (it knows that value, as it knows its own)."""
+    if isinstance(action, TextAnswer):
+        found = _commands(action)
+        at = re.search(r"commands\[(\d+)\]$", location)
+        if found is None or at is None or int(at.group(1)) >= len(found[1]):
+            return None
+        k = int(at.group(1))
+        return Mistake(pos, "inadmissible_command", f"commands[{k}]", "", k, None, found[1][k])
+    field = location.rsplit(".", 1)[-1]
+    if isinstance(action.arguments.get(field), str):
+        return Mistake(pos, "typo", f"arguments.{field}", field, -1, None, action.arguments[field])
+    known = reference[pos] if pos < len(reference) else None
+    if field not in action.arguments and isinstance(known, ToolCall) and known.name == action.name:
+        if field in known.arguments:
+            return Mistake(pos, "missing_field", f"arguments.{field}", field, -1, known.arguments[field], None)
+    return None
+
+
+def repair_located(action: Action, reference: list[Action], pos: int, text: str) -> Action:
+    """Another's rejected call, with each value the feedback locates and lists alternatives for
+    replaced by the closest (a field it names put back); unchanged where the feedback says nothing
+    it can use."""
+    for location, _ in read_feedback(text):
+        m = None if location is None else located(action, reference, pos, location)
+        if m is not None:
+            fixed, value = repair(m, text)
+            if fixed:
+                action = put(action, m, value)
+    return action

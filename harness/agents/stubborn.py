@@ -31,6 +31,10 @@ class StubbornAgent(ReaderAgent):
         self.last = super().decide(messages, tools, reference, decoding) if self.plan is None else self._advance()
         return self.last
 
+    def adopt(self, sent: Action) -> None:
+        """Another's call at its position is the one it will send again."""
+        self.last = sent
+
     def _advance(self) -> Action:
         assert self.plan is not None
         self.pos = min(self.pos + 1, len(self.plan) - 1)

@@ -1,0 +1,106 @@
+"""`fork`: continue recorded failures under other feedback, from their exact state (harness.fork)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from harness.cli.common import PLUGIN_HELP, echo, group, parse_ints, run_spec, split_list
+
+app = group()
+
+
+@app.command()
+def fork(
+    source: list[Path] = typer.Argument(..., help="run directories, or folders of them, whose failures to fork"),
+    conditions: str | None = typer.Option(
+        None, help="conditions to repair under, comma-separated (required unless --check)"
+    ),
+    model: str | None = typer.Option(
+        None, "--model", "--models", help="the repairing model(s)  [default: each failure's own model]"
+    ),
+    endpoint: str | None = typer.Option(
+        None, "--endpoint", help="OpenAI-compatible base URL(s)  [default: the source's, for its own models]"
+    ),
+    at: str = typer.Option("first", "--at", help="fork points: first | all | N (each episode's N-th rejected call)"),
+    budget: int | None = typer.Option(
+        None, "--budget", help="repair calls after the failure  [default: what the source had left at it]"
+    ),
+    seeds: str | None = typer.Option(None, help="sample seeds  [default: each failure's own]"),
+    temperature: float | None = typer.Option(None, help="sampling temperature  [default: the source's]"),
+    concurrency: int | None = typer.Option(None, help="concurrent episodes per endpoint"),
+    shard: str | None = typer.Option(None, help="I/N: play the I-th of N parts of the fork's keys"),
+    check: bool = typer.Option(
+        False,
+        "--check",
+        help="fork every point under its source's own condition, agent and decoding, and count the "
+        "continuations that reproduce the recorded ones exactly",
+    ),
+    dry_run: bool = typer.Option(False, "--dry-run", help="print the fork points and episodes; write nothing"),
+    preflight: bool = typer.Option(
+        True, "--preflight/--no-preflight", help="check each served model's tool calls, template and context first"
+    ),
+    out_dir: Path = typer.Option(..., "--out", help="the fork's run directory"),
+    retry_errors: bool = typer.Option(False, help="rerun episodes recorded as harness errors"),
+    plugin: list[Path] | None = typer.Option(None, "--plugin", help=PLUGIN_HELP),
+) -> None:
+    """Fork recorded failures: each one's state rebuilt, its feedback rendered under each condition,
+    the agent playing on; a rerun with the same --out resumes."""
+    from harness.fork import ForkError, check_at, fork_spec_values, load_sources
+    from harness.spec import build_spec
+
+    sources = load_sources([str(s) for s in source])
+    if not check and not conditions:
+        raise ForkError("--conditions is required (or --check: each failure under its own condition)")
+    given = {
+        "models": split_list(model),
+        "endpoints": split_list(endpoint),
+        "seeds": parse_ints(seeds),
+        "budget": budget,
+        "at": check_at(at),
+        "check": check,
+    }
+    values = fork_spec_values(sources, given)
+    values["conditions"] = (
+        sorted({c for s in sources for c in s.spec.get("conditions", [])}) if check else split_list(conditions)
+    )
+    if given["endpoints"]:
+        values["endpoints"] = given["endpoints"]
+    if temperature is not None:
+        values["decoding"] = {**values.get("decoding", {}), "temperature": temperature}
+    values.update(
+        {k: v for k, v in {"concurrency": concurrency, "shard": shard, "out": str(out_dir)}.items() if v is not None}
+    )
+    values["plugins"] = [str(p) for p in plugin or []]
+    spec = build_spec(values, "flags")
+    if dry_run:
+        _dry_run(spec)
+        return
+    try:
+        run_spec(spec, retry_errors, preflight)
+    finally:
+        if check:
+            _say_check(spec.out)
+
+
+def _dry_run(spec: object) -> None:
+    import asyncio
+
+    from harness.fork import plan
+    from harness.runner import select_tasks
+
+    planned, refused = asyncio.run(plan(spec, select_tasks(spec)))  # type: ignore[arg-type]
+    points = {p.key.fork for p in planned}
+    saved = sum(p.replay.calls for p in planned)
+    echo(f"{len(points)} fork points, {len(planned)} episodes; {saved} replayed calls not paid for again")
+    for reason, n in sorted(refused.items(), key=lambda kv: -kv[1]):
+        echo(f"{n} fork points refused: {reason}")
+
+
+def _say_check(out: str) -> None:
+    from harness.fork_check import reproduced
+
+    found = reproduced(out)
+    if found is not None:
+        echo(found)

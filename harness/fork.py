@@ -1,0 +1,310 @@
+"""Counterfactual repair: continue recorded failures under other feedback, from their exact state.
+
+A fork point is a rejected call of a recorded episode (`--at first`: each episode's first; `all`:
+every one; `N`: the N-th). For each fork point, condition, model and sample seed one episode is
+played by the one loop (`harness.loop`): the source's calls up to and including the failed one are
+replayed on a fresh environment (`harness.replay`: the same actions, the same conversation, every
+outcome checked against the record), the failure's feedback is rendered under the fork's
+condition, and the agent plays on for its repair budget. Nothing before the fork point is paid
+for again, and every condition is compared on the very same failures.
+
+Before anything plays, each fork point's state is rebuilt once with no player behind it: a point
+whose environment answers otherwise than recorded (a non-deterministic environment, a suite that
+changed, a plugin whose source differs) is refused, named and counted, never played.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from envs.contract import EpisodeContext, Task
+from envs.errors import UserError
+from harness.loop import call_env, run_episode
+from harness.replay import PrefixEnd, Replay, Replaying
+from harness.types import SCHEMA_VERSION, EpisodeKey, ForkSpec, ModelTurn, RunSpec
+from results import rundir
+
+# call outcomes that are not a rejection (CallLog.outcome); any other is a violation's code
+NOT_REJECTED = frozenset({"accepted", "won", "lost", "done", "review", "harness_error"})
+# the spec fields every source of one fork shares: they decide the environment and the conversation
+SHARED = ("suite", "env_options", "tool_mode", "text_calls", "feedback_cut")
+
+
+class ForkError(UserError):
+    """A fork that cannot start: the message names the source and what is wrong; nothing is written."""
+
+
+@dataclass(frozen=True)
+class Source:
+    """A recorded run: its directory, its run.json and the spec it was played under."""
+
+    path: Path
+    meta: dict[str, Any]
+
+    @property
+    def run_id(self) -> str:
+        return str(self.meta["run_id"])
+
+    @property
+    def spec(self) -> dict[str, Any]:
+        return dict(self.meta["spec"])
+
+
+@dataclass(frozen=True)
+class Point:
+    """One rejected call of one recorded episode: the fork starts from it."""
+
+    source: Source
+    record: dict[str, Any]
+    call: int  # the index of the failed call in the record's calls (and the transcript's turns)
+    turns: list[dict[str, Any]]  # the source transcript's turns up to and including the failed call
+
+    def id(self) -> str:
+        slug = EpisodeKey(**{k: self.record[k] for k in EpisodeKey.model_fields if k in self.record}).slug()
+        return f"{self.source.run_id}:{slug}:{self.call}"
+
+    def replay(self, before: Any) -> Replay:
+        return Replay(
+            turns=[ModelTurn(**t["answer"]) for t in self.turns],
+            outcomes=[t.get("outcome") for t in self.turns],
+            before=before,
+            budget=int(self.record["budget"]),
+        )
+
+    def origin(self) -> dict[str, Any]:
+        """What a fork's record keeps of its source (`fork_of`): the player it forks, its condition."""
+        r = self.record
+        return {
+            "run_id": self.source.run_id,
+            "episode": EpisodeKey(**{k: r[k] for k in EpisodeKey.model_fields if k in r}).id(),
+            "call": self.call,
+            "model": r["model"],
+            "model_id": r.get("model_id"),
+            "condition": r["condition"],
+            "budget": r["budget"],
+            "sample_seed": r["sample_seed"],
+            "success": r["success"],
+        }
+
+
+@dataclass(frozen=True)
+class Rebuilt:
+    """A fork point whose state was rebuilt: the budget it had left (in the budget's unit)."""
+
+    point: Point
+    left: int
+
+
+def load_sources(paths: list[str]) -> list[Source]:
+    """The run directories the paths name (a folder of runs stands for them), each checked."""
+    sources = []
+    for path in rundir.run_dirs(paths):
+        meta = rundir.read_meta(path)
+        if not rundir.is_run_dir(path) or meta is None:
+            raise ForkError(f"{path}: not a run directory (no {rundir.RECORDS} with its {rundir.META})")
+        if isinstance(meta.get("spec"), dict) and meta["spec"].get("fork"):
+            raise ForkError(f"{path}: a fork's records cannot be forked again; fork its source instead")
+        sources.append(Source(path, meta))
+    first = sources[0].spec
+    for s in sources[1:]:
+        for field in SHARED:
+            if s.spec.get(field) != first.get(field):
+                raise ForkError(
+                    f"{s.path}: {field} is {s.spec.get(field)!r} where {sources[0].path} has "
+                    f"{first.get(field)!r}: fork sources of one {field} at a time"
+                )
+    return sources
+
+
+def _records(source: Source) -> list[dict[str, Any]]:
+    lines, _ = rundir.read_lines(rundir.records_file(source.path))
+    out = []
+    for no, line in lines:
+        record = json.loads(line)
+        version = record.get("schema_version")
+        if version != SCHEMA_VERSION:
+            raise ForkError(
+                f"{source.path}:{no}: recorded by schema {version}, this harness reads {SCHEMA_VERSION}; "
+                "play the source again with this version"
+            )
+        out.append(record)
+    return out
+
+
+def _rejected(record: dict[str, Any], at: str) -> list[int]:
+    calls = [j for j, c in enumerate(record.get("calls") or []) if c.get("outcome") not in NOT_REJECTED]
+    if at == "first":
+        return calls[:1]
+    if at == "all":
+        return calls
+    n = int(at)
+    return calls[n - 1 : n]
+
+
+def points(sources: list[Source], at: str) -> tuple[list[Point], Counter[str]]:
+    """Every fork point of the sources' scored episodes, and the points refused before any
+    replay (a transcript that does not match its record), counted by reason."""
+    found: list[Point] = []
+    refused: Counter[str] = Counter()
+    for source in sources:
+        for record in _records(source):
+            if record.get("success") is None:
+                continue  # a harness error says nothing about the agent: nothing to fork
+            calls = _rejected(record, at)
+            if not calls:
+                continue
+            turns = _turns(source, record)
+            if turns is None or len(turns) != len(record["calls"]):
+                refused["the transcript is missing or does not match its record"] += len(calls)
+                continue
+            found.extend(Point(source, record, j, turns[: j + 1]) for j in calls)
+    return found, refused
+
+
+def _turns(source: Source, record: dict[str, Any]) -> list[dict[str, Any]] | None:
+    name = record.get("transcript")
+    path = (source.path / str(name)).resolve() if name else None
+    if path is None or source.path.resolve() not in path.parents or not path.is_file():
+        return None
+    try:
+        turns = json.loads(path.read_text(encoding="utf-8")).get("turns")
+    except (ValueError, OSError, AttributeError):
+        return None
+    return turns if isinstance(turns, list) else None
+
+
+def source_spec(source: Source, fork: RunSpec) -> RunSpec:
+    """The spec the source was played under, with the fork's plugins (its conditions' names are
+    looked up as the source's were)."""
+    return RunSpec(**{k: v for k, v in source.spec.items() if k in RunSpec.model_fields}, plugins=fork.plugins)
+
+
+async def rebuild(spec: RunSpec, point: Point, task: Task, before: Any) -> Rebuilt | str:
+    """Replay a fork point's prefix with no player: the budget it had left, or why its state
+    cannot be rebuilt."""
+    from harness.spec import resolved
+
+    plan = resolved(spec)
+    ctx = EpisodeContext(budget=1, decoding=spec.decoding, tool_mode=spec.tool_mode, condition=before)
+    replay = point.replay(before)
+    env = await call_env(plan.suite, plan.suite.make, task, plan.options, ctx)
+    try:
+        result = await run_episode(env, Replaying(replay, None), ctx, replay)
+    finally:
+        await call_env(env, env.close)
+    if result.prefix is None:
+        return result.harness_error or "state not rebuilt: the episode ended before its fork point"
+    if result.harness_error != str(PrefixEnd("the replay ended at its fork point")):
+        return f"state not rebuilt: {result.harness_error}"
+    left = int(point.record["budget"]) - result.prefix.spent
+    return Rebuilt(point, left) if left > 0 else "no budget left at the failure (give --budget)"
+
+
+def fork_spec_values(sources: list[Source], given: dict[str, Any]) -> dict[str, Any]:
+    """A fork's RunSpec values: the first source's environment and conversation settings, the
+    fork's own grid (`given`, None where not given) and its ForkSpec."""
+    first = sources[0].spec
+    execution = dict(sources[0].meta.get("execution") or {})
+    values: dict[str, Any] = {k: first[k] for k in (*SHARED, "decoding") if k in first}
+    values["constrain"] = sorted({c for s in sources for c in s.spec.get("constrain") or ["none"]})
+    values["budgets"] = [given["budget"]] if given.get("budget") else first.get("budgets")
+    models = given.get("models")
+    values["models"] = models or sorted({m for s in sources for m in s.spec.get("models", [])})
+    if not models and not given.get("endpoints"):  # the source's own models: where they were served
+        for k in ("endpoints", "backend", "api_key_env"):
+            if k in execution:
+                values[k] = execution[k]
+    values["sample_seeds"] = given.get("seeds") or sorted({x for s in sources for x in s.spec.get("sample_seeds", [])})
+    values["fork"] = ForkSpec(
+        sources=[str(s.path) for s in sources],
+        runs=[s.run_id for s in sources],
+        at=given.get("at") or "first",
+        models=models,
+        seeds=given.get("seeds"),
+        budget=given.get("budget"),
+        check=bool(given.get("check")),
+    ).model_dump()
+    return values
+
+
+def check_at(at: str) -> str:
+    if at in ("first", "all") or (at.isdigit() and int(at) >= 1):
+        return at
+    raise ForkError(f"--at takes first, all or a call number N >= 1, got {at!r}")
+
+
+@dataclass(frozen=True)
+class Planned:
+    """One fork episode: its key (the fork point in it), task, condition and the source to replay."""
+
+    key: EpisodeKey
+    task: Task
+    condition: Any  # envs.contract.Condition
+    replay: Replay
+    origin: dict[str, Any]
+
+
+async def plan(spec: RunSpec, tasks: list[Task]) -> tuple[list[Planned], Counter[str]]:
+    """Every fork point's episodes, and the points refused (by reason). Each point's state is
+    rebuilt once here, with no player, before any episode plays."""
+    from harness.spec import resolved
+
+    assert spec.fork is not None
+    fork = spec.fork
+    sources = load_sources(fork.sources)
+    found, refused = points(sources, fork.at)
+    if not found and not refused:
+        where = ", ".join(fork.sources)
+        raise ForkError(f"{where}: no scored episode has a rejected call (--at {fork.at}): no fork point")
+    by_id = {t.task_id: t for t in tasks}
+    conditions = resolved(spec).conditions
+    befores: dict[str, dict[str, Any]] = {}
+    out: list[Planned] = []
+    for point in found:
+        r = point.record
+        task = by_id.get(r["task_id"])
+        if task is None:
+            refused[f"task {r['task_id']} is not in suite {spec.suite} as installed"] += 1
+            continue
+        if point.source.run_id not in befores:
+            befores[point.source.run_id] = resolved(source_spec(point.source, spec)).conditions
+        before = befores[point.source.run_id][r["condition"]]
+        names = [r["condition"]] if fork.check else list(spec.conditions)
+        changed = [n for n in names if _settings(conditions.get(n) or before) != _settings(before)]
+        if changed:
+            refused[f"condition {changed[0]} sets the environment otherwise than {r['condition']}"] += 1
+            continue
+        rebuilt = await rebuild(spec, point, task, before)
+        if isinstance(rebuilt, str):
+            refused[rebuilt] += 1
+            continue
+        budget = fork.budget or rebuilt.left
+        replay = point.replay(before)
+        for model in fork.models or [r["model"]]:
+            for seed in fork.seeds or [r["sample_seed"]]:
+                for name in names:
+                    key = EpisodeKey(
+                        suite=spec.suite,
+                        task_id=r["task_id"],
+                        model=model,
+                        condition=name,
+                        budget=budget,
+                        sample_seed=seed,
+                        constrain=r.get("constrain", "none"),
+                        fork=point.id(),
+                    )
+                    condition = before if fork.check else conditions[name]
+                    out.append(Planned(key, task, condition, replay, point.origin()))
+    if not out:
+        reasons = "; ".join(f"{n} {reason}" for reason, n in refused.most_common())
+        raise ForkError(f"every fork point was refused, nothing to play: {reasons}")
+    return out, refused
+
+
+def _settings(condition: Any) -> Any:
+    """What a condition sets in the environment (the env is rebuilt under the source's)."""
+    return condition.sets("fault_shape")

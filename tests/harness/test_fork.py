@@ -1,0 +1,136 @@
+"""`fork`: recorded failures continued under other feedback from their exact state (harness.fork).
+
+The reader is deterministic and its first failure is the same call under every condition, so a
+fork of a `none` source must end exactly as the full episode of the same condition does: same
+calls after the fork point, same end, and its own calls plus the replayed ones equal the full
+episode's.
+"""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from results.load import read_records
+from tests.harness.cli.invoke import invoke
+
+CONDITIONS = "raw,allowed_json,retry+code+location+allowed@json,retry+code@prose"
+
+
+def _run(out: Path, *args: str) -> None:
+    result, text = invoke("run", "--suite", "bank-disputes", "--tool-mode", "prompt", "--out", out, *args)
+    assert result.exit_code == 0, text
+
+
+def _records(out: Path) -> dict[tuple[str, str], dict]:
+    rows, _ = read_records(out)
+    return {(r["task_id"], r["condition"]): r for r in rows}
+
+
+@pytest.fixture(scope="module")
+def reader_source(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("fork") / "src"
+    _run(out, "--model", "agent:reader", "--conditions", "none", "--tasks", "12")
+    return out
+
+
+def test_a_fork_of_the_reader_ends_as_the_full_episode_under_each_condition(reader_source, tmp_path):
+    fork, full = tmp_path / "f", tmp_path / "full"
+    result, text = invoke("fork", reader_source, "--model", "agent:reader", "--conditions", CONDITIONS, "--out", fork)
+    assert result.exit_code == 0, text
+    _run(full, "--model", "agent:reader", "--conditions", CONDITIONS, "--tasks", "12")
+    forks, fulls = _records(fork), _records(full)
+    source = _records(reader_source)
+    failed = {t for (t, _), r in source.items() if r["invalid_calls"]}
+    assert failed and {t for t, _ in forks} == failed  # one fork point per failed episode
+    for (task, condition), f in forks.items():
+        whole = fulls[(task, condition)]
+        assert (f["success"], f["end_reason"]) == (whole["success"], whole["end_reason"]), (task, condition)
+        assert f["model_calls"] + f["prefix_calls"] == whole["model_calls"]
+        signatures = [c["signature"] for c in whole["calls"][f["prefix_calls"] :]]
+        assert [c["signature"] for c in f["calls"]] == signatures
+        assert f["fork_of"]["model"] == "agent:reader" and f["fork_of"]["condition"] == "none"
+        assert f["repaired_next"] == (f["calls"][0]["outcome"] in ("accepted", "won", "lost", "done"))
+    # the conditions differ in what they let the reader repair: the fork sees it
+    assert any(f["success"] for f in forks.values()) and not all(f["success"] for f in forks.values())
+
+
+def test_check_reproduces_every_continuation_of_reference_agents(tmp_path):
+    for agent in ("agent:reader", "agent:stubborn"):
+        src = tmp_path / agent.split(":")[1]
+        _run(src, "--model", agent, "--conditions", "raw,allowed_json", "--tasks", "8")
+        result, text = invoke("fork", src, "--check", "--out", tmp_path / f"check-{agent[6:]}")
+        assert result.exit_code == 0, text
+        line = next(ln for ln in text.splitlines() if ln.startswith("fork --check:"))
+        assert "(100%)" in line and " of 0 " not in line, text
+
+
+def test_a_resumed_fork_plays_nothing_twice(reader_source, tmp_path):
+    args = ("fork", reader_source, "--conditions", "raw", "--out", tmp_path / "f")
+    assert invoke(*args)[0].exit_code == 0
+    before = (tmp_path / "f" / "records.jsonl").read_text()
+    result, text = invoke(*args)
+    assert result.exit_code == 0 and "0 episodes played" in text, text
+    assert (tmp_path / "f" / "records.jsonl").read_text() == before
+
+
+def test_a_point_whose_state_differs_from_the_record_is_refused_and_never_played(reader_source, tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    for name in ("run.json", "records.jsonl"):
+        (src / name).write_bytes((reader_source / name).read_bytes())
+    (src / "transcripts").mkdir()
+    for t in (reader_source / "transcripts").iterdir():
+        (src / "transcripts" / t.name).write_bytes(t.read_bytes())
+    # one recorded failure's outcome edited: the rebuilt environment will not say it again
+    record = next(r for r in _records(src).values() if r["invalid_calls"])
+    path = src / record["transcript"]
+    data = json.loads(path.read_text())
+    failed = next(t for t in data["turns"] if t.get("outcome", {}).get("code"))
+    failed["outcome"]["observed"] = "not what the environment said"
+    path.write_text(json.dumps(data))
+    result, text = invoke("fork", src, "--conditions", "raw", "--out", tmp_path / "f")
+    assert result.exit_code == 0, text
+    assert "1 fork point refused: state not rebuilt: call" in " ".join(text.split()) and "observed" in text
+    assert record["task_id"] not in {t for t, _ in _records(tmp_path / "f")}
+    meta = json.loads((tmp_path / "f" / "run.json").read_text())
+    assert sum(meta["sessions"][0]["fork_refused"].values()) == 1
+
+
+def test_bad_sources_are_one_line_exit_2_and_write_nothing(tmp_path):
+    gold = tmp_path / "gold"
+    _run(gold, "--model", "agent:gold", "--conditions", "raw", "--tasks", "3")
+    cases = [
+        (("fork", gold, "--conditions", "raw"), "no fork point"),
+        (("fork", tmp_path / "nowhere", "--conditions", "raw"), "not a run directory"),
+        (("fork", gold, "--conditions", "nosuch"), "'nosuch'"),
+        (("fork", gold), "--conditions is required"),
+        (("fork", gold, "--conditions", "raw", "--at", "last"), "--at takes first, all"),
+    ]
+    for args, said in cases:
+        out = tmp_path / "out"
+        result, text = invoke(*args, "--out", out)
+        assert result.exit_code == 2 and said in text and "Traceback" not in text, (args, text)
+        assert not out.exists()
+
+
+def test_an_older_schema_is_refused(reader_source, tmp_path):
+    src = tmp_path / "old"
+    src.mkdir()
+    (src / "run.json").write_bytes((reader_source / "run.json").read_bytes())
+    lines = [json.loads(x) for x in (reader_source / "records.jsonl").read_text().splitlines()]
+    for r in lines:
+        r["schema_version"] = 0
+    (src / "records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in lines))
+    result, text = invoke("fork", src, "--conditions", "raw", "--out", tmp_path / "f")
+    assert result.exit_code == 2 and "recorded by schema 0" in text and not (tmp_path / "f").exists()
+
+
+def test_report_pairs_a_fork_by_its_fork_points(reader_source, tmp_path):
+    fork = tmp_path / "f"
+    assert invoke("fork", reader_source, "--conditions", "raw,allowed_json", "--out", fork)[0].exit_code == 0
+    result, text = invoke("report", fork, "--contrasts", "allowed_json-raw", "--format", "json")
+    assert result.exit_code == 0, text
+    contrast = json.loads(result.stdout)["contrasts"][0]
+    points = {r["fork"] for r in _records(fork).values()}
+    assert contrast["n_pairs"] == len(points) and contrast["rate_a"] > contrast["rate_b"]
