@@ -308,3 +308,19 @@ async def plan(spec: RunSpec, tasks: list[Task]) -> tuple[list[Planned], Counter
 def _settings(condition: Any) -> Any:
     """What a condition sets in the environment (the env is rebuilt under the source's)."""
     return condition.sets("fault_shape")
+
+
+def dry_run_text(spec: RunSpec) -> str:
+    """`fork --dry-run`: the fork points, the episodes and the refusals; nothing is written."""
+    import asyncio
+
+    from harness.runner import select_tasks
+
+    planned, refused = asyncio.run(plan(spec, select_tasks(spec)))
+    replayed = sum(p.replay.calls for p in planned)
+    lines = [
+        f"{len({p.key.fork for p in planned})} fork points, {len(planned)} episodes; "
+        f"{replayed} replayed calls not paid for again"
+    ]
+    lines += [f"{n} fork points refused: {reason}" for reason, n in refused.most_common()]
+    return "\n".join(lines)

@@ -158,6 +158,11 @@ async def run(
         planned, reasons = await fork.plan(spec, tasks)
         episodes = [Episode(p.key, p.task, p.condition, p.replay, p.origin) for p in planned]
         refused = dict(reasons)
+        rebuilt = len({e.key.fork for e in episodes})
+        console.print(
+            f"{rebuilt} fork points rebuilt: every replayed call's outcome as recorded, the failed call's included",
+            highlight=False,
+        )
         _say_refused(console, refused)
     else:
         episodes = expand(spec, tasks)

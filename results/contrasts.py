@@ -135,7 +135,9 @@ def _pair(
     lost = both[(both["status_a"] != "ok") | (both["status_b"] != "ok")].assign(contrast=f"{a}-{b}", a=a, b=b)
     # the order of the keys as text, field by field
     order = lost[list(PAIR_FIELDS)].astype(str).sort_values(list(PAIR_FIELDS), kind="stable").index
-    unpaired = lost.loc[order, ["contrast", "a", "b", *PAIR_FIELDS, "status_a", "status_b"]].reset_index(drop=True)
+    # the fork point names an unpaired episode only among forks (harness.fork)
+    keys = [f for f in PAIR_FIELDS if f != C.fork or (lost[f] != "").any()]
+    unpaired = lost.loc[order, ["contrast", "a", "b", *keys, "status_a", "status_b"]].reset_index(drop=True)
     return paired, unpaired
 
 

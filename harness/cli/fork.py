@@ -75,32 +75,16 @@ def fork(
     values["plugins"] = [str(p) for p in plugin or []]
     spec = build_spec(values, "flags")
     if dry_run:
-        _dry_run(spec)
+        from harness.fork import dry_run_text
+
+        echo(dry_run_text(spec))
         return
     try:
         run_spec(spec, retry_errors, preflight)
     finally:
         if check:
-            _say_check(spec.out)
+            from harness.fork_check import reproduced
 
-
-def _dry_run(spec: object) -> None:
-    import asyncio
-
-    from harness.fork import plan
-    from harness.runner import select_tasks
-
-    planned, refused = asyncio.run(plan(spec, select_tasks(spec)))  # type: ignore[arg-type]
-    points = {p.key.fork for p in planned}
-    saved = sum(p.replay.calls for p in planned)
-    echo(f"{len(points)} fork points, {len(planned)} episodes; {saved} replayed calls not paid for again")
-    for reason, n in sorted(refused.items(), key=lambda kv: -kv[1]):
-        echo(f"{n} fork points refused: {reason}")
-
-
-def _say_check(out: str) -> None:
-    from harness.fork_check import reproduced
-
-    found = reproduced(out)
-    if found is not None:
-        echo(found)
+            found = reproduced(spec.out)  # None: the fork stopped before it recorded anything
+            if found is not None:
+                echo(found)

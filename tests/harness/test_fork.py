@@ -134,3 +134,52 @@ def test_report_pairs_a_fork_by_its_fork_points(reader_source, tmp_path):
     contrast = json.loads(result.stdout)["contrasts"][0]
     points = {r["fork"] for r in _records(fork).values()}
     assert contrast["n_pairs"] == len(points) and contrast["rate_a"] > contrast["rate_b"]
+
+
+@pytest.mark.parametrize(
+    "suite",
+    [
+        pytest.param(["--suite", "tools-bank"], id="tools-bank"),
+        pytest.param(["--suite", "tools-calendar"], id="tools-calendar"),
+        pytest.param(["--suite", "tools-travel", "--env", "contract=strict"], id="tools-travel"),
+        pytest.param(["--suite", "bfcl-base"], id="bfcl-base"),
+        pytest.param(["--suite", "paper-textworld"], id="paper-textworld-plan", marks=pytest.mark.slow),
+        pytest.param(["--suite", "paper-textworld", "--env", "protocol=step"], id="paper-textworld-step"),
+    ],
+)
+def test_every_forkable_suite_rebuilds_its_failures_and_reproduces_them(suite, tmp_path):
+    src = tmp_path / "src"
+    result, text = invoke(
+        "run", *suite, "--model", "agent:reader", "--conditions", "raw,self_check", "--tasks", "4", "--out", src
+    )
+    assert result.exit_code == 0, text
+    result, text = invoke("fork", src, "--check", "--out", tmp_path / "check")
+    assert result.exit_code == 0 and "refused" not in text, text
+    line = next(ln for ln in text.splitlines() if ln.startswith("fork --check:"))
+    assert "(100%)" in line and " of 0 " not in line, text
+
+
+def test_the_veriharness_protocol_is_refused_with_its_reason(tmp_path):
+    src = tmp_path / "src"
+    args = ("--suite", "paper-textworld", "--env", "protocol=veriharness", "--model", "agent:reader")
+    assert invoke("run", *args, "--conditions", "raw", "--tasks", "2", "--out", src)[0].exit_code == 0
+    result, text = invoke("fork", src, "--conditions", "loc_obs", "--out", tmp_path / "f")
+    flat = " ".join(text.split())
+    assert result.exit_code == 2 and "every fork point was refused" in flat and "veriharness protocol" in flat
+    assert not (tmp_path / "f").exists()
+
+
+def test_the_reader_repairs_another_players_failure_from_the_feedback_alone(tmp_path):
+    src, fork = tmp_path / "src", tmp_path / "f"
+    _run(src, "--model", "agent:random", "--conditions", "none", "--tasks", "10")
+    result, text = invoke("fork", src, "--model", "agent:reader", "--conditions", "none,allowed_json", "--out", fork)
+    assert result.exit_code == 0, text
+    source = {r["task_id"]: r for r in read_records(src)[0]}
+    changed = {"none": 0, "allowed_json": 0}
+    for r in read_records(fork)[0]:
+        assert (r["model"], r["fork_of"]["model"]) == ("agent:reader", "agent:random")
+        failed = source[r["task_id"]]["calls"][r["fork_of"]["call"]]
+        changed[r["condition"]] += r["calls"][0]["signature"] != failed["signature"]
+    # without feedback it believes what was sent and sends it again; with the allowed values it
+    # replaces the located value
+    assert changed["none"] == 0 and changed["allowed_json"] > 0

@@ -194,7 +194,10 @@ def test_records_of_different_layouts_give_the_frame_of_one_dict_per_row(kit, tm
     run = kit.write(tmp_path / "layouts", recs)
     df = load(run)
     # a record without `constrain` (older than the axis) reads as unconstrained
-    expected = pd.DataFrame([_flattened({**r, "constrain": r.get("constrain", "none")}, str(run)) for r in recs])
+    # ... and one without a fork point (played from its start) has fork ""
+    expected = pd.DataFrame(
+        [_flattened({**r, "constrain": r.get("constrain", "none"), "fork": ""}, str(run)) for r in recs]
+    )
     expected["success"] = expected["success"].astype(object)
     pd.testing.assert_frame_equal(df, expected)
     assert df.loc[1, "extra.only_here"] == [1, 2] and df.loc[0, "calls"] == recs[0]["calls"]
@@ -281,6 +284,7 @@ def test_loading_some_columns_gives_those_columns_of_the_full_frame(kit, tmp_pat
                 "budget",
                 "sample_seed",
                 "constrain",
+                "fork",
                 "success",
                 "run_dir",
             }
