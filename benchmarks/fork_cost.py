@@ -1,8 +1,7 @@
 """What a fork saves: model calls, tokens and wall time per paired observation, fork vs full grid.
 
     python benchmarks/fork_cost.py OUT --suite bank-disputes --model agent:reader --tasks 50
-    python benchmarks/fork_cost.py OUT --suite tools-travel --model local --tasks 2 \\
-        --env contract=strict --env faults=1.0 --conditions raw,allowed_json
+    python benchmarks/fork_cost.py OUT --suite bank-disputes --model local --tasks 2 --conditions raw,allowed_json
 
 It plays, through the CLI as a user would: a source (`--source-condition`, default none), a fork
 of its failures under `--conditions`, and the full grid of the same conditions from the start.
@@ -44,7 +43,7 @@ def _figures(rows: list[dict[str, Any]], wall: float, share: float) -> dict[str,
         "episodes": len(rows),
         "calls": sum(r["model_calls"] for r in rows) / n,
         "tokens": sum(tokens) / n,
-        "wall_s": wall * share / n,
+        "wall_ms": 1000 * wall * share / n,
     }
 
 
@@ -57,8 +56,10 @@ def main() -> None:
     p.add_argument("--conditions", default="raw,loc_obs,allowed_json")
     p.add_argument("--source-condition", default="none")
     p.add_argument("--env", action="append", default=[])
+    p.add_argument("--temperature", default="0", help="sampling temperature of source and grid (the fork keeps it)")
     a = p.parse_args()
-    common = ["--suite", a.suite, "--model", a.model, "--tasks", a.tasks, *sum((["--env", e] for e in a.env), [])]
+    envs = [x for e in a.env for x in ("--env", e)]
+    common = ["--suite", a.suite, "--model", a.model, "--tasks", a.tasks, "--temperature", a.temperature, *envs]
     src, fork, full = a.out / "source", a.out / "fork", a.out / "full"
     _cli("run", *common, "--conditions", a.source_condition, "--out", str(src), "--no-preflight")
     fork_wall = _cli("fork", str(src), "--conditions", a.conditions, "--out", str(fork), "--no-preflight")
@@ -71,9 +72,9 @@ def main() -> None:
     g = _figures(whole, full_wall, len(whole) / max(len(whole_all), 1))
     prefix = sum(r["prefix_calls"] for r in forks) / max(len(forks), 1)
     print(f"{a.suite}, {a.model}: {len(failed)} failed source episodes, conditions {a.conditions}")
-    print(f"{'per observation':<16}{'episodes':>10}{'model calls':>13}{'tokens':>10}{'wall s':>9}")
+    print(f"{'per observation':<16}{'episodes':>10}{'model calls':>13}{'tokens':>10}{'wall ms':>10}")
     for name, x in (("full grid", g), ("fork", f)):
-        print(f"{name:<16}{x['episodes']:>10}{x['calls']:>13.2f}{x['tokens']:>10.0f}{x['wall_s']:>9.2f}")
+        print(f"{name:<16}{x['episodes']:>10}{x['calls']:>13.2f}{x['tokens']:>10.0f}{x['wall_ms']:>10.1f}")
     print(
         f"the fork replayed {prefix:.2f} calls per observation without paying for them; "
         f"calls saved {1 - f['calls'] / g['calls']:.0%}"

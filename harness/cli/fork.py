@@ -47,6 +47,7 @@ def fork(
 ) -> None:
     """Fork recorded failures: each one's state rebuilt, its feedback rendered under each condition,
     the agent playing on; a rerun with the same --out resumes."""
+    from harness import shards
     from harness.fork import ForkError, check_at, fork_spec_values, load_sources
     from harness.spec import build_spec
 
@@ -69,22 +70,25 @@ def fork(
         values["endpoints"] = given["endpoints"]
     if temperature is not None:
         values["decoding"] = {**values.get("decoding", {}), "temperature": temperature}
-    values.update(
-        {k: v for k, v in {"concurrency": concurrency, "shard": shard, "out": str(out_dir)}.items() if v is not None}
-    )
+    values.update({k: v for k, v in {"concurrency": concurrency, "out": str(out_dir)}.items() if v is not None})
     values["plugins"] = [str(p) for p in plugin or []]
-    spec = build_spec(values, "flags")
-    if dry_run:
-        from harness.fork import dry_run_text
+    # --shard I/N,J/N: each part into its own folder under --out, as `run` does
+    parts = [shards.parse(s) for s in split_list(shard) or []]
+    specs = [
+        build_spec({**values, "shard": f"{i}/{n}", "out": str(shards.directory(out_dir, i, n))}) for i, n in parts
+    ] or [build_spec(values)]
+    for spec in specs:
+        if dry_run:
+            from harness.fork import dry_run_text
 
-        echo(dry_run_text(spec))
-        return
-    try:
-        run_spec(spec, retry_errors, preflight)
-    finally:
-        if check:
-            from harness.fork_check import reproduced
+            echo(dry_run_text(spec))
+            continue
+        try:
+            run_spec(spec, retry_errors, preflight)
+        finally:
+            if check:
+                from harness.fork_check import reproduced
 
-            found = reproduced(spec.out)  # None: the fork stopped before it recorded anything
-            if found is not None:
-                echo(found)
+                found = reproduced(spec.out)  # None: the fork stopped before it recorded anything
+                if found is not None:
+                    echo(found)

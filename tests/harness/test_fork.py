@@ -183,3 +183,15 @@ def test_the_reader_repairs_another_players_failure_from_the_feedback_alone(tmp_
     # without feedback it believes what was sent and sends it again; with the allowed values it
     # replaces the located value
     assert changed["none"] == 0 and changed["allowed_json"] > 0
+
+
+def test_a_sharded_fork_plays_each_episode_once_across_its_parts(reader_source, tmp_path):
+    whole, parts = tmp_path / "whole", tmp_path / "parts"
+    args = ("fork", reader_source, "--conditions", "raw,allowed_json")
+    assert invoke(*args, "--out", whole)[0].exit_code == 0
+    result, text = invoke(*args, "--shard", "0/2,1/2", "--out", parts)
+    assert result.exit_code == 0, text
+    sharded = [r for d in sorted(parts.glob("shard-*")) for r in read_records(d)[0]]
+    assert sorted((r["fork"], r["condition"], r["success"]) for r in sharded) == sorted(
+        (r["fork"], r["condition"], r["success"]) for r in read_records(whole)[0]
+    )
