@@ -24,6 +24,7 @@ from typing import Any
 from envs.contract import EpisodeContext, Task
 from envs.errors import UserError
 from harness.loop import call_env, run_episode
+from harness.plugins import Plugin
 from harness.replay import PrefixEnd, Replay, Replaying
 from harness.types import SCHEMA_VERSION, EpisodeKey, ForkSpec, ModelTurn, RunSpec
 from results import rundir
@@ -209,6 +210,10 @@ def fork_spec_values(sources: list[Source], given: dict[str, Any]) -> dict[str, 
     fork's own grid (`given`, None where not given) and its ForkSpec."""
     first = sources[0].spec
     execution = dict(sources[0].meta.get("execution") or {})
+    plugins = [p for s in sources for p in s.meta.get("plugins") or []]
+    recorded = sorted({str(p.get("name")) for p in plugins if "distribution" not in p})  # not installed ones
+    if recorded and not given.get("plugins"):
+        raise ForkError(f"the sources were played with plugin {', '.join(recorded)}: give it with --plugin")
     values: dict[str, Any] = {k: first[k] for k in (*SHARED, "decoding") if k in first}
     values["constrain"] = sorted({c for s in sources for c in s.spec.get("constrain") or ["none"]})
     values["budgets"] = [given["budget"]] if given.get("budget") else first.get("budgets")
@@ -262,10 +267,14 @@ async def plan(spec: RunSpec, tasks: list[Task]) -> tuple[list[Planned], Counter
         raise ForkError(f"{where}: no scored episode has a rejected call (--at {fork.at}): no fork point")
     by_id = {t.task_id: t for t in tasks}
     conditions = resolved(spec).conditions
+    changed = _changed_plugins(sources, resolved(spec).plugins)
     befores: dict[str, dict[str, Any]] = {}
     out: list[Planned] = []
     for point in found:
         r = point.record
+        if point.source.run_id in changed:
+            refused[changed[point.source.run_id]] += 1
+            continue
         task = by_id.get(r["task_id"])
         if task is None:
             refused[f"task {r['task_id']} is not in suite {spec.suite} as installed"] += 1
@@ -274,9 +283,9 @@ async def plan(spec: RunSpec, tasks: list[Task]) -> tuple[list[Planned], Counter
             befores[point.source.run_id] = resolved(source_spec(point.source, spec)).conditions
         before = befores[point.source.run_id][r["condition"]]
         names = [r["condition"]] if fork.check else list(spec.conditions)
-        changed = [n for n in names if _settings(conditions.get(n) or before) != _settings(before)]
-        if changed:
-            refused[f"condition {changed[0]} sets the environment otherwise than {r['condition']}"] += 1
+        unlike = [n for n in names if _settings(conditions.get(n) or before) != _settings(before)]
+        if unlike:
+            refused[f"condition {unlike[0]} sets the environment otherwise than {r['condition']}"] += 1
             continue
         rebuilt = await rebuild(spec, point, task, before)
         if isinstance(rebuilt, str):
@@ -303,6 +312,23 @@ async def plan(spec: RunSpec, tasks: list[Task]) -> tuple[list[Planned], Counter
         reasons = "; ".join(f"{n} {reason}" for reason, n in refused.most_common())
         raise ForkError(f"every fork point was refused, nothing to play: {reasons}")
     return out, refused
+
+
+def _changed_plugins(sources: list[Source], loaded: list[Plugin]) -> dict[str, str]:
+    """The sources played with a plugin whose code is not the one loaded now (run id -> why):
+    their environments may answer otherwise, so none of their points can be rebuilt."""
+    now = {p.path: p.sha256 for p in loaded}
+    out = {}
+    for source in sources:
+        for old in source.meta.get("plugins") or []:
+            sha = now.get(str(old.get("path")))
+            if sha != old.get("sha256"):
+                then = str(old.get("sha256"))[:12]
+                out[source.run_id] = (
+                    f"plugin {old.get('name')} is not the one the source ran (sha256 {then} then, "
+                    f"{'not loaded' if sha is None else sha[:12]} now)"
+                )
+    return out
 
 
 def _settings(condition: Any) -> Any:

@@ -61,6 +61,7 @@ def fork(
         "budget": budget,
         "at": check_at(at),
         "check": check,
+        "plugins": [str(p) for p in plugin or []],
     }
     values = fork_spec_values(sources, given)
     values["conditions"] = (
@@ -71,7 +72,7 @@ def fork(
     if temperature is not None:
         values["decoding"] = {**values.get("decoding", {}), "temperature": temperature}
     values.update({k: v for k, v in {"concurrency": concurrency, "out": str(out_dir)}.items() if v is not None})
-    values["plugins"] = [str(p) for p in plugin or []]
+    values["plugins"] = given["plugins"]
     # --shard I/N,J/N: each part into its own folder under --out, as `run` does
     parts = [shards.parse(s) for s in split_list(shard) or []]
     specs = [

@@ -7,6 +7,8 @@ episode's.
 """
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -195,3 +197,21 @@ def test_a_sharded_fork_plays_each_episode_once_across_its_parts(reader_source, 
     assert sorted((r["fork"], r["condition"], r["success"]) for r in sharded) == sorted(
         (r["fork"], r["condition"], r["success"]) for r in read_records(whole)[0]
     )
+
+
+def test_a_plugin_suite_forks_with_its_plugin_and_a_changed_plugin_is_refused(tmp_path):
+    plugin = tmp_path / "shop.py"
+    plugin.write_bytes((Path(__file__).parents[2] / "examples" / "plugins" / "shop_refunds.py").read_bytes())
+    src = tmp_path / "src"
+    run = ("run", "--suite", "shop-refunds", "--plugin", plugin, "--model", "agent:reader", "--tasks", "6")
+    assert invoke(*run, "--conditions", "none", "--out", src)[0].exit_code == 0
+    result, text = invoke("fork", src, "--conditions", "raw", "--out", tmp_path / "nope")
+    assert result.exit_code == 2 and "give it with --plugin" in text
+    result, text = invoke("fork", src, "--plugin", plugin, "--check", "--out", tmp_path / "check")
+    assert result.exit_code == 0 and "(100%)" in text, text
+    plugin.write_text(plugin.read_text() + "\n# edited\n")
+    # a fresh process: this one holds the plugin as it was loaded
+    cmd = [sys.executable, "-m", "harness.cli", "fork", str(src), "--plugin", str(plugin), "--conditions", "raw"]
+    done = subprocess.run([*cmd, "--out", str(tmp_path / "f")], capture_output=True, text=True)
+    flat = " ".join(done.stderr.split())
+    assert done.returncode == 2 and "is not the one the source ran" in flat and not (tmp_path / "f").exists()
