@@ -106,6 +106,7 @@ def test_bad_sources_are_one_line_exit_2_and_write_nothing(tmp_path):
         (("fork", gold, "--conditions", "raw"), "no fork point"),
         (("fork", tmp_path / "nowhere", "--conditions", "raw"), "not a run directory"),
         (("fork", gold, "--conditions", "nosuch"), "'nosuch'"),
+        (("fork", gold, "--conditions", "raw", "--model", "nosuch-model"), "'nosuch-model'"),
         (("fork", gold), "--conditions is required"),
         (("fork", gold, "--conditions", "raw", "--at", "last"), "--at takes first, all"),
     ]
@@ -215,3 +216,44 @@ def test_a_plugin_suite_forks_with_its_plugin_and_a_changed_plugin_is_refused(tm
     done = subprocess.run([*cmd, "--out", str(tmp_path / "f")], capture_output=True, text=True)
     flat = " ".join(done.stderr.split())
     assert done.returncode == 2 and "is not the one the source ran" in flat and not (tmp_path / "f").exists()
+
+
+def test_a_killed_fork_resumes_with_nothing_lost_or_doubled(tmp_path):
+    """A served model repairs the reader's failures; the fork is SIGKILLed three times mid-run."""
+    import os
+    import signal
+    import time
+
+    from tests.harness.bank_script import GOLD, answer, customer_message
+    from tests.scripted_server import ScriptedServer
+
+    root = Path(__file__).parents[2]
+    src, out = tmp_path / "src", tmp_path / "f"
+    _run(src, "--model", "agent:reader", "--conditions", "none", "--tasks", "20")
+    with ScriptedServer(lambda body: answer(GOLD[customer_message(body)], "prompt")) as server:
+        original = server.responder
+
+        def slow(body):
+            time.sleep(0.3)
+            return original(body)
+
+        server.responder = slow
+        cmd = [sys.executable, "-m", "harness.cli", "fork", str(src), "--model", "scripted-model"]
+        cmd += ["--endpoint", server.url, "--conditions", "raw,allowed_json", "--no-preflight"]
+        cmd += ["--concurrency", "2", "--out", str(out)]
+        env = {**os.environ, "PYTHONPATH": str(root)}
+        kills = 0
+        for wait in (1.5, 1.0, 1.2):
+            proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            time.sleep(wait)
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGKILL)
+                kills += 1
+            proc.wait()
+        final = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True, timeout=120)
+    assert final.returncode == 0, final.stderr[-2000:]
+    assert kills == 3
+    rows = [json.loads(x) for x in (out / "records.jsonl").read_text().splitlines() if x.strip()]
+    keys = [(r["fork"], r["condition"]) for r in rows]
+    assert len(keys) == len(set(keys)) == 40  # 20 failures x 2 conditions, each once
+    assert all(r["success"] and r["fork_of"]["model"] == "agent:reader" for r in rows)
