@@ -6,6 +6,7 @@ condition, model or config key is one message with the bad value and the allowed
 
 from __future__ import annotations
 
+import json
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -85,13 +86,31 @@ def build_spec(values: dict[str, Any], source: str = "flags") -> RunSpec:
     load_plugins(spec.plugins)  # before a name is looked up: a plugin's suite is a name like any other
     if spec.budgets is None:  # not given: the suite's own, the budget `suites` shows
         spec = spec.model_copy(update={"budgets": [suite_entry(spec.suite).budget]})
-    resolved(spec, source)
+    for field in _GRID:
+        if not getattr(spec, field):
+            raise SpecError(f"{source}: {field} is empty: the grid would play nothing")
+    # a value named twice is one axis value: played once, recorded once
+    spec = spec.model_copy(update={f: list(dict.fromkeys(getattr(spec, f))) for f in _GRID})
+    plan = resolved(spec, source)
+    _one_name_each(spec.conditions, plan, source)
     for name in spec.models:
         validate_model(name, spec)
-    for field, values_ in (("conditions", spec.conditions), ("models", spec.models)):
-        if not values_:
-            raise SpecError(f"{source}: {field} is empty")
     return spec
+
+
+# the grid's axes (RunSpec fields): each a list that must name something, each value once
+_GRID = ("conditions", "models", "budgets", "sample_seeds", "constrain")
+
+
+def _one_name_each(names: list[str], plan: Resolved, source: str) -> None:
+    """Two names of one condition (an alias and its composition spelled out) would play every
+    episode twice under two names: refused, naming both."""
+    seen: dict[str, str] = {}
+    for name in names:
+        record = {k: v for k, v in plan.conditions[name].record().items() if k != "paper_name"}
+        same = seen.setdefault(json.dumps(record, sort_keys=True, default=str), name)
+        if same != name:
+            raise SpecError(f"{source}: conditions {same!r} and {name!r} are the same condition; name it once")
 
 
 def resolved(spec: RunSpec, source: str = "spec") -> Resolved:
