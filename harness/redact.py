@@ -26,21 +26,27 @@ _HINT = re.compile(r"(?i)bearer|authorization")
 _FOLDS_TO_ASCII = ("\u0130", "\u0131", "\u017f", "\u212a")
 
 
+# a credential in a URL's query or fragment (`?api_key=...`, `#token=...`)
+_URL_KEY = re.compile(r"(?i)([?&#;](?:api[_-]?key|key|token|access[_-]?token|secret)=)[^&#\s'\"]+")
+
+
 class Redactor:
     def __init__(self, secrets: list[str] | None = None):
         self.secrets = sorted({s for s in secrets or [] if s and len(s) >= MIN_SECRET_CHARS}, key=len, reverse=True)
-        # each secret as it appears inside a JSON string (ensure_ascii=False)
-        self._in_json = [json.dumps(s, ensure_ascii=False)[1:-1] for s in self.secrets]
+        # each secret as it appears inside a JSON string (ensure_ascii=False), lower-cased: a
+        # secret is masked in any case (a normalising contract lower-cases what it is given)
+        self._in_json = [json.dumps(s, ensure_ascii=False)[1:-1].lower() for s in self.secrets]
+        self._secret = re.compile("|".join(map(re.escape, self.secrets)), re.IGNORECASE) if self.secrets else None
 
     @classmethod
     def from_env(cls, *names: str) -> Redactor:
         return cls([os.environ.get(n, "") for n in names])
 
     def text(self, value: str) -> str:
-        for secret in self.secrets:
-            if secret in value:
-                value = value.replace(secret, MASK)
+        if self._secret is not None:
+            value = self._secret.sub(MASK, value)
         value = _BEARER.sub(lambda m: f"{m.group(1)} {MASK}", value)
+        value = _URL_KEY.sub(lambda m: f"{m.group(1)}{MASK}", value)
         return _AUTH_HEADER.sub(lambda m: f"{m.group(1)}{MASK}", value)
 
     def obj(self, value: Any) -> Any:
@@ -59,11 +65,11 @@ class Redactor:
         JSON writes a string's characters in place, each escaped on its own, so a string holding a
         secret puts the secret's escaped form in the text, and the patterns' words are letters,
         which JSON writes as they are. A false alarm only costs the walk."""
-        if any(s in text for s in self._in_json):
-            return False
         # `lower` and a substring search are many times faster than the case-insensitive regex
         low = text.lower()
-        if "bearer" in low or "authorization" in low:
+        if any(s in low for s in self._in_json):
+            return False
+        if "bearer" in low or "authorization" in low or "=" in text and _URL_KEY.search(text):
             return False
         return not any(c in text for c in _FOLDS_TO_ASCII) or _HINT.search(text) is None
 
@@ -82,3 +88,28 @@ def without_credentials(text: str) -> str:
 
 
 _USERINFO = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*://)[^/@\s'\"]+@")
+
+
+# environment variables whose values are secrets wherever the CLI prints (besides the one a
+# spec names with --api-key-env, which the run's own Redactor reads)
+_SECRET_VARS = re.compile(r"(?i)(api[_-]?key|token|secret|password)$")
+
+
+def console_redactor() -> Redactor:
+    """What every line the CLI prints is cleaned by: the values of the environment's secret-named
+    variables (OPENAI_API_KEY, HF_TOKEN, ...), and any bearer token or authorization header."""
+    return Redactor([v for k, v in os.environ.items() if _SECRET_VARS.search(k)])
+
+
+class RedactingStream:
+    """A text stream that writes through `redactor.text`: the console never shows a secret."""
+
+    def __init__(self, inner: Any, redactor: Redactor):
+        self._inner, self._redactor = inner, redactor
+
+    def write(self, text: str) -> int:
+        self._inner.write(self._redactor.text(text))
+        return len(text)
+
+    def __getattr__(self, name: str) -> Any:  # flush, isatty, fileno, encoding: the stream's own
+        return getattr(self._inner, name)

@@ -63,6 +63,19 @@ class GuardedGroup(TyperGroup):
     """A command group whose commands all run under the one guard (see FAILURES)."""
 
     def invoke(self, ctx: Any) -> Any:
+        from harness.redact import RedactingStream, console_redactor
+
+        redactor = console_redactor()
+        out, err = sys.stdout, sys.stderr
+        # every line a command prints passes the one redactor: a server that echoes the key in
+        # an error body, a redirect's URL, a traceback never shows it on the console
+        sys.stdout, sys.stderr = RedactingStream(out, redactor), RedactingStream(err, redactor)
+        try:
+            return self._guarded(ctx)
+        finally:
+            sys.stdout, sys.stderr = out, err
+
+    def _guarded(self, ctx: Any) -> Any:
         try:
             return super().invoke(ctx)
         except tuple(kind for kind, _, _ in FAILURES) as exc:
