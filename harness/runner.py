@@ -174,6 +174,12 @@ async def run(
     episodes = _shard(spec, episodes)
     store = RunDir(spec.out, Redactor.from_env(spec.api_key_env))
     done = store.open(spec, resolved(spec).plugins)
+    if store.lost_transcripts:
+        console.print(
+            f"{store.lost_transcripts} records had lost their transcripts (a crash before they reached the disk): "
+            "their episodes play again",
+            highlight=False,
+        )
     try:
         if retry_errors:
             done -= store.error_keys()

@@ -92,7 +92,7 @@ def build_spec(values: dict[str, Any], source: str = "flags") -> RunSpec:
     # a value named twice is one axis value: played once, recorded once
     spec = spec.model_copy(update={f: list(dict.fromkeys(getattr(spec, f))) for f in _GRID})
     plan = resolved(spec, source)
-    _one_name_each(spec.conditions, plan, source)
+    spec = spec.model_copy(update={"conditions": _one_name_each(spec.conditions, plan)})
     for name in spec.models:
         validate_model(name, spec)
     return spec
@@ -102,15 +102,15 @@ def build_spec(values: dict[str, Any], source: str = "flags") -> RunSpec:
 _GRID = ("conditions", "models", "budgets", "sample_seeds", "constrain")
 
 
-def _one_name_each(names: list[str], plan: Resolved, source: str) -> None:
-    """Two names of one condition (an alias and its composition spelled out) would play every
-    episode twice under two names: refused, naming both."""
+def _one_name_each(names: list[str], plan: Resolved) -> list[str]:
+    """One name per condition: a later name of a condition already named (an alias beside its
+    composition spelled out) would play every episode twice; it plays once, under the first
+    name (the report shows the two spellings as one condition in any case)."""
     seen: dict[str, str] = {}
     for name in names:
         record = {k: v for k, v in plan.conditions[name].record().items() if k != "paper_name"}
-        same = seen.setdefault(json.dumps(record, sort_keys=True, default=str), name)
-        if same != name:
-            raise SpecError(f"{source}: conditions {same!r} and {name!r} are the same condition; name it once")
+        seen.setdefault(json.dumps(record, sort_keys=True, default=str), name)
+    return list(seen.values())
 
 
 def resolved(spec: RunSpec, source: str = "spec") -> Resolved:

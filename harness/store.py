@@ -74,6 +74,8 @@ class RunDir:
         self._grown: dict[str, Any] = {}  # the grid fields this session adds to, old and new
         self._started = False
         self._plugins: list[dict[str, Any]] = []  # the plugins of this session (harness.plugins)
+        # records `open` found without their transcripts (a power cut), dropped to be played again
+        self.lost_transcripts = 0
 
     def open(self, spec: RunSpec, plugins: Sequence[Plugin] = ()) -> set[str]:
         """Lock the directory, check the spec's identity and the plugins' sources, repair a cut
@@ -233,9 +235,27 @@ class RunDir:
             self.records,
             ((rundir.record_key(r), r.get("success") is not None, n) for r, n in zip(rows, numbers, strict=True)),
         )
-        if whole is not data:  # the killed writer's last line never finished: it goes, its episode plays again
+        lost = [i for i, r in enumerate(rows) if self._transcript_lost(r)]
+        self.lost_transcripts = len(lost)
+        if lost:  # records a crash kept without their transcripts: they go, their episodes play again
+            gone = {numbers[i] for i in lost}
+            lines = whole.split(b"\n")[:-1]  # numbered as `record_lines` numbers them: at newlines only
+            self._rewrite_bytes(b"".join(line + b"\n" for n, line in enumerate(lines, start=1) if n not in gone))
+            rows = [r for i, r in enumerate(rows) if i not in set(lost)]
+        elif whole is not data:  # the killed writer's last line never finished: it goes, its episode plays again
             self._rewrite_bytes(whole)
         return rows
+
+    def _transcript_lost(self, row: dict[str, Any]) -> bool:
+        """The record names a transcript that is missing or empty (written, not yet on the disk,
+        when the power went)."""
+        name = row.get("transcript")
+        if not isinstance(name, str) or not name:
+            return False  # a record that could not be built names none
+        try:
+            return (self.path / name).stat().st_size == 0
+        except OSError:
+            return True
 
     def _rewrite(self, rows: list[dict[str, Any]]) -> None:
         self._rewrite_bytes("".join(to_json(r) + "\n" for r in rows).encode())
@@ -245,7 +265,7 @@ class RunDir:
         replace_file(self.records, data)
 
     def _write_json(self, path: Path, obj: Any) -> None:
-        replace_file(path, to_json(self.redactor.obj(obj), indent=2).encode())
+        replace_file(path, to_json(self.redactor.obj(obj), indent=2).encode(), durable=True)
 
     def _redacted_json(self, obj: Any) -> str:
         """`to_json(redactor.obj(obj))` compact, walking the strings only when the text shows
@@ -310,7 +330,11 @@ class RunDir:
         failed: Callable[[Exception], EpisodeRecord],
     ) -> EpisodeRecord:
         try:
-            replace_file(self.path / self.transcript_name(key), transcript)
+            # its data on the disk before the record that names it is appended (a power cut
+            # otherwise leaves records beside empty transcripts). Its folder's entry is not synced
+            # here, a millisecond an episode: a record whose transcript a crash lost is played
+            # again on resume (`_read_repairing`)
+            replace_file(self.path / self.transcript_name(key), transcript, durable=True, entry=False)
         except StorageError:  # a full disk fails every episode alike: the run stops
             raise
         except Exception as exc:  # the episode's harness error, never the end of the run

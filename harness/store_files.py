@@ -56,15 +56,32 @@ def storage_error(exc: OSError, path: Path) -> StorageError:
     )
 
 
-def replace_file(path: Path, data: bytes) -> None:
-    """Write beside, then rename: a reader never sees half a file. A full disk is a StorageError."""
+def replace_file(path: Path, data: bytes, durable: bool = False, entry: bool = True) -> None:
+    """Write beside, then rename: a reader never sees half a file. A full disk is a StorageError.
+    `durable`: the data is on the disk before the rename (a power cut leaves the old file or the
+    new one, never an empty one), and with `entry` the rename too before this returns."""
     tmp = path.with_suffix(".tmp")
     try:
-        tmp.write_bytes(data)
+        with open(tmp, "wb") as f:
+            f.write(data)
+            if durable:
+                f.flush()
+                os.fsync(f.fileno())
         os.replace(tmp, path)
+        if durable and entry:
+            sync_dir(path.parent)
     except OSError as exc:
         with contextlib.suppress(OSError):
             tmp.unlink()
         if exc.errno in STORAGE_ERRNOS:
             raise storage_error(exc, path) from None
         raise
+
+
+def sync_dir(folder: Path) -> None:
+    """A directory's entries (a rename, a new file) on the disk."""
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

@@ -187,8 +187,8 @@ def test_a_move_killed_between_its_steps_is_redone_without_a_second_copy(tmp_pat
     )
     real = store_module.replace_file
 
-    def killed_after_the_errors_file(path: Path, data: bytes) -> None:
-        real(path, data)
+    def killed_after_the_errors_file(path: Path, data: bytes, **kw: bool) -> None:
+        real(path, data, **kw)
         if path.name == "harness_errors.jsonl":
             raise KeyboardInterrupt  # the process dies here: records.jsonl still holds the errors
 
@@ -257,3 +257,27 @@ def test_credentials_in_an_endpoint_url_are_refused_and_never_printed(tmp_path):
         "--config", str(config), "--suite", "bank-disputes", "--model", "m", "--conditions", "raw", "--out", str(out)
     )
     assert said.returncode == 2 and "hunter2" not in said.stderr + said.stdout and not out.exists()
+
+
+def test_records_whose_transcripts_a_crash_emptied_or_lost_are_played_again_once(tmp_path):
+    """What a power cut leaves when records.jsonl reached the disk and some transcripts did not."""
+    import json as _json
+
+    from tests.harness.cli.invoke import invoke
+
+    out = tmp_path / "r"
+    args = ("run", "--suite", "bank-disputes", "--model", "agent:reader", "--conditions", "raw", "--tasks", "5")
+    assert invoke(*args, "--out", out)[0].exit_code == 0
+    before = (out / "records.jsonl").read_text().splitlines()
+    rows = [_json.loads(x) for x in before]
+    (out / rows[1]["transcript"]).write_bytes(b"")
+    (out / rows[3]["transcript"]).write_bytes(b"")
+    (out / rows[4]["transcript"]).unlink()
+    result, text = invoke(*args, "--out", out)
+    assert result.exit_code == 0, text
+    assert "3 records had lost their transcripts" in " ".join(text.split()) and "3 episodes played" in text
+    after = [_json.loads(x) for x in (out / "records.jsonl").read_text().splitlines()]
+    assert sorted(r["task_id"] for r in after) == sorted(r["task_id"] for r in rows)  # each once
+    assert all((out / r["transcript"]).stat().st_size > 0 for r in after)
+    # the untouched records keep their lines byte for byte
+    assert (out / "records.jsonl").read_text().splitlines()[:2] == [before[0], before[2]]

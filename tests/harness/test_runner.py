@@ -249,10 +249,10 @@ def test_a_transcript_that_cannot_be_written_is_the_episodes_harness_error_and_t
 
     replace = store_module.replace_file
 
-    def no_transcripts(path, data):
+    def no_transcripts(path, data, **kw):
         if path.parent.name == "transcripts":
             raise OSError(28, "No space left on device")
-        replace(path, data)
+        replace(path, data, **kw)
 
     monkeypatch.setattr(store_module, "replace_file", no_transcripts)
     with ScriptedServer(lambda body: answer(GOLD[customer_message(body)], "native")) as server:

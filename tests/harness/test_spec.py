@@ -21,11 +21,9 @@ def test_a_value_named_twice_is_played_once():
     assert (spec.budgets, spec.sample_seeds, spec.constrain) == ([4, 2], [0, 1], ["none"])
 
 
-def test_two_names_of_one_condition_are_refused_naming_both():
-    with pytest.raises(SpecError, match="'raw' and 'retry\\+message@prose' are the same condition"):
-        _spec(conditions=["raw", "retry+message@prose"])
-    with pytest.raises(SpecError, match="same condition"):
-        _spec(conditions=["retry+location@json", "location+retry@json"])
+def test_two_names_of_one_condition_play_once_under_the_first():
+    assert _spec(conditions=["raw", "raw", "retry+message@prose", "loc_obs"]).conditions == ["raw", "loc_obs"]
+    assert _spec(conditions=["retry+location@json", "location+retry@json"]).conditions == ["retry+location@json"]
 
 
 @pytest.mark.parametrize("field", ["budgets", "sample_seeds", "constrain", "conditions", "models"])

@@ -172,7 +172,10 @@ def test_save_writes_the_transcript_then_the_record_in_the_runs_one_writer_threa
     monkeypatch.setattr(
         store_module,
         "replace_file",
-        lambda path, data: (writers.append((threading.current_thread().name, path.name)), replace(path, data)),
+        lambda path, data, **kw: (
+            writers.append((threading.current_thread().name, path.name)),
+            replace(path, data, **kw),
+        ),
     )
     store.append_line = lambda line: (writers.append((threading.current_thread().name, "record")), append_line(line))
     pairs = [_record(i) for i in range(12)]
@@ -203,7 +206,7 @@ def test_a_transcript_that_cannot_be_written_becomes_the_episodes_harness_error_
 
     store = _opened(tmp_path)
 
-    def full(path, data):
+    def full(path, data, **kw):
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(store_module, "replace_file", full)
@@ -232,6 +235,7 @@ def test_appends_within_the_sync_interval_share_an_fsync_and_close_does_not_wait
     real_fsync = os.fsync
     monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd)))
     store = _opened(tmp_path)
+    synced.clear()  # run.json's own, written durably when the session started
     for i in range(50):
         store.append(_record(i)[1])
         time.sleep(0.002)
@@ -318,3 +322,32 @@ def test_a_record_that_cannot_be_written_for_a_cancelled_worker_breaks_no_loop_c
     asyncio.run(main())
     store.close()
     assert said == []
+
+
+def test_transcripts_and_run_json_reach_the_disk_before_the_record_that_names_them(tmp_path, monkeypatch):
+    """A power cut must not leave a record beside an empty transcript or an empty run.json: a
+    transcript's data is fsynced before its record is appended; run.json's data and its entry."""
+    import asyncio
+
+    events: list[str] = []
+    real_fsync = os.fsync
+
+    def fsync(fd):
+        events.append("fsync " + os.path.basename(os.readlink(f"/proc/self/fd/{fd}")))
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    store = _opened(tmp_path)
+    assert "fsync run.tmp" in events and "fsync run" in events  # run.json's data, then the folder's entry
+    events.clear()
+    key, record = _record(1)
+    append_line = store.append_line
+    store.append_line = lambda line: (events.append("append"), append_line(line))
+
+    async def main():
+        return await store.save(key, {"turns": [], "harness_error": None}, record, lambda exc: None)
+
+    asyncio.run(main())
+    store.close()
+    slug = key.slug()
+    assert events.index(f"fsync {slug}.tmp") < events.index("append")
