@@ -23,7 +23,8 @@ KEEP = {
     "dynamics": (C.condition, C.model, C.suite, C.budget, C.constrain, "identical", "rec@1 [95% CI]", "preventable"),
     "headline": (C.model, C.suite, C.budget, "ours: gain [95% CI]", "theirs: gain"),
     "gaps": (C.suite, "status"),
-    "factors": ("factor", "levels", "diff pts [95% CI]", "p Holm"),
+    # the numbers first: the levels' wording wraps (FOLD) rather than push the effect out
+    "factors": ("factor", "diff pts [95% CI]", "p Holm", "levels"),
     "forks": ("condition", "points", "repaired next [95% CI]", "solved [95% CI]"),
 }
 DROP_ORDER = {
@@ -55,7 +56,7 @@ DROP_ORDER = {
         "p Holm",
     ),
 }
-FOLD = {"failures": (FAILURE_TEXT,), "gaps": ("conditions", "models")}
+FOLD = {"failures": (FAILURE_TEXT,), "gaps": ("conditions", "models"), "factors": ("levels",)}
 
 
 def _meta_lines(report: Report) -> list[str]:

@@ -24,3 +24,16 @@ def test_a_piped_report_is_80_columns_and_columns_is_respected(agents_run):
     wide = _piped(["report", str(agents_run)], "150")
     assert 80 < max(len(line) for line in wide.splitlines()) <= 150
     assert "(left out at 80 columns" in piped and "(left out at 150" not in wide
+
+
+def test_the_factor_table_at_80_columns_shows_each_factors_diff_its_ci_and_p_holm(agents_run):
+    """The one table that answers the study's question keeps its numbers where people read it (a
+    pipe, a file, a narrow terminal): the levels' wording wraps instead."""
+    text = _piped(["report", str(agents_run), "--factors"], None)  # a pipe: 80 columns
+    section = text[text.index("Which part of the feedback") :]
+    table = section[: section.index("\n\n")]
+    assert "diff pts" in table and "p Holm" in table, table
+    left_out = next((ln for ln in section.splitlines() if ln.startswith("(left out")), "")
+    assert "diff pts" not in left_out and "p Holm" not in left_out
+    rows = [ln for ln in table.splitlines() if ln.startswith(("allowed", "form"))]
+    assert rows and all("[" in ln for ln in rows)  # each tested factor's CI is on its row
