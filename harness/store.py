@@ -81,6 +81,7 @@ class RunDir:
         """Lock the directory, check the spec's identity and the plugins' sources, repair a cut
         last line; return the keys already done. Writes nothing but the lock: `start_session`
         writes once the run can start."""
+        self._refuse_links()
         self._created = make_dirs(self.path, self.transcripts)
         self._lock_fd = take_lock(self.path, self._created)
         meta = self._read_meta()
@@ -112,6 +113,20 @@ class RunDir:
             self.close()
             raise
         return {_key_id(r) for r in self._rows}
+
+    def _refuse_links(self) -> None:
+        """A run directory's own files are plain files (its folders folders), never links: a link
+        planted there would have the run write over, or append to, whatever it names."""
+        for path in (self.records, self.meta, self.errors, self.transcripts, rundir.lock_file(self.path)):
+            if path.is_symlink():
+                raise RunDirError(f"{path} is a symbolic link, which a run directory never follows: remove it")
+            if path != self.transcripts and path.is_dir():
+                raise RunDirError(f"{path} is a directory where the run keeps a file: move it away")
+        if self.records.exists() and self.records.stat().st_size and not self.meta.exists():
+            raise RunDirError(
+                f"{self.path} holds records but no {rundir.META}: the spec they were played under is unknown, "
+                f"so nothing may be added to them; restore {rundir.META}, or use another --out"
+            )
 
     def errors_on_record(self) -> int:
         """Harness-error records among those `open` found (a plain resume does not replay them)."""

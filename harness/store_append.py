@@ -46,7 +46,8 @@ class Appender:
             if self.sync_error is not None:
                 raise self.sync_error.with_traceback(None)
             if self._fh is None:
-                self._fh = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+                # O_NOFOLLOW: records.jsonl as a planted link would append to whatever it names
+                self._fh = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
                 self._size = os.fstat(self._fh).st_size
             try:
                 written = 0

@@ -4,6 +4,7 @@ run or blocks the corrected command."""
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 from pathlib import Path
@@ -39,7 +40,10 @@ def take_lock(path: Path, created: list[Path]) -> int:
     lock = rundir.lock_file(path)
     if not lock.exists():
         created.append(lock.absolute())
-    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    try:  # never through a link planted there: the "lock" would truncate whatever it points to
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+    except OSError as exc:
+        raise RunDirError(f"{lock} cannot be the run's lock ({not_followed(exc)}); remove it") from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -51,6 +55,11 @@ def take_lock(path: Path, created: list[Path]) -> int:
     os.ftruncate(fd, 0)
     os.pwrite(fd, str(os.getpid()).encode(), 0)
     return fd
+
+
+def not_followed(exc: OSError) -> str:
+    """What an O_NOFOLLOW open's error means: ELOOP is a symbolic link it refused to follow."""
+    return "a symbolic link, which a run directory never follows" if exc.errno == errno.ELOOP else str(exc)
 
 
 def remove_created(created: list[Path]) -> None:

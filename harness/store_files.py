@@ -62,7 +62,10 @@ def replace_file(path: Path, data: bytes, durable: bool = False, entry: bool = T
     new one, never an empty one), and with `entry` the rename too before this returns."""
     tmp = path.with_suffix(".tmp")
     try:
-        with open(tmp, "wb") as f:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()  # a file or a link left there (a killed writer, or planted): never written through
+        # O_EXCL: a link planted between the unlink and here fails the open instead of being followed
+        with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644), "wb") as f:
             f.write(data)
             if durable:
                 f.flush()

@@ -90,7 +90,10 @@ def pick(
 def read_transcript(run_dir: Path, record: dict[str, Any]) -> dict[str, Any]:
     if not record.get(C.transcript):
         raise UserError(f"the episode has no transcript ({record.get(C.harness_error) or 'not written'})")
-    path = run_dir / record[C.transcript]
+    path = run_dir / str(record[C.transcript])
+    inside = rundir.transcripts_dir(run_dir).resolve()
+    if inside not in path.resolve().parents:  # a hand-edited record names a file elsewhere
+        raise UserError(f"the record's transcript {record[C.transcript]!r} is not in {run_dir}'s transcripts folder")
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
