@@ -246,6 +246,52 @@ class _Rows:
         return pd.DataFrame(series, copy=False)
 
 
+# what a run's spec fixes besides its grid's axes: two runs of one suite that differ in any of
+# them played different experiments, and their cells must not be pooled
+SETTINGS = ("tool_mode", "text_calls", "feedback_cut", "env_options", "decoding", "fork")
+
+
+def _check_poolable(meta: dict[str, Any] | None, run_dir: Path, seen: dict[str, tuple[Path, dict[str, Any]]]) -> None:
+    """Runs of one suite loaded together share their settings; the first difference is named."""
+    spec = (meta or {}).get("spec")
+    if not isinstance(spec, dict) or not isinstance(spec.get("suite"), str):
+        return
+    mine = {k: spec.get(k) for k in SETTINGS}
+    first = seen.setdefault(spec["suite"], (run_dir, mine))
+    differ = [k for k in SETTINGS if first[1][k] != mine[k]]
+    if differ:
+        k = differ[0]
+        raise RecordsError(
+            f"{first[0]} and {run_dir} played {spec['suite']} with different {k} "
+            f"({_short(first[1][k])} vs {_short(mine[k])}): "
+            "their episodes would be pooled into the same cells; report them separately"
+        )
+
+
+COMPOSITION = f"{C.condition_params}.composition"
+
+
+def _check_one_meaning(df: pd.DataFrame) -> None:
+    """A condition's name means one thing across the runs loaded (two plugins may each define a
+    condition `mine`): its records' compositions agree, or the first two are named."""
+    if COMPOSITION not in df.columns:
+        return
+    known = df[[C.condition, COMPOSITION]].dropna().drop_duplicates()
+    twice = known[known[C.condition].duplicated(keep=False)]
+    if not twice.empty:
+        name = twice[C.condition].iloc[0]
+        shown = sorted(map(str, twice[twice[C.condition] == name][COMPOSITION]))
+        raise RecordsError(
+            f"condition {name!r} means different feedback in the runs loaded ({' and '.join(shown)}): "
+            "their episodes would be pooled into one cell; report them separately"
+        )
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def _check_one_spec(rows: _Rows, lo: int, hi: int, file: Path) -> None:
     """One run directory holds one spec; anything else would mix experiments silently."""
     run_ids = sorted({str(r) for r in rows.run_ids[lo:hi] if r is not None})
@@ -303,6 +349,7 @@ def load(paths: PathLike | Iterable[PathLike], columns: Iterable[str] | None = N
     `df.attrs["fields"]` then names every column the full frame would have, in its order.
     """
     rows = _Rows(columns)
+    settings: dict[str, tuple[Path, dict[str, Any]]] = {}  # suite -> the first run's settings
     run_dirs: list[str] = []
     owner: dict[tuple[Any, ...], str] = {}
     partial_total = 0
@@ -316,6 +363,7 @@ def load(paths: PathLike | Iterable[PathLike], columns: Iterable[str] | None = N
             if len(rows) == lo:
                 raise RecordsError(f"{file}: no records")
             _check_one_spec(rows, lo, len(rows), file)
+            _check_poolable(read_meta(file.parent), file.parent, settings)
             partial_total += sum(partial)
             run_dirs.append(run_dir)
             for key, success in zip(rows.keys[lo:], rows.success[lo:], strict=True):
@@ -327,6 +375,7 @@ def load(paths: PathLike | Iterable[PathLike], columns: Iterable[str] | None = N
         df = rows.frame()
     # success stays object (True/False/None): a harness error is neither
     df[C.success] = df[C.success].astype(object)
+    _check_one_meaning(df)
     df.attrs = {"run_dirs": run_dirs, "partial_lines": partial_total}
     if columns is not None:
         # the full frame's column order: each layout's names in turn, a name where it first appears
