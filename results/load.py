@@ -21,7 +21,7 @@ import pandas as pd
 from results.columns import KEY_FIELDS, C
 from results.dynamics import episode_columns
 from results.errors import RecordsError
-from results.rundir import META, PathLike, check_once, existing_records, read_lines, read_meta
+from results.rundir import META, PathLike, check_once, existing_records, key_text, read_lines, read_meta
 
 # pairing an episode of one arm with the same episode of another arm
 PAIR_FIELDS = (C.suite, C.task_id, C.model, C.budget, C.sample_seed, C.constrain, C.fork)
@@ -369,7 +369,7 @@ def load(paths: PathLike | Iterable[PathLike], columns: Iterable[str] | None = N
             for key, success in zip(rows.keys[lo:], rows.success[lo:], strict=True):
                 if success is not None and owner.setdefault(key, run_dir) != run_dir:
                     raise RecordsError(
-                        f"episode {'|'.join(map(str, key))} is recorded in both {owner[key]} and {run_dir}; "
+                        f"episode {key_text(key)} is recorded in both {owner[key]} and {run_dir}; "
                         "load those runs separately"
                     )
         df = rows.frame()

@@ -157,6 +157,11 @@ def record_key(row: dict[str, Any]) -> tuple[Any, ...]:
     return tuple(row.get(f, "none") if f == "constrain" else row.get(f) for f in KEY_FIELDS)
 
 
+def key_text(key: tuple[Any, ...]) -> str:
+    """An episode key as messages name it: its fields joined by |, an absent fork point left out."""
+    return "|".join(str(v) for v in key if v is not None and v != "")
+
+
 def check_once(file: PathLike, records: Iterable[tuple[tuple[Any, ...], bool, int]]) -> None:
     """Refuse a records file that holds an episode's result twice, naming both lines. `records`:
     (key, scored, line number) per record; `scored` is false for a harness error, which a later
@@ -170,7 +175,7 @@ def check_once(file: PathLike, records: Iterable[tuple[tuple[Any, ...], bool, in
             continue
         if key in seen:
             raise RecordsError(
-                f"{file}: episode {'|'.join(map(str, key))} recorded twice (lines {seen[key]} and {line}); "
+                f"{file}: episode {key_text(key)} recorded twice (lines {seen[key]} and {line}); "
                 "nothing was changed: remove one of the two lines"
             )
         seen[key] = line
