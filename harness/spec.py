@@ -59,7 +59,9 @@ def _explain(exc: ValidationError, source: str, model: type[BaseModel]) -> SpecE
             lines.append(f"{source}: {name} is required" + (f" ({allowed})" if allowed else ""))
         else:
             # an input may be a URL with a password in it: what is echoed has its credentials masked
-            lines.append(f"{source}: {path}: {err['msg']} (got {without_credentials(repr(err.get('input')))})")
+            got = without_credentials(repr(err.get("input")))
+            got = got if len(got) <= 100 else got[:97] + "..."  # a value 50,000 characters long stays one line
+            lines.append(f"{source}: {path}: {err['msg']} (got {got})")
     if unknown:
         lines[-1] += f"; allowed keys: {', '.join(sorted(f.alias or n for n, f in model.model_fields.items()))}"
     return SpecError("\n".join(lines))
@@ -168,11 +170,18 @@ def _protocol_suites() -> str:
 def load_toml(path: Path) -> dict[str, Any]:
     """A TOML grid; its `plugins` are files relative to the TOML file's folder."""
     try:
-        values = tomllib.loads(path.read_text())
+        values = tomllib.loads(path.read_bytes().decode("utf-8"))
     except FileNotFoundError:
         raise SpecError(f"config file {path} does not exist") from None
+    except UnicodeDecodeError as exc:
+        raise SpecError(f"{path}: not UTF-8 text (byte {exc.start}), which TOML must be") from None
     except tomllib.TOMLDecodeError as exc:
         raise SpecError(f"{path}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise SpecError(f"{path}: arrays or tables nested too deep to read") from None
+    for table in ("decoding", "env_options"):
+        if table in values and not isinstance(values[table], dict):
+            raise SpecError(f"{path}: {table} must be a table (e.g. [{table}]), got {values[table]!r}")
     plugins = values.get("plugins", [])
     if not isinstance(plugins, list) or not all(isinstance(p, str) for p in plugins):
         raise SpecError(f"{path}: plugins must be a list of file names, got {plugins!r}")

@@ -47,6 +47,7 @@ from harness.store_dir import RunDirError, make_dirs, remove_created, take_lock
 from harness.store_files import compact_json, replace_file, to_json
 from harness.types import EpisodeKey, EpisodeRecord, RunSpec, grows_grid
 from results import rundir
+from results.errors import RecordsError
 
 
 def _key_id(row: dict[str, Any]) -> str:
@@ -234,8 +235,12 @@ class RunDir:
         data = self.records.read_bytes()
         whole = rundir.whole_lines(data)
         rows, numbers = [], []
-        text = io.StringIO(whole.decode("utf-8", errors="replace"), newline=None)
-        for number, line in rundir.record_lines(text):
+        text = io.StringIO(whole.decode("utf-8", errors="surrogateescape"), newline=None)
+        try:
+            numbered = list(rundir.record_lines(text))
+        except RecordsError as exc:
+            raise RunDirError(f"{self.records}: {exc}") from None
+        for number, line in numbered:
             try:
                 row = json.loads(line)
                 _key_id(row)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+from pathlib import Path
 from typing import Annotated, Any, Literal
 from urllib.parse import urlparse
 
@@ -28,6 +30,8 @@ from harness import defaults
 from harness.redact import credentials_in
 
 SCHEMA_VERSION = 1
+# the longest file or folder name (bytes) the common file systems take (ext4, xfs, btrfs, tmpfs)
+NAME_MAX = 255
 
 
 class Strict(BaseModel):
@@ -120,6 +124,14 @@ class RunSpec(Strict):
             if parsed.scheme not in ("http", "https") or not parsed.netloc:
                 raise ValueError(f"{url!r} is not an http(s) URL such as http://127.0.0.1:8000/v1")
         return urls
+
+    @field_validator("out")
+    @classmethod
+    def _out(cls, out: str) -> str:
+        long = next((part for part in Path(out).parts if len(os.fsencode(part)) > NAME_MAX), None)
+        if long is not None:
+            raise ValueError(f"a folder name longer than {NAME_MAX} bytes, which no file system takes ({long[:40]}...)")
+        return out
 
     @field_validator("shard")
     @classmethod

@@ -17,6 +17,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -148,7 +149,17 @@ def record_lines(text: IO[str], partial: list[int] | None = None) -> Iterator[tu
                     partial.append(1)
                 return
         if line.strip():
+            if not line.isascii() and _UNDECODED.search(line):
+                raise RecordsError(
+                    f"line {no} of the records is not UTF-8 text (a damaged byte); nothing was changed: "
+                    "repair or remove that line"
+                )
             yield no, line
+
+
+# what `surrogateescape` decodes a byte that is no UTF-8 into (records are opened with it, so a
+# damaged byte is found and named, never replaced by U+FFFD and read as a different key)
+_UNDECODED = re.compile("[\udc80-\udcff]")
 
 
 def record_key(row: dict[str, Any]) -> tuple[Any, ...]:
@@ -187,8 +198,11 @@ def read_lines(file: Path) -> tuple[Iterator[tuple[int, str]], list[int]]:
     partial: list[int] = []
 
     def numbered() -> Iterator[tuple[int, str]]:
-        with open(file, encoding="utf-8") as f:
-            yield from record_lines(f, partial)
+        with open(file, encoding="utf-8", errors="surrogateescape") as f:
+            try:
+                yield from record_lines(f, partial)
+            except RecordsError as exc:
+                raise RecordsError(f"{file}: {exc}") from None
 
     return numbered(), partial
 

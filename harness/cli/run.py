@@ -184,5 +184,5 @@ def _literal(raw: str) -> Any:
     """--env values: JSON scalars where they parse (12, true, null), strings otherwise."""
     try:
         return json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested too deep to read: the text itself
         return raw

@@ -30,3 +30,24 @@ def test_two_names_of_one_condition_play_once_under_the_first():
 def test_an_empty_axis_is_refused(field):
     with pytest.raises(SpecError, match=f"{field}"):
         _spec(**{field: []})
+
+
+def test_bad_grid_files_and_flags_are_one_line_exit_2(tmp_path):
+    """Damaged or odd input meets one line and exit 2, never a traceback (issue 49)."""
+    from tests.harness.cli.invoke import invoke
+
+    head = b'suite = "bank-disputes"\nmodels = ["agent:gold"]\nconditions = ["raw"]\n'
+    grids = {
+        "decoding.toml": (head + b"decoding = 5\n", "decoding must be a table"),
+        "bytes.toml": (head + b'out = "r\xff"\n', "not UTF-8 text"),
+        "deep.toml": (head + b"x = " + b"[" * 500 + b"]" * 500 + b"\n", "nested too deep"),
+    }
+    for name, (data, said) in grids.items():
+        (tmp_path / name).write_bytes(data)
+        result, text = invoke("run", "--config", tmp_path / name, "--out", tmp_path / "r")
+        assert result.exit_code == 2 and said in text and "Traceback" not in text, (name, text)
+    flags = ("run", "--suite", "bank-disputes", "--model", "agent:gold", "--conditions", "raw")
+    result, text = invoke(*flags, "--env", "n_tasks=" + "[" * 50_000, "--out", tmp_path / "r")
+    assert result.exit_code == 2 and "n_tasks" in text and len(text) < 2_000, text[:300]
+    result, text = invoke(*flags, "--out", tmp_path / ("x" * 300))
+    assert result.exit_code == 2 and "longer than 255 bytes" in text and "Traceback" not in text

@@ -320,3 +320,22 @@ def test_the_lazy_package_gives_the_functions_though_submodules_share_their_name
     root = Path(results.__file__).parent.parent
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root, timeout=120)
     assert out.stdout.split() == ["True", "True", "True", "True"], out.stderr
+
+
+def test_a_damaged_byte_in_the_records_is_named_by_run_report_and_export_alike(tmp_path: Path) -> None:
+    """One byte that is no UTF-8 (a failing disk) must not be read as U+FFFD and so as another
+    episode's key: every reader names the line and changes nothing (issue 49)."""
+    from tests.harness.cli.invoke import invoke
+
+    out = tmp_path / "r"
+    run = ("run", "--suite", "bank-disputes", "--model", "agent:gold", "--conditions", "raw", "--tasks", "3")
+    assert invoke(*run, "--out", out)[0].exit_code == 0
+    records = out / "records.jsonl"
+    data = records.read_bytes()
+    at = data.index(b'"task_id"', data.index(b"\n") + 1) + 11
+    records.write_bytes(data[:at] + b"\xff" + data[at:])
+    damaged = records.read_bytes()
+    for args in (run + ("--out", out), ("report", out), ("export", out, "--parquet", tmp_path / "x.parquet")):
+        result, text = invoke(*args)
+        assert result.exit_code == 2 and "line 2 of the records is not UTF-8" in " ".join(text.split()), text
+    assert records.read_bytes() == damaged and not (tmp_path / "x.parquet").exists()
