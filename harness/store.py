@@ -218,14 +218,16 @@ class RunDir:
             self._lock_fd = None
 
     def _read_meta(self) -> dict[str, Any] | None:
-        if not self.meta.exists():
-            return None
         try:
-            meta = json.loads(self.meta.read_text(encoding="utf-8"))
-            meta["identity_hash"], meta["spec"], meta["run_id"]  # noqa: B018 (the fields a run needs)
-            return meta
-        except (ValueError, KeyError, TypeError) as exc:
-            raise RunDirError(f"{self.meta} is damaged ({exc}); move it away or use another --out") from None
+            meta = rundir.read_meta(self.path)  # the one reader of run.json: the report's verdict too
+        except RecordsError as exc:
+            raise RunDirError(str(exc)) from None
+        if meta is None:
+            return None
+        missing = [k for k in ("identity_hash", "spec", "run_id", "sessions") if meta.get(k) is None]
+        if missing:
+            raise RunDirError(f"{self.meta} is damaged (no {', '.join(missing)}); move it away or use another --out")
+        return meta
 
     def _read_repairing(self) -> list[dict[str, Any]]:
         """The records, checked (each line a record, each result once) before anything changes;

@@ -22,6 +22,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
+from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr, ValidationError
+
 from results.columns import KEY_FIELDS
 from results.errors import RecordsError
 
@@ -207,13 +209,51 @@ def read_lines(file: Path) -> tuple[Iterator[tuple[int, str]], list[int]]:
     return numbered(), partial
 
 
+class _Grid(BaseModel):
+    """The fields of run.json's spec that readers act on, each of its type where present."""
+
+    model_config = ConfigDict(extra="allow")
+    suite: StrictStr | None = None
+    models: list[StrictStr] | None = None
+    conditions: list[StrictStr] | None = None
+    budgets: list[StrictInt] | None = None
+    sample_seeds: list[StrictInt] | None = None
+    tasks: StrictInt | None = None
+    task_ids: list[StrictStr] | None = None
+    fork: dict[str, Any] | None = None
+
+
+class RunMeta(BaseModel):
+    """run.json as every reader takes it (`run`, `report`, `export`, `fork`): the fields present
+    are of their types, or the file is damaged, one verdict for all of them."""
+
+    model_config = ConfigDict(extra="allow")
+    run_id: StrictStr | None = None
+    identity_hash: StrictStr | None = None
+    spec: _Grid | None = None
+    sessions: list[dict[str, Any]] | None = None
+    plugins: list[dict[str, Any]] | None = None
+    execution: dict[str, Any] | None = None
+    moving_errors: StrictStr | None = None
+
+
 def read_meta(run_dir: PathLike) -> dict[str, Any] | None:
-    """run.json as a dict; None where it is absent or holds no object."""
+    """run.json as a dict, its fields checked (`RunMeta`); None where it is absent."""
     meta = meta_file(run_dir)
     if not meta.exists():
         return None
     try:
-        data = json.loads(meta.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as e:
-        raise RecordsError(f"{meta}: not valid JSON ({e.msg})") from None
-    return data if isinstance(data, dict) else None
+        data = json.loads(meta.read_bytes().decode("utf-8"))
+    except (ValueError, RecursionError) as e:  # not JSON, not UTF-8, nested too deep
+        raise RecordsError(
+            f"{meta}: not valid JSON ({getattr(e, 'msg', e)}); move it away or use another --out"
+        ) from None
+    if not isinstance(data, dict):
+        raise RecordsError(f"{meta}: holds {type(data).__name__}, not a JSON object; move it away or use another --out")
+    try:
+        RunMeta.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors(include_url=False)[0]
+        where = ".".join(str(p) for p in err["loc"])
+        raise RecordsError(f"{meta}: {where}: {err['msg']}; the file is damaged: move it away or restore it") from None
+    return data

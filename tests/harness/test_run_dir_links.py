@@ -58,3 +58,33 @@ def test_show_never_opens_a_transcript_outside_the_run_directory(tmp_path):
     (out / "records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     result, text = invoke("show", out, "--task", rows[0]["task_id"])
     assert result.exit_code == 2 and "the secret" not in text and "not in" in text
+
+
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("run_id", 5),
+        ("identity_hash", []),
+        ("spec", "x"),
+        ("sessions", {}),
+        ("plugins", "x"),
+        ("execution", 3),
+        ("spec.conditions", "raw"),
+        ("spec.budgets", ["4"]),
+    ],
+)
+def test_a_wrong_typed_run_json_field_is_one_line_for_run_and_report_alike(tmp_path, field, value):
+    out = tmp_path / "r"
+    assert invoke(*RUN, "--out", out)[0].exit_code == 0
+    meta = json.loads((out / "run.json").read_text())
+    if field.startswith("spec."):
+        meta["spec"][field[5:]] = value
+    else:
+        meta[field] = value
+    (out / "run.json").write_text(json.dumps(meta))
+    before = (out / "records.jsonl").read_bytes()
+    for args in (RUN + ("--out", out), ("report", out), ("export", out, "--parquet", tmp_path / "x.parquet")):
+        result, text = invoke(*args)
+        flat = " ".join(text.split())
+        assert result.exit_code == 2 and "run.json" in flat and "Traceback" not in text, (args[0], text)
+    assert (out / "records.jsonl").read_bytes() == before
