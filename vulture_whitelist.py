@@ -23,7 +23,7 @@ from examples.plugins import shop_refunds
 from harness import types
 from harness.backends import server_proc
 from harness.cli import common, listing, reproduce
-from results import report_model
+from results import report_model, rundir
 
 # names that no object importable here carries: TypedDict keys, a transformers model's attribute
 by_name: Any = None
@@ -38,6 +38,9 @@ _ = (
     tooling.ToolInput._after,
     shop_refunds.StateRules._state,
     types.RunSpec._urls,
+    types.RunSpec._out,
+    # pydantic fields run.json is validated against (results.rundir.RunMeta), read as a dict after
+    rundir.RunMeta.moving_errors,
     types.EpisodeRecord._without_fork,
     # pydantic's GenerateJsonSchema calls decimal_schema for every Decimal field (StableJsonSchema)
     schema.StableJsonSchema.decimal_schema,
