@@ -44,10 +44,14 @@ class Appender:
                 # a fresh traceback: re-raising one object appends each raise's frames to it
                 raise self.broken.with_traceback(None)
             if self.sync_error is not None:
+                self.broken = self.sync_error  # raised once to the run: close() will not raise it again
                 raise self.sync_error.with_traceback(None)
             if self._fh is None:
-                # O_NOFOLLOW: records.jsonl as a planted link would append to whatever it names
-                self._fh = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+                try:  # O_NOFOLLOW: records.jsonl as a planted link would append to whatever it names
+                    self._fh = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+                except OSError as exc:  # not writable (a mode, an immutable flag, a read-only disk)
+                    self.broken = storage_error(exc, self.path) if exc.errno in STORAGE_ERRNOS else exc
+                    raise self.broken.with_traceback(None) from None
                 self._size = os.fstat(self._fh).st_size
             try:
                 written = 0
@@ -98,9 +102,17 @@ class Appender:
         if syncer is not None:
             syncer.join()
         with self._lock:
+            failed: OSError | None = None
             if self._fh is not None:
                 try:
                     os.fsync(self._fh)
+                except OSError as exc:
+                    failed = exc
                 finally:
                     os.close(self._fh)
                     self._fh = None
+            failed = failed or self.sync_error  # the syncer's, when no append came after it to raise it
+            # a run already stopping on a storage error keeps that error, not this one
+            if failed is not None and self.broken is None:
+                self.broken = storage_error(failed, self.path) if failed.errno in STORAGE_ERRNOS else failed
+                raise self.broken.with_traceback(None) from None

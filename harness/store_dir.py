@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 
 from envs.errors import UserError
+from harness.store_files import STORAGE_ERRNOS, storage_error
 from results import rundir
 
 
@@ -52,8 +53,15 @@ def take_lock(path: Path, created: list[Path]) -> int:
         raise RunDirError(
             f"{path} is in use by another run (pid {holder}); wait for it to finish or use another --out"
         ) from None
-    os.ftruncate(fd, 0)
-    os.pwrite(fd, str(os.getpid()).encode(), 0)
+    try:
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, str(os.getpid()).encode(), 0)
+    except OSError as exc:  # a disk already full: nothing of this run is left behind
+        os.close(fd)
+        remove_created(created)
+        if exc.errno in STORAGE_ERRNOS:
+            raise storage_error(exc, lock) from None
+        raise
     return fd
 
 

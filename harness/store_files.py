@@ -45,7 +45,15 @@ def compact_json(obj: Any) -> str | None:
 
 
 # a write that fails with one of these will fail again for every episode: the run stops
-STORAGE_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EROFS}
+STORAGE_ERRNOS = {
+    errno.ENOSPC,
+    errno.EDQUOT,
+    errno.EFBIG,
+    errno.EIO,
+    errno.EROFS,
+    errno.EPERM,  # an immutable file (chattr +i)
+    errno.EACCES,  # a file or folder this user may not write
+}
 
 
 def storage_error(exc: OSError, path: Path) -> StorageError:

@@ -9,6 +9,7 @@ import threading
 
 import pytest
 
+from harness.errors import StorageError
 from harness.loop import EpisodeResult
 from harness.recording import build_record
 from harness.redact import Redactor
@@ -351,3 +352,61 @@ def test_transcripts_and_run_json_reach_the_disk_before_the_record_that_names_th
     store.close()
     slug = key.slug()
     assert events.index(f"fsync {slug}.tmp") < events.index("append")
+
+
+def test_a_disk_turned_read_only_before_close_is_a_storage_error_and_an_earlier_one_is_kept(tmp_path, monkeypatch):
+    import errno as errno_module
+
+    store = _opened(tmp_path)
+    store.append(_record(1)[1])
+    real_fsync = os.fsync
+
+    def read_only(fd):
+        raise OSError(errno_module.EROFS, "Read-only file system")
+
+    monkeypatch.setattr(os, "fsync", read_only)
+    with pytest.raises(StorageError, match="Read-only file system"):
+        store.close()  # the last fsync failing is the run's storage error, one line
+    monkeypatch.setattr(os, "fsync", real_fsync)
+    # a run already stopping on a full disk keeps that error when the close's fsync fails too
+    store = _opened(tmp_path / "b")
+    store.append(_record(1)[1])
+    store._appender.broken = StorageError("cannot write records.jsonl: No space left on device (ENOSPC)")
+    monkeypatch.setattr(os, "fsync", read_only)
+    store.close()  # no second error replaces the first
+
+
+def test_records_this_user_may_not_write_are_a_storage_error(tmp_path, monkeypatch):
+    import errno as errno_module
+
+    import harness.store_append as append_module
+
+    store = _opened(tmp_path)
+    store._appender.close()
+    real_open = os.open
+
+    def denied(path, flags, *args):
+        if str(path).endswith("records.jsonl"):
+            raise PermissionError(errno_module.EACCES, "Permission denied", str(path))
+        return real_open(path, flags, *args)
+
+    monkeypatch.setattr(append_module.os, "open", denied)
+    with pytest.raises(StorageError, match="Permission denied"):
+        store.append(_record(1)[1])
+    monkeypatch.setattr(append_module.os, "open", real_open)
+    store.close()
+
+
+def test_a_disk_full_at_the_start_leaves_no_lock_and_no_folders(tmp_path, monkeypatch):
+    import errno as errno_module
+
+    import harness.store_dir as dir_module
+
+    def full(fd, data, offset):
+        raise OSError(errno_module.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(dir_module.os, "pwrite", full)
+    store = RunDir(tmp_path / "run")
+    with pytest.raises(StorageError, match="No space left"):
+        store.open(_spec(tmp_path / "run"))
+    assert not (tmp_path / "run").exists()
