@@ -245,7 +245,10 @@ class RunDir:
         for number, line in numbered:
             try:
                 row = json.loads(line)
+                rundir.check_record(row, f"{self.records} line {number}")  # the report's verdict too
                 _key_id(row)
+            except RecordsError as exc:
+                raise RunDirError(f"{exc}; nothing was changed: repair that line, or use another --out") from None
             except (ValueError, KeyError, TypeError):
                 raise RunDirError(
                     f"{self.records} line {number} is not a record (damaged in the middle, not cut at the end); "

@@ -21,31 +21,26 @@ import pandas as pd
 from results.columns import KEY_FIELDS, C
 from results.dynamics import episode_columns
 from results.errors import RecordsError
-from results.rundir import META, PathLike, check_once, existing_records, key_text, read_lines, read_meta
+from results.rundir import (
+    META,
+    REQUIRED,
+    PathLike,
+    check_once,
+    check_record,
+    existing_records,
+    key_text,
+    read_lines,
+    read_meta,
+)
 
 # pairing an episode of one arm with the same episode of another arm
 PAIR_FIELDS = (C.suite, C.task_id, C.model, C.budget, C.sample_seed, C.constrain, C.fork)
-REQUIRED = (*KEY_FIELDS, C.success)
 FLATTENED = (C.extra, C.condition_params)
 # run.json spec field -> record field it bounds
 _SPEC_BOUNDS = {"conditions": C.condition, "models": C.model, "budgets": C.budget, "sample_seeds": C.sample_seed}
 
 # a field a record lacks (as against one recorded as null): NaN, as pandas fills a missing key
 ABSENT = math.nan
-
-
-def _check_types(rec: dict[str, Any], where: str) -> None:
-    missing = [f for f in REQUIRED if f not in rec]
-    if missing:
-        raise RecordsError(f"{where}: record lacks the key field(s) {', '.join(missing)}")
-    for f in (C.suite, C.task_id, C.model, C.condition):
-        if not isinstance(rec[f], str) or not rec[f]:
-            raise RecordsError(f"{where}: {f} must be a non-empty string, got {rec[f]!r}")
-    for f in (C.budget, C.sample_seed):
-        if isinstance(rec[f], bool) or not isinstance(rec[f], int):
-            raise RecordsError(f"{where}: {f} must be an integer, got {rec[f]!r}")
-    if rec[C.success] not in (True, False, None):
-        raise RecordsError(f"{where}: success must be true, false or null, got {rec[C.success]!r}")
 
 
 @contextmanager
@@ -79,7 +74,7 @@ def _parse(file: Path, no: int, line: str) -> dict[str, Any]:
         rec[C.constrain] = "none"
     if rec.get(C.fork) is None:  # an episode played from its start (harness.fork): no fork point
         rec[C.fork] = ""
-    _check_types(rec, f"{file}:{no}")
+    check_record(rec, f"{file}:{no}")
     # the repair path in a few numbers (results.dynamics), so that a frame without the call logs has it
     rec.update(episode_columns(rec))
     return rec

@@ -88,3 +88,18 @@ def test_a_wrong_typed_run_json_field_is_one_line_for_run_and_report_alike(tmp_p
         flat = " ".join(text.split())
         assert result.exit_code == 2 and "run.json" in flat and "Traceback" not in text, (args[0], text)
     assert (out / "records.jsonl").read_bytes() == before
+
+
+@pytest.mark.parametrize("field, value", [("budget", "4"), ("success", "false"), ("task_id", 7)])
+def test_a_hand_edited_record_gets_one_verdict_from_run_and_report(tmp_path, field, value):
+    out = tmp_path / "r"
+    assert invoke(*RUN, "--out", out)[0].exit_code == 0
+    lines = (out / "records.jsonl").read_text().splitlines()
+    row = json.loads(lines[0])
+    row[field] = value
+    (out / "records.jsonl").write_text("\n".join([json.dumps(row), *lines[1:]]) + "\n")
+    before = (out / "records.jsonl").read_bytes()
+    for args in (RUN + ("--out", out), ("report", out)):
+        result, text = invoke(*args)
+        assert result.exit_code == 2 and f"{field} must be" in text and "Traceback" not in text, (args[0], text)
+    assert (out / "records.jsonl").read_bytes() == before
