@@ -24,7 +24,7 @@ from typing import IO, Any
 
 from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr, ValidationError
 
-from results.columns import KEY_FIELDS
+from results.columns import KEY_FIELDS, C
 from results.errors import RecordsError
 
 RECORDS = "records.jsonl"
@@ -165,23 +165,23 @@ _UNDECODED = re.compile("[\udc80-\udcff]")
 
 
 # what every record has, checked alike by every reader (`run`'s resume, `report`, `export`)
-REQUIRED = (*KEY_FIELDS, "success")
+REQUIRED = (*KEY_FIELDS, C.success)
 
 
 def check_record(rec: dict[str, Any], where: str) -> None:
     """A record's key fields and success of their types; a hand edit that changed one ("budget":
     "4", "success": "false") is named, whichever command reads it."""
-    missing = [f for f in REQUIRED if f not in rec and f not in ("constrain", "fork")]  # later axes: defaults
+    missing = [f for f in REQUIRED if f not in rec and f not in (C.constrain, C.fork)]  # later axes: defaults
     if missing:
         raise RecordsError(f"{where}: record lacks the key field(s) {', '.join(missing)}")
-    for f in ("suite", "task_id", "model", "condition"):
+    for f in (C.suite, C.task_id, C.model, C.condition):
         if not isinstance(rec[f], str) or not rec[f]:
             raise RecordsError(f"{where}: {f} must be a non-empty string, got {rec[f]!r}")
-    for f in ("budget", "sample_seed"):
+    for f in (C.budget, C.sample_seed):
         if isinstance(rec[f], bool) or not isinstance(rec[f], int):
             raise RecordsError(f"{where}: {f} must be an integer, got {rec[f]!r}")
-    if rec["success"] not in (True, False, None):
-        raise RecordsError(f"{where}: success must be true, false or null, got {rec['success']!r}")
+    if rec[C.success] not in (True, False, None):
+        raise RecordsError(f"{where}: success must be true, false or null, got {rec[C.success]!r}")
 
 
 def record_key(row: dict[str, Any]) -> tuple[Any, ...]:
