@@ -39,8 +39,12 @@ class Redactor:
         self._secret = re.compile("|".join(map(re.escape, self.secrets)), re.IGNORECASE) if self.secrets else None
 
     @classmethod
-    def from_env(cls, *names: str) -> Redactor:
-        return cls([os.environ.get(n, "") for n in names])
+    def from_env(cls, *names: str, public: tuple[str, ...] = ()) -> Redactor:
+        """The keys the variables hold, less any that a `public` name (a model, a condition: what
+        the records' keys are made of) holds: masking it there would change every record's key,
+        and such a key is no secret anyway."""
+        keys = [os.environ.get(n, "") for n in names]
+        return cls([k for k in keys if not any(k.lower() in p.lower() for p in public)])
 
     def text(self, value: str) -> str:
         if self._secret is not None:

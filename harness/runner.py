@@ -172,7 +172,7 @@ async def run(
         entries = shards.plan_entries([e.key for e in episodes], count, spec.identity())
         after_start = functools.partial(shards.write_plan, Path(spec.out).parent, entries, index)
     episodes = _shard(spec, episodes)
-    store = RunDir(spec.out, Redactor.from_env(spec.api_key_env))
+    store = RunDir(spec.out, Redactor.from_env(spec.api_key_env, public=(spec.suite, *spec.models, *spec.conditions)))
     done = store.open(spec, resolved(spec).plugins)
     if store.lost_transcripts:
         console.print(

@@ -281,3 +281,19 @@ def test_records_whose_transcripts_a_crash_emptied_or_lost_are_played_again_once
     assert all((out / r["transcript"]).stat().st_size > 0 for r in after)
     # the untouched records keep their lines byte for byte
     assert (out / "records.jsonl").read_text().splitlines()[:2] == [before[0], before[2]]
+
+
+def test_an_api_key_equal_to_a_model_name_leaves_the_records_keys_alone(tmp_path, monkeypatch):
+    """Masking the key inside the records' key fields would make every resume replay everything."""
+    import json as _json
+
+    from tests.harness.cli.invoke import invoke
+
+    monkeypatch.setenv("OPENAI_API_KEY", "agent:reader")
+    out = tmp_path / "r"
+    args = ("run", "--suite", "bank-disputes", "--model", "agent:reader", "--conditions", "raw", "--tasks", "3")
+    assert invoke(*args, "--out", out)[0].exit_code == 0
+    rows = [_json.loads(x) for x in (out / "records.jsonl").read_text().splitlines()]
+    assert {r["model"] for r in rows} == {"agent:reader"}
+    result, text = invoke(*args, "--out", out)
+    assert result.exit_code == 0 and "0 episodes played, 3 already recorded" in text, text
