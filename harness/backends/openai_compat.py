@@ -151,7 +151,10 @@ class OpenAIBackend:
             if death is not None:  # no retry reaches a dead server: the run stops, saying why
                 raise HarnessError(death, fatal=True) from None
             if error.fatal:
-                hint = _HINTS.get(getattr(error, "status", 0), "").format(var=self.api_key_env)
+                status = getattr(error, "status", 0)
+                if status == 401 and os.environ.get(self.api_key_env):  # a key was sent: it is the wrong one
+                    status = "401-sent"
+                hint = _HINTS.get(status, "").format(var=self.api_key_env)
                 self._refused = f"{self.base_url}: {error}" + (f"; {hint}" if hint else "")
                 raise HarnessError(self._refused, fatal=True) from None
             if not error.retryable:
@@ -243,8 +246,9 @@ class OpenAIBackend:
 
 
 # what an answer of these statuses means for the whole grid, said after the server's own words
-_HINTS = {
+_HINTS: dict[int | str, str] = {
     401: "the server wants an API key: put it in ${var} (or name another variable with --api-key-env)",
+    "401-sent": "the server does not accept the key in ${var}: check it, or name another variable with --api-key-env",
     403: "the server refuses the key in ${var}, or this key may not use the model",
     404: "the server has no such model or path: check --endpoint (it ends with /v1) and --model",
 }

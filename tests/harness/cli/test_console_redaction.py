@@ -36,6 +36,8 @@ def test_a_401_that_echoes_the_key_prints_no_key_in_any_case(tmp_path):
             assert done.returncode != 0 and "HTTP 401" in printed, printed
             assert KEY.lower() not in printed.lower(), printed
             assert "[REDACTED]" in printed, printed
+            # the key was set: the hint says it was refused, not that one should be set
+            assert "does not accept the key in $OPENAI_API_KEY" in " ".join(printed.split()), printed
     files = [p.read_text(errors="replace") for p in tmp_path.rglob("*") if p.is_file()]
     assert not any(KEY.lower() in f.lower() for f in files)
 
