@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from envs.contract import Condition, EpisodeContext, Task
-from envs.errors import UnknownName
+from envs.errors import UnknownName, UserError
 from harness import defaults, fork, placement, shards
 from harness.agents.base import PREFIX as AGENT_PREFIX
 from harness.backends.base import Backend
@@ -169,6 +169,11 @@ async def run(
     after_start = None
     if spec.shard:  # this machine's part of the grid; the folder's plan.json names every part
         index, count = shards.parse(spec.shard)
+        if count > len(episodes):  # checked before plan.json lists a part for every one of them
+            raise UserError(
+                f"--shard {index}/{count}: {count:,} parts for a grid of {len(episodes):,} episodes; "
+                f"give at most {len(episodes):,} parts"
+            )
         entries = shards.plan_entries([e.key for e in episodes], count, spec.identity())
         after_start = functools.partial(shards.write_plan, Path(spec.out).parent, entries, index)
     episodes = _shard(spec, episodes)

@@ -102,3 +102,12 @@ def test_a_dry_run_of_shards_names_each_shards_directory_and_writes_nothing(tmp_
     assert result.exit_code == 0, text
     assert f"{tmp_path / 'g' / 'shard-0-of-2'}:" in text and f"{tmp_path / 'g' / 'shard-1-of-2'}:" in text
     assert not (tmp_path / "g").exists()
+
+
+def test_more_shards_than_episodes_is_one_line_before_memory_is_spent(tmp_path):
+    from tests.harness.cli.invoke import invoke
+
+    args = ("run", "--suite", "bank-disputes", "--model", "agent:gold", "--conditions", "raw", "--tasks", "2")
+    result, text = invoke(*args, "--shard", "0/30000000", "--out", tmp_path / "r")
+    assert result.exit_code == 2 and "30,000,000 parts for a grid of 2 episodes" in " ".join(text.split())
+    assert not (tmp_path / "r").exists()
