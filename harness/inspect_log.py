@@ -16,8 +16,10 @@ is imported only here, only when exporting.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
+import sys
 import zipfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -27,6 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from envs.errors import UserError
+from harness.errors import StorageError
+from harness.store_files import written_whole
 
 INSTALL = 'pip install -e ".[inspect]"'
 PROMPT_MODE_NOTE = (
@@ -399,10 +403,29 @@ def export(run_dirs: Sequence[Path], out_dir: Path) -> Exported:
         samples += len(cell.samples)
         path = out_dir / cell.name()
         built = eval_log(cell, versions)
-        log.write_eval_log(built, str(path), format="eval")
-        _fix_zip_times(path, built.eval.created)
+        try:
+            with written_whole(path) as part:  # a full disk leaves no half-written log
+                log.write_eval_log(built, str(part), format="eval")
+                _fix_zip_times(part, built.eval.created)
+        except StorageError:
+            _collect_quietly()
+            raise
         written.append(path)
     return Exported(written, runs, samples, sum(len(r.records) for r in runs))
+
+
+def _collect_quietly() -> None:
+    """inspect_ai's log writer, left open by the failed write, closes when it is collected (here at
+    the latest when the command exits); its closing error, the same full disk already said in one
+    line, is not printed again as a traceback. Nothing else's unraisable errors are touched."""
+    hook = sys.unraisablehook
+
+    def quiet(u: Any) -> None:
+        if not (isinstance(u.exc_value, OSError) and getattr(u.object, "__qualname__", "") == "ZipLogFile.__del__"):
+            hook(u)
+
+    sys.unraisablehook = quiet
+    gc.collect()
 
 
 def _fix_zip_times(path: Path, created: str) -> None:

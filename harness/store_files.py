@@ -7,6 +7,7 @@ import contextlib
 import errno
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -96,3 +97,33 @@ def sync_dir(folder: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+@contextlib.contextmanager
+def storage_guard(path: Path) -> Iterator[None]:
+    """A full disk, or a path this user may not write, met while writing `path`: a StorageError."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno not in STORAGE_ERRNOS | {errno.ENAMETOOLONG}:
+            raise
+        name = errno.errorcode.get(exc.errno or 0, "")
+        raise StorageError(
+            f"cannot write {path}: {exc.strerror or exc}{f' ({name})' if name else ''}; nothing was left "
+            "half-written: free space (or pick another path), then run it again"
+        ) from None
+
+
+@contextlib.contextmanager
+def written_whole(path: Path) -> Iterator[Path]:
+    """A file an export writes (a Parquet file, a figure, a log), in full or not at all: the block
+    writes the temporary path given, renamed onto `path` when it ends; on any failure the partial
+    file is removed, and a full disk or a file this user may not write is a StorageError."""
+    tmp = path.with_name(path.name + ".part")
+    with storage_guard(path):
+        try:
+            yield tmp
+            os.replace(tmp, path)
+        finally:
+            with contextlib.suppress(OSError):
+                tmp.unlink()

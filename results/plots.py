@@ -338,6 +338,11 @@ def save_figures(df: pd.DataFrame, out_dir: str | Path, formats: Sequence[str] =
         fig = make(df)
         for fmt in formats:
             path = out / f"{name}.{fmt}"
-            fig.savefig(path, dpi=120)
+            part = path.with_name(path.name + ".part")
+            try:  # written whole or not at all: a full disk leaves no half a figure
+                fig.savefig(part, dpi=120, format=fmt)
+                part.replace(path)
+            finally:
+                part.unlink(missing_ok=True)
             written.append(path)
     return written

@@ -87,11 +87,14 @@ def plot(
     out: Annotated[Path, typer.Option("--out", help="folder for the PNG and PDF figures")] = Path("figures"),
 ) -> None:
     """Success by condition, success vs budget, tokens per success vs success, repair funnel."""
+    from harness.store_files import storage_guard
     from results import load
     from results.plots import save_figures  # matplotlib only when plotting
     from results.rundir import run_dirs
 
-    for p in save_figures(load(run_dirs(dirs)), out):
+    with storage_guard(out):  # a full disk is one line; save_figures leaves no partial figure
+        written = save_figures(load(run_dirs(dirs)), out)
+    for p in written:
         echo(str(p))
 
 
@@ -119,11 +122,14 @@ def export(
 
     runs = run_dirs(dirs)
     if parquet is not None:
+        from harness.store_files import written_whole
         from results import load, to_parquet
 
         df = load(runs)
-        path = to_parquet(df, parquet)
-        echo(f"{len(df)} episodes -> {path}")
+        parquet.parent.mkdir(parents=True, exist_ok=True)
+        with written_whole(parquet) as part:
+            to_parquet(df, part)
+        echo(f"{len(df)} episodes -> {parquet}")
     if inspect_dir is not None:
         from harness.cli.common import err
         from harness.inspect_log import export as to_inspect

@@ -1,0 +1,55 @@
+"""Exports and figures onto a full disk: one line, exit 1, no partial file left (issue 49).
+
+`ulimit -f` makes any write past the limit fail with EFBIG, as a full disk fails it with ENOSPC.
+"""
+
+import resource
+import signal
+import subprocess
+import sys
+
+import pytest
+
+from tests.harness.cli.invoke import invoke
+
+LIMIT = 4096  # bytes: more than run.json or a record, less than any export of 20 episodes
+
+
+def _limited(*args):
+    def limit():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # the write fails with EFBIG instead of killing
+        resource.setrlimit(resource.RLIMIT_FSIZE, (LIMIT, LIMIT))
+
+    return subprocess.run(
+        [sys.executable, "-m", "harness.cli", *map(str, args)], capture_output=True, text=True, preexec_fn=limit
+    )
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("full") / "r"
+    args = ("run", "--suite", "bank-disputes", "--model", "agent:reader,agent:gold", "--conditions", "raw,allowed_json")
+    assert invoke(*args, "--tasks", "5", "--out", out)[0].exit_code == 0
+    return out
+
+
+@pytest.mark.parametrize(
+    "kind, args",
+    [
+        ("parquet", ("--parquet", "x.parquet")),
+        ("inspect", ("--inspect", "logs")),
+        ("plot", ()),
+    ],
+)
+def test_a_full_disk_under_an_export_is_one_line_and_leaves_no_partial_file(run, tmp_path, kind, args):
+    target = tmp_path / "target"
+    target.mkdir()
+    if kind == "plot":
+        done = _limited("plot", run, "--out", target)
+    else:
+        done = _limited("export", run, args[0], target / args[1])
+    assert done.returncode == 1, done.stderr
+    assert "File too large" in done.stderr and "Traceback" not in done.stderr, done.stderr
+    assert len(done.stderr.strip().splitlines()) <= 3
+    left = [p for p in target.rglob("*") if p.is_file()]
+    assert all(p.stat().st_size < LIMIT for p in left) and not [p for p in left if p.suffix == ".part"], left
