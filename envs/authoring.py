@@ -48,6 +48,7 @@ from envs.contract import (
     ToolSpec,
     Violation,
 )
+from envs.errors import SuiteBug
 from envs.tools.output import FaultShape, ProblemDetails, ToolOutput
 from envs.tools.tooling import schema_view
 from envs.validation import TypedTool
@@ -181,7 +182,7 @@ class _Env(Generic[S]):
         if isinstance(action, TextAnswer):
             if self.suite.ends != "answer":  # the loop says so before it asks; a direct caller hears it here
                 return Violation.no_action(action.text)
-            won = self.suite.success(self.state, self.draft)
+            won = _checked(self.suite, self.state, self.draft)
             return Accepted(observation="The conversation is over.", done=True, won=won, lost=not won)
         tool = self.tools.get(action.name)
         if tool is None:
@@ -191,7 +192,7 @@ class _Env(Generic[S]):
         if isinstance(inp, Violation):
             return inp
         try:
-            data = tool.spec.run(self.state, inp)
+            data = _run(tool, self.state, inp)
         except Refused as exc:
             where = exc.field
             allowed = tool.allowed(where, action.arguments, context) if where else []
@@ -210,7 +211,7 @@ class _Env(Generic[S]):
         observation = ToolOutput(status="ok", data=data).text()
         if self.suite.ends == "answer":
             return Accepted(observation=observation)  # the agent says when it is done
-        won = self.suite.success(self.state, self.draft)
+        won = _checked(self.suite, self.state, self.draft)
         if won or self.suite.ends == "call":
             return Accepted(observation=observation, done=True, won=won, lost=not won)
         return Accepted(observation=observation)
@@ -289,6 +290,24 @@ class ToolSuite(Generic[S]):
 
     def feedback_family(self, options: BaseModel) -> str:
         return "message"
+
+
+def _run(tool: Any, state: Any, inp: BaseModel) -> Any:
+    """A tool's backend; a refusal or a service fault is an answer, anything else its bug."""
+    try:
+        return tool.spec.run(state, inp)
+    except (Refused, ServiceFault, TimeoutError, ConnectionError):
+        raise
+    except Exception as exc:
+        raise SuiteBug(f"{tool.name}'s backend", exc) from exc
+
+
+def _checked(suite: ToolSuite[Any], state: Any, draft: TaskDraft) -> bool:
+    """The suite's success check; an exception there is the suite's bug, never a lost episode."""
+    try:
+        return bool(suite.success(state, draft))
+    except Exception as exc:
+        raise SuiteBug("the success check", exc) from exc
 
 
 def register(suite: ToolSuite[Any], budget: int, description: str) -> ToolSuite[Any]:

@@ -21,3 +21,23 @@ class UnknownName(UserError):
         would hide their structure (the model kinds under their headings)."""
         self.kind, self.value, self.allowed = kind, value, sorted(allowed)
         super().__init__(f"unknown {kind} {value!r}; allowed: {listing or ', '.join(self.allowed) or '(none)'}")
+
+
+class SuiteBug(RuntimeError):
+    """An exception a suite's own code raised where it should have answered: a validator's
+    ValueError or assertion (a rule rejects a call with `envs.validation.fail`), a backend's
+    KeyError, a success check's TypeError. The episode is a harness error naming the suite's file
+    and line, never the agent's failure."""
+
+    def __init__(self, what: str, exc: BaseException):
+        super().__init__(f"a bug in the suite: {what} raised {type(exc).__name__}: {exc} ({where(exc)})")
+
+
+def where(exc: BaseException) -> str:
+    """The file and line an exception was raised at (the innermost frame), as a portable path."""
+    import traceback
+
+    from envs.tracebacks import portable_path
+
+    frames = traceback.extract_tb(exc.__traceback__) if exc.__traceback__ is not None else []
+    return f"{portable_path(frames[-1].filename)}:{frames[-1].lineno}" if frames else "no traceback"

@@ -21,6 +21,7 @@ from pydantic import BaseModel, BeforeValidator, ValidationError, ValidationInfo
 from pydantic_core import ErrorDetails, PydanticCustomError
 
 from envs.contract import Violation
+from envs.errors import SuiteBug
 
 # built-in error types whose pydantic message spells out the permitted values
 LISTING_WORDING = {
@@ -80,6 +81,10 @@ def violation_from_error(
     errors = exc.errors(include_url=False)
     err = errors[0]
     ctx = err.get("ctx") or {}
+    raised = ctx.get("error")
+    if err["type"] in ("value_error", "assertion_error") and isinstance(raised, BaseException):
+        # the validator's own code raised: a rule says no through `fail`, a bug through anything else
+        raise SuiteBug(f"{tool.name}'s input validator", raised) from exc
     field = _location(err)
     if "observed" in ctx:
         observed = ctx["observed"]
