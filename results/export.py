@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from results.errors import UsageError
+from results.errors import RecordsError, UsageError
 
 _SCALARS = (str, bool, int, float)
 
@@ -49,5 +49,15 @@ def to_parquet(df: pd.DataFrame, path: str | Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     frame = parquet_frame(df)
     frame.attrs = {}
+    too_large = [c for c in frame.columns if frame[c].dtype == object and frame[c].map(_beyond_int64).any()]
+    if too_large:  # a hand edit (10**30): Parquet holds no such integer, and pandas would raise deep inside
+        raise RecordsError(
+            f"column {too_large[0]} holds an integer beyond 64 bits, which Parquet cannot store; "
+            "the records were edited: repair them"
+        )
     frame.to_parquet(path, engine="pyarrow", index=False)
     return path
+
+
+def _beyond_int64(v: object) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and not -(2**63) <= v < 2**63

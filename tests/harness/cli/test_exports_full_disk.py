@@ -53,3 +53,17 @@ def test_a_full_disk_under_an_export_is_one_line_and_leaves_no_partial_file(run,
     assert len(done.stderr.strip().splitlines()) <= 3
     left = [p for p in target.rglob("*") if p.is_file()]
     assert all(p.stat().st_size < LIMIT for p in left) and not [p for p in left if p.suffix == ".part"], left
+
+
+def test_a_hand_edited_integer_beyond_64_bits_is_named_by_export(run, tmp_path):
+    import json
+    import shutil
+
+    edited = tmp_path / "edited"
+    shutil.copytree(run, edited)
+    rows = [json.loads(x) for x in (edited / "records.jsonl").read_text().splitlines()]
+    rows[0]["prompt_words"] = 10**30
+    (edited / "records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    result, text = invoke("export", edited, "--parquet", tmp_path / "x.parquet")
+    assert result.exit_code == 2 and "prompt_words holds an integer beyond 64 bits" in " ".join(text.split())
+    assert not (tmp_path / "x.parquet").exists() and not (tmp_path / "x.parquet.part").exists()
