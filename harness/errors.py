@@ -40,3 +40,7 @@ class ServerDied(ServerStartError):
 class StorageError(RuntimeError):
     """The run directory cannot be written (disk full, quota, I/O error): the run stops, every
     record written before is whole, and the same command resumes it (`harness.store`)."""
+
+
+class SuiteCheckFailed(HarnessError):
+    """A task its own gold solution cannot win (harness.suite_check): nothing was played or written."""

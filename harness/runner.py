@@ -31,6 +31,7 @@ from harness.redact import Redactor
 from harness.replay import Replay, Replaying
 from harness.spec import Resolved, resolved
 from harness.store import RunDir
+from harness.suite_check import check_suite
 from harness.types import EpisodeKey, EpisodeRecord, RunSpec
 from results import rundir
 
@@ -133,20 +134,31 @@ def _config(spec: RunSpec) -> dict[str, Any]:
 
 
 def play(
-    spec: RunSpec, console: Console | None = None, retry_errors: bool = False, preflight: bool = False
+    spec: RunSpec,
+    console: Console | None = None,
+    retry_errors: bool = False,
+    preflight: bool = False,
+    suite_check: bool = False,
 ) -> RunSummary:
     """`run` on a fresh event loop: what the CLI and the benchmarks call. asyncio's own loop: uvloop
     was measured slower here (benchmarks/throughput.py at C=32, L=50 ms: 370-410 vs 430-450 calls/s)."""
-    return asyncio.run(run(spec, console, retry_errors, preflight))
+    return asyncio.run(run(spec, console, retry_errors, preflight, suite_check))
 
 
 async def run(
-    spec: RunSpec, console: Console | None = None, retry_errors: bool = False, preflight: bool = False
+    spec: RunSpec,
+    console: Console | None = None,
+    retry_errors: bool = False,
+    preflight: bool = False,
+    suite_check: bool = False,
 ) -> RunSummary:
     """Play the spec's episodes not yet recorded. `preflight`: check each served model before
-    its first episode (harness.preflight); a failed check stops the run."""
+    its first episode (harness.preflight); a failed check stops the run. `suite_check`: first,
+    gold plays each task (harness.suite_check); a task it cannot win stops the run."""
     console = console or Console(stderr=True)
     tasks = select_tasks(spec)
+    if suite_check and spec.fork is None:  # a fork checks more: every replayed outcome (harness.fork)
+        await check_suite(spec, tasks)
     if spec.tasks is not None and len(tasks) < spec.tasks:
         among = " among the --task-ids given" if spec.task_ids else ""
         console.print(

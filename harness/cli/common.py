@@ -17,7 +17,7 @@ from typer.core import TyperGroup
 
 from envs.errors import UserError
 from envs.textworld.errors import GameGenerationError
-from harness.errors import PreflightFailed, ServerDied, ServerStartError, StartFailed, StorageError
+from harness.errors import PreflightFailed, ServerDied, ServerStartError, StartFailed, StorageError, SuiteCheckFailed
 from harness.interrupts import terminate_as_interrupt
 
 if TYPE_CHECKING:
@@ -55,6 +55,7 @@ FAILURES: tuple[tuple[type[Exception], str, int], ...] = (
     (ServerStartError, "error", 1),  # a model server that did not answer in time
     (StartFailed, "cannot start", EXIT_SERVER),  # no model server answered: nothing ran, rerun when it is up
     (PreflightFailed, "preflight failed", EXIT_SERVER),  # a served model's parser or template is broken
+    (SuiteCheckFailed, "suite check failed", EXIT_SERVER),  # a task its own gold solution cannot win
     (StorageError, "stopped", 1),  # the disk filled up: the records written are whole, rerun to resume
 )
 
@@ -151,7 +152,7 @@ def parse_ints(value: str | None) -> list[int] | None:
     return ints
 
 
-def run_spec(spec: Any, retry_errors: bool = False, preflight: bool = False) -> None:
+def run_spec(spec: Any, retry_errors: bool = False, preflight: bool = False, suite_check: bool = True) -> None:
     """Play a spec's grid, with progress and a summary on stderr. Exit codes: 3 when the server
     stopped the run, 4 when episodes are recorded as harness errors, 130/143 on SIGINT/SIGTERM."""
     from rich.markup import escape
@@ -165,7 +166,7 @@ def run_spec(spec: Any, retry_errors: bool = False, preflight: bool = False) -> 
     )
     try:
         with terminate_as_interrupt() as received:
-            summary = play(spec, err, retry_errors=retry_errors, preflight=preflight)
+            summary = play(spec, err, retry_errors=retry_errors, preflight=preflight, suite_check=suite_check)
     except KeyboardInterrupt:
         signum = received[0] if received else signal.SIGINT
         err.print(

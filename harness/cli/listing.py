@@ -67,6 +67,9 @@ def list_conditions(
 def list_suites(
     name: str | None = typer.Argument(None, help="a suite: show its --env options and its budget", show_default=False),
     plugin: list[Path] | None = typer.Option(None, "--plugin", help=PLUGIN_HELP),
+    verify: bool = typer.Option(
+        False, "--verify", help="with NAME: agent:gold plays each task; one it cannot win is named (exit 3)"
+    ),
 ) -> None:
     """List the suites, or show one suite's --env options and the budget `run` uses."""
     from rich import box
@@ -76,6 +79,13 @@ def list_suites(
     from harness.cli.common import out
 
     _plugins(plugin)
+    if verify:
+        from harness.suite_check import verify_text
+
+        if name is None:
+            raise UserError("--verify checks one suite: repair-harness suites NAME --verify")
+        out.print(verify_text(name, [str(p) for p in plugin or []]), highlight=False)
+        return
     if name is not None:
         from envs.options import option_rows  # the suite's pydantic options model: only for `suites NAME`
 

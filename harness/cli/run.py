@@ -102,6 +102,11 @@ def run(
     preflight: bool = typer.Option(
         True, "--preflight/--no-preflight", help="check each served model's tool calls, template and context first"
     ),
+    suite_check: bool = typer.Option(
+        True,
+        "--suite-check/--no-suite-check",
+        help="first, agent:gold plays each task: one it cannot win stops the run",
+    ),
     api_key_env: str | None = typer.Option(
         None,
         help="environment variable holding the endpoints' API key; its value is never recorded"
@@ -177,7 +182,7 @@ def run(
             echo("\n".join(f"{spec.out}:\n{render(placed, spec)}" for spec, placed in shown))
         return
     for spec in specs:
-        run_spec(spec, retry_errors, preflight)
+        run_spec(spec, retry_errors, preflight, suite_check)
 
 
 def _literal(raw: str) -> Any:

@@ -33,6 +33,7 @@ def test_a_bug_in_a_plugin_is_a_harness_error_with_its_file_and_line(tmp_path, w
     bug_line = next(i for i, line in enumerate(plugin.read_text().splitlines(), 1) if "# the bug" in line)
     cmd = [sys.executable, "-m", "harness.cli", "run", "--suite", "shop-refunds", "--plugin", str(plugin)]
     cmd += ["--model", "agent:gold", "--conditions", "raw", "--tasks", "5", "--out", str(tmp_path / "r")]
+    cmd += ["--no-suite-check"]  # what reaches the records when the suite check is skipped
     done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 4, done.stderr  # harness errors, never scored
     rows = [json.loads(x) for x in (tmp_path / "r" / "records.jsonl").read_text().splitlines()]
@@ -40,3 +41,44 @@ def test_a_bug_in_a_plugin_is_a_harness_error_with_its_file_and_line(tmp_path, w
     assert all(
         f"buggy.py:{bug_line}" in r["harness_error"] and "a bug in the suite" in r["harness_error"] for r in rows
     )
+
+
+def test_the_suite_check_stops_a_broken_plugin_before_anything_plays(tmp_path):
+    """agent:gold plays each planned task first; a task it cannot win stops the run with exit 3,
+    naming the task and what went wrong, and writes nothing (issue 49's suite preflight)."""
+    source = PLUGIN.read_text()
+    # a rule that turns down the gold call itself: a Violation, no exception
+    old = '        shop: Shop = context_of(info)["shop"]\n'
+    rule = old + '        if getattr(self, "amount", None) is not None:\n'
+    rule += '            raise fail("no_refunds", "refunds are closed", "amount", str(self.amount), [])\n'
+    for name, text, said in (
+        ("rule.py", source.replace(old, rule, 1), "the suite rejected gold call 2"),
+        ("bug.py", source.replace(*BUGS["validator"], 1), "raised ValueError"),
+    ):
+        plugin = tmp_path / name
+        plugin.write_text(text)
+        for args in (
+            ["run", "--suite", "shop-refunds", "--model", "agent:reader", "--conditions", "raw"],
+            ["suites", "shop-refunds", "--verify"],
+        ):
+            out = tmp_path / f"r-{name}"
+            cmd = [sys.executable, "-m", "harness.cli", *args, "--plugin", str(plugin)]
+            done = subprocess.run(
+                [*cmd, *(["--out", str(out)] if args[0] == "run" else [])],
+                cwd=ROOT,
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
+            flat = " ".join(done.stderr.split())
+            assert done.returncode == 3, done.stderr
+            assert "shop-refunds task shop-refunds-0000" in flat and said in flat and "Traceback" not in flat, flat
+            assert not out.exists()
+    done = subprocess.run(
+        [sys.executable, "-m", "harness.cli", "suites", "shop-refunds", "--verify", "--plugin", str(PLUGIN)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0 and "agent:gold wins 24 of 24 tasks" in done.stdout, done.stdout + done.stderr

@@ -1,0 +1,96 @@
+"""The suite check: before a grid plays, `agent:gold` plays each planned task (no model, seconds).
+
+A task the task's own gold solution cannot win is a broken suite (a plugin's validator that
+rejects the gold call, a backend that raises, a success check that never holds), and every
+agent's score on it would be wrong: the run stops before it starts, naming the task, the call and
+what the suite answered. `run --no-suite-check` skips it; `repair-harness suites NAME --verify`
+runs it alone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from dataclasses import dataclass
+
+from envs import suite_entry
+from envs.contract import EpisodeContext, Task, Violation
+from harness.agents.base import GoldAgent, NoReference
+from harness.errors import SuiteCheckFailed
+from harness.loop import call_env, run_episode
+from harness.spec import resolved
+from harness.types import RunSpec
+
+
+@dataclass(frozen=True)
+class Verdict:
+    tasks: int
+    unchecked: int  # tasks that state no solution (their reference is empty)
+
+
+async def check_suite(spec: RunSpec, tasks: list[Task]) -> Verdict:
+    """Gold plays each task once; raises SuiteCheckFailed at the first it does not win."""
+    plan = resolved(spec)
+    # gold reads no feedback: a condition that sets nothing in the environment and asks no review
+    plain = [c for c in plan.conditions.values() if not c.sets("fault_shape") and c.review_prompt() is None]
+    condition = (plain or list(plan.conditions.values()))[0]
+    budget = max([*plan.budgets, suite_entry(spec.suite).budget])
+    unchecked = 0
+    for task in tasks:
+        ctx = EpisodeContext(budget=budget, decoding=spec.decoding, tool_mode=spec.tool_mode, condition=condition)
+        env = await call_env(plan.suite, plan.suite.make, task, plan.options, ctx)
+        try:
+            player = GoldAgent(env)
+            result = await run_episode(env, player, ctx)
+        finally:
+            with contextlib.suppress(Exception):
+                await call_env(env, env.close)
+        if result.won:
+            continue
+        if result.harness_error and NoReference.__name__ in result.harness_error or player.turns == 0 and _empty(env):
+            unchecked += 1
+            continue
+        raise SuiteCheckFailed(_why(spec.suite, task, result))
+    return Verdict(len(tasks), unchecked)
+
+
+def _empty(env: object) -> bool:
+    with contextlib.suppress(Exception):
+        return not list(env.reference())  # type: ignore[attr-defined]
+    return True
+
+
+def _why(suite: str, task: Task, result: object) -> str:
+    """The task, the gold call the suite turned down and what it answered (or the harness error)."""
+    error = getattr(result, "harness_error", None)
+    outcomes = getattr(result, "outcomes", [])
+    transcript = getattr(result, "transcript", [])
+    said = f"{suite} task {task.task_id}: its own gold solution does not win it"
+    rejected = next(
+        ((i, o) for i, o in enumerate(outcomes) if isinstance(o, Violation)),
+        None,
+    )
+    if error:
+        said += f"; {error}"
+    elif rejected is not None:
+        i, v = rejected
+        calls = transcript[i]["answer"]["tool_calls"] if i < len(transcript) else []
+        call = json.dumps(calls[0], ensure_ascii=False)[:200] if calls else "(no call)"
+        said += f"; the suite rejected gold call {i + 1} {call}: {v.code} at {v.location}: {v.message}"
+    else:
+        said += f" (it ended: {getattr(result, 'spent', '?')} calls, not won)"
+    return said + ". The suite is broken, and no agent's score on it would be right (skip: --no-suite-check)"
+
+
+def verify_text(suite: str, plugins: list[str]) -> str:
+    """`suites NAME --verify`: the check alone, on every task of the suite at its defaults."""
+    import asyncio
+
+    from harness.runner import select_tasks
+    from harness.spec import build_spec
+
+    spec = build_spec({"suite": suite, "models": ["agent:gold"], "conditions": ["raw"], "plugins": plugins})
+    verdict = asyncio.run(check_suite(spec, select_tasks(spec)))
+    won = verdict.tasks - verdict.unchecked
+    unchecked = f"; {verdict.unchecked} state no solution, unchecked" if verdict.unchecked else ""
+    return f"{suite}: agent:gold wins {won} of {verdict.tasks} tasks{unchecked}"
