@@ -179,3 +179,19 @@ def check_unchanged(recorded: list[dict[str, Any]], loaded: Sequence[Plugin], wh
                 f"{where} was run with plugin {name} at sha256 {str(old.get('sha256'))[:12]}, and its source is now "
                 f"{new.sha256[:12]}: its records would mix two versions. Restore the plugin, or use another --out"
             )
+
+
+def mended(recorded: list[dict[str, Any]], loaded: Sequence[Plugin], where: str) -> list[dict[str, Any]]:
+    """`run --retry-errors --plugin-changed`: the run's plugins whose source changed since it
+    recorded them (each: name, the sha256 then and now); one not loaded now is refused as ever."""
+    now = {p.path: p for p in loaded}
+    out = []
+    for old in recorded:
+        new = now.get(str(old.get("path")))
+        if new is None:
+            check_unchanged([old], loaded, where)  # raises: not loaded
+        elif new.sha256 != old.get("sha256"):
+            out.append({"name": old.get("name"), "sha256_then": old.get("sha256"), "sha256_now": new.sha256})
+    if not out:
+        raise PluginError(f"--plugin-changed: no plugin of {where} changed since it was recorded")
+    return out

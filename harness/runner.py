@@ -139,10 +139,11 @@ def play(
     retry_errors: bool = False,
     preflight: bool = False,
     suite_check: bool = False,
+    plugin_changed: bool = False,
 ) -> RunSummary:
     """`run` on a fresh event loop: what the CLI and the benchmarks call. asyncio's own loop: uvloop
     was measured slower here (benchmarks/throughput.py at C=32, L=50 ms: 370-410 vs 430-450 calls/s)."""
-    return asyncio.run(run(spec, console, retry_errors, preflight, suite_check))
+    return asyncio.run(run(spec, console, retry_errors, preflight, suite_check, plugin_changed))
 
 
 async def run(
@@ -151,6 +152,7 @@ async def run(
     retry_errors: bool = False,
     preflight: bool = False,
     suite_check: bool = False,
+    plugin_changed: bool = False,
 ) -> RunSummary:
     """Play the spec's episodes not yet recorded. `preflight`: check each served model before
     its first episode (harness.preflight); a failed check stops the run. `suite_check`: first,
@@ -190,7 +192,7 @@ async def run(
         after_start = functools.partial(shards.write_plan, Path(spec.out).parent, entries, index)
     episodes = _shard(spec, episodes)
     store = RunDir(spec.out, Redactor.from_env(spec.api_key_env, public=(spec.suite, *spec.models, *spec.conditions)))
-    done = store.open(spec, resolved(spec).plugins)
+    done = store.open(spec, resolved(spec).plugins, plugin_changed)
     if store.lost_transcripts:
         console.print(
             f"{store.lost_transcripts} records had lost their transcripts (a crash before they reached the disk): "

@@ -40,7 +40,7 @@ from typing import Any
 
 from envs.errors import UserError
 from harness.errors import StorageError
-from harness.plugins import Plugin, PluginError, check_unchanged
+from harness.plugins import Plugin, PluginError, check_unchanged, mended
 from harness.redact import Redactor
 from harness.store_append import Appender
 from harness.store_dir import RunDirError, make_dirs, remove_created, take_lock
@@ -75,22 +75,28 @@ class RunDir:
         self._grown: dict[str, Any] = {}  # the grid fields this session adds to, old and new
         self._started = False
         self._plugins: list[dict[str, Any]] = []  # the plugins of this session (harness.plugins)
+        self._mended: list[dict[str, Any]] = []  # the plugins `--plugin-changed` took, changed
         # records `open` found without their transcripts (a power cut), dropped to be played again
         self.lost_transcripts = 0
 
-    def open(self, spec: RunSpec, plugins: Sequence[Plugin] = ()) -> set[str]:
+    def open(self, spec: RunSpec, plugins: Sequence[Plugin] = (), plugin_changed: bool = False) -> set[str]:
         """Lock the directory, check the spec's identity and the plugins' sources, repair a cut
         last line; return the keys already done. Writes nothing but the lock: `start_session`
-        writes once the run can start."""
+        writes once the run can start. `plugin_changed`: a plugin mended since the run recorded
+        it is taken (`--retry-errors --plugin-changed`), and run.json's plugin history says so."""
         self._refuse_links()
         self._created = make_dirs(self.path, self.transcripts)
         self._lock_fd = take_lock(self.path, self._created)
         meta = self._read_meta()
         self._grown = {}
         self._plugins = [p.record() for p in plugins]
+        self._mended = []
         if meta is not None:
             try:
-                check_unchanged(meta.get("plugins", []), plugins, str(self.path))
+                if plugin_changed:
+                    self._mended = mended(meta.get("plugins", []), plugins, str(self.path))
+                else:
+                    check_unchanged(meta.get("plugins", []), plugins, str(self.path))
             except PluginError:
                 self.close()
                 raise
@@ -165,7 +171,13 @@ class RunDir:
         # every plugin any session ran with (a resume has refused a changed one)
         known = {p["name"] for p in self._plugins}
         meta["plugins"] = self._plugins + [p for p in meta.get("plugins", []) if p.get("name") not in known]
-        meta["sessions"].append({"started_at": datetime.now(UTC).isoformat(timespec="seconds"), **provenance})
+        started = datetime.now(UTC).isoformat(timespec="seconds")
+        if self._mended:  # the records scored under the old code stay; this says which they are
+            scored = sum(1 for r in self._rows if r.get("success") is not None)
+            meta.setdefault("plugin_history", []).append(
+                {"at": started, "changed": self._mended, "scored_under_the_old_code": scored}
+            )
+        meta["sessions"].append({"started_at": started, **provenance})
         self._write_json(self.meta, meta)
         if retry_errors:
             self._move_errors_aside(meta)

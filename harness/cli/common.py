@@ -152,7 +152,13 @@ def parse_ints(value: str | None) -> list[int] | None:
     return ints
 
 
-def run_spec(spec: Any, retry_errors: bool = False, preflight: bool = False, suite_check: bool = True) -> None:
+def run_spec(
+    spec: Any,
+    retry_errors: bool = False,
+    preflight: bool = False,
+    suite_check: bool = True,
+    plugin_changed: bool = False,
+) -> None:
     """Play a spec's grid, with progress and a summary on stderr. Exit codes: 3 when the server
     stopped the run, 4 when episodes are recorded as harness errors, 130/143 on SIGINT/SIGTERM."""
     from rich.markup import escape
@@ -166,7 +172,7 @@ def run_spec(spec: Any, retry_errors: bool = False, preflight: bool = False, sui
     )
     try:
         with terminate_as_interrupt() as received:
-            summary = play(spec, err, retry_errors=retry_errors, preflight=preflight, suite_check=suite_check)
+            summary = play(spec, err, retry_errors, preflight, suite_check, plugin_changed)
     except KeyboardInterrupt:
         signum = received[0] if received else signal.SIGINT
         err.print(

@@ -122,10 +122,20 @@ def run(
     ),
     out_dir: Path | None = typer.Option(None, "--out", help=_OUT_HELP),
     retry_errors: bool = typer.Option(False, help="rerun episodes recorded as harness errors"),
+    plugin_changed: bool = typer.Option(
+        False,
+        "--plugin-changed",
+        help="with --retry-errors: take a plugin mended since the run recorded it (run.json's plugin history says so)",
+    ),
     plugin: list[Path] | None = typer.Option(None, "--plugin", help=PLUGIN_HELP),
 ) -> None:
     """Run a grid of episodes; a rerun with the same --out resumes it."""
     from harness.spec import build_spec, load_toml  # here: help imports no spec machinery or pydantic
+
+    if plugin_changed and not retry_errors:
+        raise UserError(
+            "--plugin-changed goes with --retry-errors: the harness errors are played again under the mended plugin"
+        )
 
     values: dict[str, Any] = load_toml(config) if config else {}
     flags = {
@@ -182,7 +192,7 @@ def run(
             echo("\n".join(f"{spec.out}:\n{render(placed, spec)}" for spec, placed in shown))
         return
     for spec in specs:
-        run_spec(spec, retry_errors, preflight, suite_check)
+        run_spec(spec, retry_errors, preflight, suite_check, plugin_changed)
 
 
 def _literal(raw: str) -> Any:

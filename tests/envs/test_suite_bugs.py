@@ -82,3 +82,29 @@ def test_the_suite_check_stops_a_broken_plugin_before_anything_plays(tmp_path):
         timeout=120,
     )
     assert done.returncode == 0 and "agent:gold wins 24 of 24 tasks" in done.stdout, done.stdout + done.stderr
+
+
+def test_a_mended_plugin_replays_its_harness_errors_with_plugin_changed(tmp_path):
+    """The bug recorded harness errors; the plugin is mended in place; `--retry-errors` alone is
+    refused (the code changed), `--retry-errors --plugin-changed` plays them again under the new
+    code and run.json's plugin history says which records the old code scored (issue 49 item 7)."""
+    plugin = tmp_path / "shop.py"
+    plugin.write_text(PLUGIN.read_text().replace(*BUGS["backend"], 1))
+    base = [sys.executable, "-m", "harness.cli", "run", "--suite", "shop-refunds", "--plugin", str(plugin)]
+    base += ["--model", "agent:gold", "--conditions", "raw", "--tasks", "4", "--out", str(tmp_path / "r")]
+
+    def run(*extra):
+        return subprocess.run([*base, *extra], cwd=ROOT, capture_output=True, text=True, timeout=120)
+
+    assert run("--no-suite-check").returncode == 4  # refund's KeyError: every episode a harness error
+    plugin.write_text(PLUGIN.read_text())  # mended
+    refused = run("--retry-errors")
+    assert refused.returncode == 2 and "its source is now" in refused.stderr, refused.stderr
+    done = run("--retry-errors", "--plugin-changed")
+    assert done.returncode == 0, done.stderr
+    rows = [json.loads(x) for x in (tmp_path / "r" / "records.jsonl").read_text().splitlines()]
+    assert len(rows) == 4 and all(r["success"] for r in rows)
+    history = json.loads((tmp_path / "r" / "run.json").read_text())["plugin_history"]
+    assert len(history) == 1 and history[0]["scored_under_the_old_code"] == 0
+    assert history[0]["changed"][0]["sha256_then"] != history[0]["changed"][0]["sha256_now"]
+    assert run("--plugin-changed").returncode == 2  # only with --retry-errors
