@@ -167,6 +167,13 @@ async def run(
             f"{spec.tasks:,} tasks asked for; {spec.suite} has {len(tasks)}{among}: all {len(tasks)} play",
             highlight=False,
         )
+    size = len(tasks) * len(spec.models) * len(spec.constrain) * len(resolved(spec).budgets)
+    size *= len(spec.sample_seeds) * len(spec.conditions)
+    if size > defaults.MAX_EPISODES:  # counted before an episode is made: each costs memory
+        raise UserError(
+            f"the grid has {size:,} episodes, more than one run plays ({defaults.MAX_EPISODES:,}; about 1.4 KB of "
+            "memory each before the first plays): split it into several runs (fewer seeds, tasks or conditions each)"
+        )
     refused: dict[str, int] = {}
     if spec.fork is not None:
         planned, reasons = await fork.plan(spec, tasks)

@@ -111,3 +111,12 @@ def test_more_shards_than_episodes_is_one_line_before_memory_is_spent(tmp_path):
     result, text = invoke(*args, "--shard", "0/30000000", "--out", tmp_path / "r")
     assert result.exit_code == 2 and "30,000,000 parts for a grid of 2 episodes" in " ".join(text.split())
     assert not (tmp_path / "r").exists()
+
+
+def test_a_grid_larger_than_one_run_plays_is_one_line_before_it_is_expanded(tmp_path):
+    from tests.harness.cli.invoke import invoke
+
+    args = ("run", "--suite", "bank-disputes", "--model", "agent:gold", "--conditions", "raw", "--tasks", "1")
+    result, text = invoke(*args, "--seeds", "0..2999999", "--out", tmp_path / "r")
+    assert result.exit_code == 2 and "the grid has 3,000,000 episodes" in " ".join(text.split())
+    assert not (tmp_path / "r").exists()
