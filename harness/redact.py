@@ -7,9 +7,12 @@ from the environment variable the spec names), any `Bearer …` token and the va
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
+import sys
+from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -117,3 +120,16 @@ class RedactingStream:
 
     def __getattr__(self, name: str) -> Any:  # flush, isatty, fileno, encoding: the stream's own
         return getattr(self._inner, name)
+
+
+@contextlib.contextmanager
+def redacted_console() -> Iterator[None]:
+    """stdout and stderr written through the console redactor while the block runs: every line a
+    command prints, a server's error body, a redirect's URL or a traceback included."""
+    redactor = console_redactor()
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = RedactingStream(out, redactor), RedactingStream(err, redactor)
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = out, err

@@ -64,17 +64,10 @@ class GuardedGroup(TyperGroup):
     """A command group whose commands all run under the one guard (see FAILURES)."""
 
     def invoke(self, ctx: Any) -> Any:
-        from harness.redact import RedactingStream, console_redactor
+        from harness.redact import redacted_console
 
-        redactor = console_redactor()
-        out, err = sys.stdout, sys.stderr
-        # every line a command prints passes the one redactor: a server that echoes the key in
-        # an error body, a redirect's URL, a traceback never shows it on the console
-        sys.stdout, sys.stderr = RedactingStream(out, redactor), RedactingStream(err, redactor)
-        try:
+        with redacted_console():  # no line a command prints shows a key a server echoed
             return self._guarded(ctx)
-        finally:
-            sys.stdout, sys.stderr = out, err
 
     def _guarded(self, ctx: Any) -> Any:
         try:
