@@ -133,17 +133,11 @@ def _config(spec: RunSpec) -> dict[str, Any]:
     return spec.model_dump(include={"decoding", "tool_mode", "text_calls", "feedback_cut", "env_options"})
 
 
-def play(
-    spec: RunSpec,
-    console: Console | None = None,
-    retry_errors: bool = False,
-    preflight: bool = False,
-    suite_check: bool = False,
-    plugin_changed: bool = False,
-) -> RunSummary:
-    """`run` on a fresh event loop: what the CLI and the benchmarks call. asyncio's own loop: uvloop
-    was measured slower here (benchmarks/throughput.py at C=32, L=50 ms: 370-410 vs 430-450 calls/s)."""
-    return asyncio.run(run(spec, console, retry_errors, preflight, suite_check, plugin_changed))
+def play(spec: RunSpec, console: Console | None = None, **how: bool) -> RunSummary:
+    """`run` on a fresh event loop (`how`: run's switches): what the CLI and the benchmarks call.
+    asyncio's own loop: uvloop was measured slower here (benchmarks/throughput.py at C=32, L=50 ms:
+    370-410 vs 430-450 calls/s)."""
+    return asyncio.run(run(spec, console, **how))
 
 
 async def run(

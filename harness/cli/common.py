@@ -165,7 +165,8 @@ def run_spec(
     )
     try:
         with terminate_as_interrupt() as received:
-            summary = play(spec, err, retry_errors, preflight, suite_check, plugin_changed)
+            how = {"retry_errors": retry_errors, "preflight": preflight, "suite_check": suite_check}
+            summary = play(spec, err, **how, plugin_changed=plugin_changed)
     except KeyboardInterrupt:
         signum = received[0] if received else signal.SIGINT
         err.print(

@@ -230,14 +230,13 @@ def test_a_killed_fork_resumes_with_nothing_lost_or_doubled(tmp_path):
     root = Path(__file__).parents[2]
     src, out = tmp_path / "src", tmp_path / "f"
     _run(src, "--model", "agent:reader", "--conditions", "none", "--tasks", "20")
-    with ScriptedServer(lambda body: answer(GOLD[customer_message(body)], "prompt")) as server:
-        original = server.responder
 
-        def slow(body):
-            time.sleep(0.3)
-            return original(body)
+    def slow(body):  # 0.3 s an answer: the kills land mid-run
+        reply = answer(GOLD[customer_message(body)], "prompt")
+        reply.delay_s = 0.3
+        return reply
 
-        server.responder = slow
+    with ScriptedServer(slow) as server:
         cmd = [sys.executable, "-m", "harness.cli", "fork", str(src), "--model", "scripted-model"]
         cmd += ["--endpoint", server.url, "--conditions", "raw,allowed_json", "--no-preflight"]
         cmd += ["--concurrency", "2", "--out", str(out)]
