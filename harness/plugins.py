@@ -177,7 +177,8 @@ def check_unchanged(recorded: list[dict[str, Any]], loaded: Sequence[Plugin], wh
         if new.sha256 != old.get("sha256"):
             raise PluginError(
                 f"{where} was run with plugin {name} at sha256 {str(old.get('sha256'))[:12]}, and its source is now "
-                f"{new.sha256[:12]}: its records would mix two versions. Restore the plugin, or use another --out"
+                f"{new.sha256[:12]}: its records would mix two versions. Restore the plugin, use another --out, "
+                "or, to play its harness errors again under the mended code, add --retry-errors --plugin-changed"
             )
 
 
