@@ -65,8 +65,7 @@ class Point:
     turns: list[dict[str, Any]]  # the source transcript's turns up to and including the failed call
 
     def id(self) -> str:
-        slug = EpisodeKey(**{k: self.record[k] for k in EpisodeKey.model_fields if k in self.record}).slug()
-        return f"{self.source.run_id}:{slug}:{self.call}"
+        return f"{self.source.run_id}:{EpisodeKey.of(self.record).slug()}:{self.call}"
 
     def replay(self, before: Any) -> Replay:
         return Replay(
@@ -81,7 +80,7 @@ class Point:
         r = self.record
         return {
             "run_id": self.source.run_id,
-            "episode": EpisodeKey(**{k: r[k] for k in EpisodeKey.model_fields if k in r}).id(),
+            "episode": EpisodeKey.of(r).id(),
             "call": self.call,
             "model": r["model"],
             "model_id": r.get("model_id"),

@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from harness.types import EpisodeKey
 from results import rundir
 
 # what a continuation must repeat of each recorded call
@@ -32,7 +33,7 @@ def differences(out: str | Path) -> tuple[int, list[str]]:
     fork = (meta.get("spec") or {}).get("fork") or {}
     sources: dict[str, dict[str, dict[str, Any]]] = {}
     for path, run in zip(fork.get("sources", []), fork.get("runs", []), strict=False):
-        sources[run] = {_id(r): r for r in _lines(Path(path))}
+        sources[run] = {EpisodeKey.of(r).id(): r for r in _lines(Path(path))}
     compared, differ = 0, []
     for record in _lines(Path(out)):
         origin = record.get("fork_of") or {}
@@ -48,12 +49,6 @@ def differences(out: str | Path) -> tuple[int, list[str]]:
             where = f"call {origin['call'] + 1 + at}" if at is not None else f"the end ({ends[0]} vs {ends[1]})"
             differ.append(f"{record['task_id']} {record['condition']} (fork {record['fork']}): differs at {where}")
     return compared, differ
-
-
-def _id(record: dict[str, Any]) -> str:
-    from harness.types import EpisodeKey
-
-    return EpisodeKey(**{k: record[k] for k in EpisodeKey.model_fields if k in record}).id()
 
 
 def reproduced(out: str | Path) -> str | None:

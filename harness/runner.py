@@ -101,7 +101,7 @@ def dry_plan(spec: RunSpec) -> placement.Plan:
     for _, line in lines:
         try:
             row = json.loads(line)
-            done.add(EpisodeKey(**{k: row[k] for k in EpisodeKey.model_fields if k in row}).id())
+            done.add(EpisodeKey.of(row).id())
         except (ValueError, TypeError):
             continue
     left = {e.key.model for e in _shard(spec, expand(spec, select_tasks(spec))) if e.key.id() not in done}

@@ -52,7 +52,7 @@ from results.errors import RecordsError
 
 def _key_id(row: dict[str, Any]) -> str:
     # a record from before the constrain axis has no `constrain`: it was unconstrained
-    return EpisodeKey(**{k: row[k] for k in EpisodeKey.model_fields if k in row}).id()
+    return EpisodeKey.of(row).id()
 
 
 class RunDir:

@@ -223,6 +223,11 @@ class EpisodeKey(KeyFields):
             del values["fork"]
         return "|".join(str(v) for v in values.values())
 
+    @classmethod
+    def of(cls, row: dict[str, Any]) -> EpisodeKey:
+        """The key of a record read back as a dict (a field a record predates takes its default)."""
+        return cls(**{k: row[k] for k in cls.model_fields if k in row})
+
     def slug(self) -> str:
         return hashlib.sha256(self.id().encode()).hexdigest()[:20]
 
