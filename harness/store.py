@@ -43,7 +43,7 @@ from harness.errors import StorageError
 from harness.plugins import Plugin, PluginError, check_unchanged, mended
 from harness.redact import Redactor
 from harness.store_append import Appender
-from harness.store_dir import RunDirError, make_dirs, remove_created, take_lock
+from harness.store_dir import RunDirError, make_dirs, refuse_links, remove_created, take_lock
 from harness.store_files import compact_json, replace_file, to_json
 from harness.types import EpisodeKey, EpisodeRecord, RunSpec, grows_grid
 from results import rundir
@@ -84,7 +84,7 @@ class RunDir:
         last line; return the keys already done. Writes nothing but the lock: `start_session`
         writes once the run can start. `plugin_changed`: a plugin mended since the run recorded
         it is taken (`--retry-errors --plugin-changed`), and run.json's plugin history says so."""
-        self._refuse_links()
+        refuse_links(self.path)
         self._created = make_dirs(self.path, self.transcripts)
         self._lock_fd = take_lock(self.path, self._created)
         meta = self._read_meta()
@@ -120,20 +120,6 @@ class RunDir:
             self.close()
             raise
         return {_key_id(r) for r in self._rows}
-
-    def _refuse_links(self) -> None:
-        """A run directory's own files are plain files (its folders folders), never links: a link
-        planted there would have the run write over, or append to, whatever it names."""
-        for path in (self.records, self.meta, self.errors, self.transcripts, rundir.lock_file(self.path)):
-            if path.is_symlink():
-                raise RunDirError(f"{path} is a symbolic link, which a run directory never follows: remove it")
-            if path != self.transcripts and path.is_dir():
-                raise RunDirError(f"{path} is a directory where the run keeps a file: move it away")
-        if self.records.exists() and self.records.stat().st_size and not self.meta.exists():
-            raise RunDirError(
-                f"{self.path} holds records but no {rundir.META}: the spec they were played under is unknown, "
-                f"so nothing may be added to them; restore {rundir.META}, or use another --out"
-            )
 
     def errors_on_record(self) -> int:
         """Harness-error records among those `open` found (a plain resume does not replay them)."""
@@ -272,27 +258,16 @@ class RunDir:
             self.records,
             ((rundir.record_key(r), r.get("success") is not None, n) for r, n in zip(rows, numbers, strict=True)),
         )
-        lost = [i for i, r in enumerate(rows) if self._transcript_lost(r)]
+        lost = {i for i, r in enumerate(rows) if rundir.transcript_lost(self.path, r)}
         self.lost_transcripts = len(lost)
         if lost:  # records a crash kept without their transcripts: they go, their episodes play again
             gone = {numbers[i] for i in lost}
             lines = whole.split(b"\n")[:-1]  # numbered as `record_lines` numbers them: at newlines only
             self._rewrite_bytes(b"".join(line + b"\n" for n, line in enumerate(lines, start=1) if n not in gone))
-            rows = [r for i, r in enumerate(rows) if i not in set(lost)]
+            rows = [r for i, r in enumerate(rows) if i not in lost]
         elif whole is not data:  # the killed writer's last line never finished: it goes, its episode plays again
             self._rewrite_bytes(whole)
         return rows
-
-    def _transcript_lost(self, row: dict[str, Any]) -> bool:
-        """The record names a transcript that is missing or empty (written, not yet on the disk,
-        when the power went)."""
-        name = row.get("transcript")
-        if not isinstance(name, str) or not name:
-            return False  # a record that could not be built names none
-        try:
-            return (self.path / name).stat().st_size == 0
-        except OSError:
-            return True
 
     def _rewrite(self, rows: list[dict[str, Any]]) -> None:
         self._rewrite_bytes("".join(to_json(r) + "\n" for r in rows).encode())

@@ -35,6 +35,23 @@ def make_dirs(path: Path, transcripts: Path) -> list[Path]:
     return absent
 
 
+def refuse_links(path: Path) -> None:
+    """A run directory's own files are plain files (its folders folders), never links: a link
+    planted there would have the run write over, or append to, whatever it names. Records whose
+    run.json is gone take no more records: the spec they were played under is unknown."""
+    records, meta, transcripts = rundir.records_file(path), rundir.meta_file(path), rundir.transcripts_dir(path)
+    for p in (records, meta, rundir.errors_file(path), transcripts, rundir.lock_file(path)):
+        if p.is_symlink():
+            raise RunDirError(f"{p} is a symbolic link, which a run directory never follows: remove it")
+        if p != transcripts and p.is_dir():
+            raise RunDirError(f"{p} is a directory where the run keeps a file: move it away")
+    if records.exists() and records.stat().st_size and not meta.exists():
+        raise RunDirError(
+            f"{path} holds records but no {rundir.META}: the spec they were played under is unknown, "
+            f"so nothing may be added to them; restore {rundir.META}, or use another --out"
+        )
+
+
 def take_lock(path: Path, created: list[Path]) -> int:
     """The run directory's lock, held (flock: the kernel drops it when the holder dies) and naming
     this process; the lock file joins `created` when this made it."""

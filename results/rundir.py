@@ -58,6 +58,18 @@ def transcript_name(slug: str) -> str:
     return f"{TRANSCRIPTS}/{slug}.json"
 
 
+def transcript_lost(run_dir: PathLike, row: dict[str, Any]) -> bool:
+    """A record names a transcript that is missing or empty (written, not yet on the disk, when
+    the power went); a record that could not be built names none."""
+    name = row.get(C.transcript)
+    if not isinstance(name, str) or not name:
+        return False
+    try:
+        return (Path(run_dir) / name).stat().st_size == 0
+    except OSError:
+        return True
+
+
 def lock_file(run_dir: PathLike) -> Path:
     return Path(run_dir) / LOCK
 
