@@ -39,6 +39,7 @@ _ = (
     shop_refunds.StateRules._state,
     types.RunSpec._urls,
     types.RunSpec._out,
+    types.RunSpec._shard,
     # pydantic fields run.json is validated against (results.rundir.RunMeta), read as a dict after
     rundir.RunMeta.moving_errors,
     types.EpisodeRecord._without_fork,

@@ -339,7 +339,7 @@ def dry_run_text(spec: RunSpec) -> str:
     """`fork --dry-run`: the fork points, the episodes and the refusals; nothing is written."""
     import asyncio
 
-    from harness.runner import select_tasks
+    from harness.episodes import select_tasks
 
     planned, refused = asyncio.run(plan(spec, select_tasks(spec)))
     replayed = sum(p.replay.calls for p in planned)

@@ -14,12 +14,13 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
-from envs.contract import Condition, EpisodeContext, Task
-from envs.errors import UnknownName, UserError
-from harness import defaults, fork, placement, shards
+from envs.contract import EpisodeContext
+from envs.errors import UserError
+from harness import defaults, placement, shards
 from harness.agents.base import PREFIX as AGENT_PREFIX
 from harness.backends.base import Backend
 from harness.batch import Lane
+from harness.episodes import Episode, expand, grid_of, select_tasks, shard
 from harness.errors import HarnessError, StartFailed
 from harness.loop import EpisodeResult, call_env, run_episode
 from harness.models import ModelPool
@@ -28,7 +29,7 @@ from harness.progress import ESTIMATE_AFTER, Counter, _progress
 from harness.provenance import git_commit, versions
 from harness.recording import build_record
 from harness.redact import Redactor
-from harness.replay import Replay, Replaying
+from harness.replay import Replaying
 from harness.spec import Resolved, resolved
 from harness.store import RunDir
 from harness.suite_check import check_suite
@@ -36,58 +37,6 @@ from harness.types import EpisodeKey, EpisodeRecord, RunSpec
 from results import rundir
 
 __all__ = ["play", "run", "select_tasks", "expand", "RunSummary", "_progress"]
-
-
-def select_tasks(spec: RunSpec) -> list[Task]:
-    plan = resolved(spec)
-    tasks = plan.suite.tasks(plan.options)
-    if spec.task_ids:
-        known = {t.task_id: t for t in tasks}
-        missing = [t for t in spec.task_ids if t not in known]
-        if missing:
-            raise UnknownName(f"task id of suite {spec.suite}", missing[0], list(known)[:20] + ["..."])
-        tasks = [known[t] for t in spec.task_ids]
-    if spec.tasks is not None:
-        tasks = tasks[: spec.tasks]
-    return tasks
-
-
-@dataclass(frozen=True)
-class Episode:
-    """One episode of the grid: its key (what identifies it in the records), its task and the
-    condition it plays under, resolved once when the spec loaded (never looked up again by name)."""
-
-    key: EpisodeKey
-    task: Task
-    condition: Condition
-    # a fork's (harness.fork): the source's calls to replay, and what its record keeps of them
-    replay: Replay | None = None
-    origin: dict[str, Any] | None = None
-
-
-def expand(spec: RunSpec, tasks: list[Task]) -> list[Episode]:
-    """Task-major order, so an interrupted run has whole tasks across conditions."""
-    plan = resolved(spec)
-    return [
-        Episode(
-            EpisodeKey(suite=spec.suite, task_id=t.task_id, model=m, condition=c, budget=b, sample_seed=s, constrain=k),
-            t,
-            plan.conditions[c],
-        )
-        for t in tasks
-        for m in spec.models
-        for k in spec.constrain
-        for b in plan.budgets
-        for s in spec.sample_seeds
-        for c in spec.conditions
-    ]
-
-
-def _shard(spec: RunSpec, episodes: list[Episode]) -> list[Episode]:
-    if not spec.shard:
-        return episodes
-    index, count = shards.parse(spec.shard)
-    return [e for e in episodes if shards.shard_of(e.key, count) == index]
 
 
 def dry_plan(spec: RunSpec) -> placement.Plan:
@@ -104,7 +53,7 @@ def dry_plan(spec: RunSpec) -> placement.Plan:
             done.add(EpisodeKey.of(row).id())
         except (ValueError, TypeError):
             continue
-    left = {e.key.model for e in _shard(spec, expand(spec, select_tasks(spec))) if e.key.id() not in done}
+    left = {e.key.model for e in shard(spec, expand(spec, select_tasks(spec))) if e.key.id() not in done}
     return placement.plan(spec, [m for m in spec.models if m in left])
 
 
@@ -122,11 +71,6 @@ class RunSummary:
     served: dict[str, Any] = field(default_factory=dict)
     # a fork's points whose state could not be rebuilt, by reason (harness.fork): never played
     refused: dict[str, int] = field(default_factory=dict)
-
-
-def _say_refused(console: Console, refused: dict[str, int]) -> None:
-    for reason, n in sorted(refused.items(), key=lambda kv: -kv[1]):
-        console.print(f"{n} fork point{'s' if n != 1 else ''} refused: {escape(reason)}", highlight=False)
 
 
 def _config(spec: RunSpec) -> dict[str, Any]:
@@ -161,26 +105,7 @@ async def run(
             f"{spec.tasks:,} tasks asked for; {spec.suite} has {len(tasks)}{among}: all {len(tasks)} play",
             highlight=False,
         )
-    size = len(tasks) * len(spec.models) * len(spec.constrain) * len(resolved(spec).budgets)
-    size *= len(spec.sample_seeds) * len(spec.conditions)
-    if size > defaults.MAX_EPISODES:  # counted before an episode is made: each costs memory
-        raise UserError(
-            f"the grid has {size:,} episodes, more than one run plays ({defaults.MAX_EPISODES:,}; about 1.4 KB of "
-            "memory each before the first plays): split it into several runs (fewer seeds, tasks or conditions each)"
-        )
-    refused: dict[str, int] = {}
-    if spec.fork is not None:
-        planned, reasons = await fork.plan(spec, tasks)
-        episodes = [Episode(p.key, p.task, p.condition, p.replay, p.origin) for p in planned]
-        refused = dict(reasons)
-        rebuilt = len({e.key.fork for e in episodes})
-        console.print(
-            f"{rebuilt} fork points rebuilt: every replayed call's outcome as recorded, the failed call's included",
-            highlight=False,
-        )
-        _say_refused(console, refused)
-    else:
-        episodes = expand(spec, tasks)
+    episodes, refused = await grid_of(spec, tasks, console)
     after_start = None
     if spec.shard:  # this machine's part of the grid; the folder's plan.json names every part
         index, count = shards.parse(spec.shard)
@@ -191,7 +116,7 @@ async def run(
             )
         entries = shards.plan_entries([e.key for e in episodes], count, spec.identity())
         after_start = functools.partial(shards.write_plan, Path(spec.out).parent, entries, index)
-    episodes = _shard(spec, episodes)
+    episodes = shard(spec, episodes)
     store = RunDir(spec.out, Redactor.from_env(spec.api_key_env, public=(spec.suite, *spec.models, *spec.conditions)))
     done = store.open(spec, resolved(spec).plugins, plugin_changed)
     if store.lost_transcripts:

@@ -86,7 +86,7 @@ def verify_text(suite: str, plugins: list[str]) -> str:
     """`suites NAME --verify`: the check alone, on every task of the suite at its defaults."""
     import asyncio
 
-    from harness.runner import select_tasks
+    from harness.episodes import select_tasks
     from harness.spec import build_spec
 
     spec = build_spec({"suite": suite, "models": ["agent:gold"], "conditions": ["raw"], "plugins": plugins})
