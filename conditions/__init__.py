@@ -188,6 +188,20 @@ register_condition(
     env={"fault_shape": "problem"},
 )
 
+
+def _bfcl_native(violation: Violation, cut: int | None) -> str:
+    """What BFCL's own harness tells a model about a failed call: its backend's text, as is (a
+    dict's JSON, `Error during execution: ...`), with no line of ours around it."""
+    text = violation.raw or violation.message
+    return text if cut is None else text[:cut]
+
+
+register_condition(
+    "bfcl-native",
+    _bfcl_native,
+    "the feedback as BFCL's own harness gives it: the backend's text, nothing added (imported BFCL transcripts)",
+)
+
 COMPOSING = f"or a composition PART+PART+...@FORM (parts {', '.join(PARTS)}, allowed=K; forms {', '.join(FORMS)})"
 
 

@@ -182,6 +182,7 @@ def _log(turn: ModelTurn, messages: list[dict[str, Any]], kind: str, outcome: st
         finish_reason=turn.finish_reason,
         prompt_words=words(messages),
         parse_modes=[c.parse_mode for c in turn.tool_calls],
+        tools=[c.name for c in turn.tool_calls],
         fenced=turn.fenced,
         truncated=turn.truncated,
         outcome=outcome,

@@ -280,6 +280,9 @@ class CallLog(BaseModel):
     # identical calls. repeats_rejected: the same as a call rejected earlier in the episode
     signature: str | None = None
     repeats_rejected: bool = False
+    # the names of the tools the answer called, in order ([]: an answer in text, or none read);
+    # what the "after an error" table tells a retry of the same function from another one by
+    tools: list[str] = Field(default_factory=list)
 
 
 # the record's fields only a fork has

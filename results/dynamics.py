@@ -15,7 +15,12 @@ Definitions (docs/conditions.md, "How agents repair"):
 - retry overhead: tokens of the calls after an episode's first rejected call, per episode of the
   cell (with known usage) and per success;
 - preventable share: of the rejections, those whose code `envs.contract.SCHEMA_PREVENTABLE`
-  lists; `constrained` counts the side effects of constraining (refusal, cut mid-JSON).
+  lists; `constrained` counts the side effects of constraining (refusal, cut mid-JSON);
+- after an error: what the attempt right after each rejection did (`NEXT`): the identical call
+  again (the same `signature`), the same function with other arguments (a tool name in common),
+  another function, an answer in text with no call (in BFCL's protocol that ends the turn: the
+  model gave up on the call), or nothing (the episode ended there: a budget, BFCL's force-quit).
+  Records older than the call log's `tools` leave these unknown.
 A rate with nothing to count is None, never 0.
 
 `episode_columns` condenses one record's call logs into a few numbers as the record is read
@@ -39,6 +44,8 @@ ACCEPTED = frozenset({"accepted", "won", "lost", "done"})
 NOT_ATTEMPTS = frozenset({"review", "harness_error"})
 # recovery@k columns the text report shows; the JSON has every k up to the budget
 SHOWN_K = (1, 2, 3)
+# what the attempt after a rejection did, in the order the report shows them
+NEXT = ("identical", "same_function", "other_function", "text", "ended")
 
 
 def episode_columns(record: dict[str, Any]) -> dict[str, Any]:
@@ -58,6 +65,7 @@ def episode_columns(record: dict[str, Any]) -> dict[str, Any]:
     )
     codes = [c.get(CALL.outcome) for (_, c), r in zip(attempts, rejected, strict=True) if r]
     classes = [violation_class(str(code)) for code in codes]
+    nexts = _after_errors([c for _, c in attempts], rejected)
     after = [] if first is None else calls[attempts[first][0] + 1 :]
     tokens = [(c.get(CALL.prompt_tokens), c.get(CALL.completion_tokens)) for c in after]
     overhead = None if any(p is None or q is None for p, q in tokens) else sum(p + q for p, q in tokens)
@@ -71,7 +79,31 @@ def episode_columns(record: dict[str, Any]) -> dict[str, Any]:
         f"{PREFIX}recovered_after": recovered,
         f"{PREFIX}overhead_tokens": overhead,
         f"{PREFIX}greedy": None if temperature is None else temperature == 0,
+        **{f"{PREFIX}next_{n}": None if nexts is None else nexts.count(n) for n in NEXT},
     }
+
+
+def _after_errors(attempts: list[Any], rejected: list[bool]) -> list[str] | None:
+    """What the attempt after each rejected one did (`NEXT`); None when a call log lacks `tools`."""
+    if any(CALL.tools not in c for c in attempts):
+        return None
+    out = []
+    for i, bad in enumerate(rejected):
+        if not bad:
+            continue
+        if i + 1 == len(attempts):
+            out.append("ended")
+            continue
+        this, then = attempts[i], attempts[i + 1]
+        if then.get(CALL.signature) is not None and then.get(CALL.signature) == this.get(CALL.signature):
+            out.append("identical")
+        elif not then.get(CALL.tools):
+            out.append("text")
+        elif set(then[CALL.tools]) & set(this.get(CALL.tools) or []):
+            out.append("same_function")
+        else:
+            out.append("other_function")
+    return out
 
 
 COLUMNS = tuple(episode_columns({}))
@@ -139,8 +171,21 @@ def cell(part: pd.DataFrame, budget: int, greedy: bool | None) -> dict[str, Any]
         "schema_rejections": int(schema),
         "constrained_rejections": int(col("constrained_rejections").sum()),
         "preventable_share": _rate(schema, rejections),
+        **_next_rates(part),
         "preventable_ci_low": p_low,
         "preventable_ci_high": p_high,
+    }
+
+
+def _next_rates(part: pd.DataFrame) -> dict[str, Any]:
+    """After an error: how many rejections had a known next attempt, and each kind's share."""
+    counts = {n: pd.to_numeric(part[f"{PREFIX}next_{n}"], errors="coerce") for n in NEXT}
+    known = counts[NEXT[0]].notna()
+    total = int(sum(counts[n][known].sum() for n in NEXT))
+    return {
+        "after_error_n": total if known.any() else None,
+        "after_error": {n: _rate(counts[n][known].sum(), total) for n in NEXT},
+        "after_error_counts": {n: int(counts[n][known].sum()) for n in NEXT},
     }
 
 

@@ -287,11 +287,42 @@ def forks_frame(report: Report) -> pd.DataFrame:
     )
 
 
+# the "after an error" table's columns, in results.dynamics.NEXT's order
+NEXT_TITLES = {
+    "identical": "identical retry",
+    "same_function": "same fn, other args",
+    "other_function": "other fn",
+    "text": "gave up in text",
+    "ended": "ended",
+}
+
+
+def after_error_frame(report: Report) -> pd.DataFrame:
+    """What the attempt after each rejection did, per cell (results.dynamics); records with no
+    call tool names (older than the field) are left out, and a cell with none is not shown."""
+    g = report.meta.group_by
+    rows = [
+        {
+            "condition": r.condition,
+            **r.group(g),
+            "errors": r.after_error_n,
+            **{
+                title: f"{r.after_error_counts.get(n, 0)} ({_pct(r.after_error.get(n))})"
+                for n, title in NEXT_TITLES.items()
+            },
+        }
+        for r in report.dynamics
+        if r.after_error_n
+    ]
+    return pd.DataFrame(rows)
+
+
 SECTIONS: dict[str, Callable[[Report], pd.DataFrame]] = {
     "cells": cells_frame,
     "contrasts": contrasts_frame,
     "failures": failures_frame,
     "dynamics": dynamics_frame,
+    "after_error": after_error_frame,
     "headline": headline_frame,
     "unpaired": unpaired_frame,
     "gaps": gaps_frame,
@@ -306,6 +337,8 @@ TITLES = {
     "failures": "Failure taxonomy of the final attempt",
     "dynamics": "Repair dynamics (identical resubmission of retries; recovery@k after the first rejection; "
     "pass^k over seeds; tokens after the first rejection; rejections a schema-constrained decoder prevents)",
+    "after_error": "After an error: what the next attempt did (the same call again; the same function with other "
+    "arguments; another function; an answer in text, no call; nothing, the episode ended)",
     "headline": "allowed_json vs raw beside the Self-Reflective APIs figures (a different setting: API side, "
     "Anthropic models; shown on request)",
     "unpaired": "Unpaired episodes (left out of the contrasts above)",

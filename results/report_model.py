@@ -102,6 +102,10 @@ class DynamicsRow(Row):
     preventable_share: float | None
     preventable_ci_low: float | None
     preventable_ci_high: float | None
+    # after an error (results.dynamics.NEXT): how many rejections, what the next attempt did
+    after_error_n: int | None = None
+    after_error: dict[str, float | None] = {}
+    after_error_counts: dict[str, int] = {}
 
 
 class ForkRow(Row):

@@ -9,6 +9,7 @@ a dict as JSON, anything else `str`; an exception as `Error during execution: ..
 from __future__ import annotations
 
 import copy
+import functools
 import importlib
 import inspect
 import json
@@ -38,6 +39,40 @@ def functions(classes: list[str]) -> dict[str, Any]:
     return out
 
 
+@functools.cache
+def _pristine() -> tuple[tuple[Any, Any, Any], ...]:
+    """Every backend method's default values as first imported. Some are mutable and mutated
+    (`post_tweet(mentions=[])`, then `mention` extends the tweet's list: the default itself), so
+    one episode's or one check's calls would change what the next one starts from."""
+    out = []
+    for cls in CLASSES:
+        for fn in vars(backend_class(cls)).values():
+            if inspect.isfunction(fn):
+                out.append((fn, copy.deepcopy(fn.__defaults__), copy.deepcopy(fn.__kwdefaults__)))
+    return tuple(out)
+
+
+def restore_defaults() -> None:
+    """Put back every backend method's default values (before BFCL's checker runs its calls)."""
+    for fn, defaults, kwdefaults in _pristine():
+        fn.__defaults__ = copy.deepcopy(defaults)
+        fn.__kwdefaults__ = copy.deepcopy(kwdefaults)
+
+
+def _with_defaults(method: Any, arguments: dict[str, Any]) -> dict[str, Any]:
+    """The arguments with each mutable default given explicitly, as a copy: the episode's call
+    never holds, and so never changes, the method's own default."""
+    try:
+        params = inspect.signature(method).parameters
+    except (TypeError, ValueError):
+        return arguments
+    out = dict(arguments)
+    for name, p in params.items():
+        if name not in out and isinstance(p.default, (list, dict, set)):
+            out[name] = copy.deepcopy(p.default)
+    return out
+
+
 class Backends:
     def __init__(self, classes: list[str], config: dict[str, Any], long_context: bool):
         self.instances: dict[str, Any] = {}
@@ -54,17 +89,44 @@ class Backends:
     def method(self, name: str) -> Any:
         return self.methods[name][1]
 
+    def says(self, call: ToolCall) -> tuple[str, bool]:
+        """What BFCL's own execution would show for a call our checks refuse to run, and whether
+        that is an error: BFCL runs every decoded call, so the call runs here on a copy of its
+        backend (the episode's state is untouched); an unknown name is the `NameError` its
+        `eval` meets."""
+        if not call.name.isidentifier():  # a model's stray tokens in the name: BFCL's `eval` cannot read it
+            try:
+                compile(f"{call.name}()", "<string>", "eval")
+            except SyntaxError as exc:
+                return f"{ERROR_PREFIX}{exc}", True
+        if call.name not in self.methods:
+            return f"{ERROR_PREFIX}name {call.name!r} is not defined", True
+        cls = self.methods[call.name][0]
+        spare = copy.deepcopy(self.instances[cls])
+        try:
+            method = getattr(spare, call.name)
+            result = method(**_with_defaults(method, copy.deepcopy(call.arguments)))
+        except Exception as exc:  # BFCL turns every exception into text for the model
+            return f"{ERROR_PREFIX}{exc}", True
+        return _shown(result), isinstance(result, dict) and "error" in result
+
     def run(self, call: ToolCall) -> tuple[str, Any, BaseException | None]:
         """The text BFCL shows, the result as returned, and the exception (None when it returned)."""
         try:
-            result = self.method(call.name)(**call.arguments)
+            method = self.method(call.name)
+            result = method(**_with_defaults(method, call.arguments))
         except Exception as exc:  # BFCL turns every exception into text for the model
             return f"{ERROR_PREFIX}{exc}", None, exc
-        if isinstance(result, str):
-            return result, result, None
-        if type(result) is dict:
-            try:
-                return json.dumps(result), result, None
-            except (TypeError, ValueError):
-                return str(result), result, None
-        return str(result), result, None
+        return _shown(result), result, None
+
+
+def _shown(result: Any) -> str:
+    """A result as BFCL's `execute_multi_turn_func_call` writes it for the model."""
+    if isinstance(result, str):
+        return result
+    if type(result) is dict:
+        try:
+            return json.dumps(result)
+        except (TypeError, ValueError):
+            return str(result)
+    return str(result)

@@ -114,7 +114,9 @@ class BfclEnv:
         doc = next((d for d in self.docs if d["name"] == call.name), None) or self._early().get(call.name)
         rejected = check(call, doc, [d["name"] for d in self.docs])
         if rejected is not None:
-            return rejected
+            # `raw` is what BFCL would have told the model, had it run the call (it runs them all)
+            said, error = self.backends.says(call)
+            return rejected.model_copy(update={"raw": said}) if error else rejected
         # what was sent, kept apart from what the backend holds: a backend keeps the lists it is
         # given (post_tweet's mentions) and changes them later (mention)
         self.executed[self.turn].append({"name": call.name, "arguments": copy.deepcopy(call.arguments)})

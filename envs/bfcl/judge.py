@@ -3,7 +3,8 @@
 The checker replays the calls by `eval` on backend instances it caches in its module's globals,
 keyed by model name + entry + class: a second check of the same entry under the same name would
 start from the first one's end state. Each check runs under a fresh name, and the instances it
-made are dropped afterwards. The call strings come from `calls.call_string` (identifiers of the
+made are dropped afterwards; the backend methods' mutable defaults, which BFCL's calls change,
+are put back before each check. The call strings come from `calls.call_string` (identifiers of the
 live backend and JSON data only).
 """
 
@@ -14,6 +15,7 @@ import os
 import threading
 from typing import Any
 
+from envs.bfcl.backends import restore_defaults
 from envs.bfcl.calls import call_string
 from envs.contract import ToolCall
 
@@ -37,6 +39,7 @@ def judge(entry: dict[str, Any], executed: list[list[dict[str, Any]]]) -> dict[s
     decoded = [[[call_string(ToolCall(**c)) for c in turn]] if turn else [] for turn in executed[: len(truth)]]
     category = entry["id"].rsplit("_", 1)[0]
     with _LOCK:
+        restore_defaults()  # each check starts from the methods' own defaults, whatever ran before
         name = f"repair_harness_{os.getpid()}_{next(_NAMES)}"
         try:
             verdict = checker.multi_turn_checker(decoded, truth, entry, category, name)

@@ -1,0 +1,220 @@
+"""`import bfcl`: BFCL's multi-turn result files as records, one per entry.
+
+Each entry's recorded calls (BFCL's own decoding of each answer, harness.imports.bfcl_format) are
+played again on BFCL's backends by the one loop, as our BFCL suites play an agent: the test entry
+and its ground truth from the installed bfcl-eval, each call judged by our contract (a Violation
+carrying, as `raw`, what BFCL told the model), success by BFCL's own checker. The condition is
+`bfcl-native`, BFCL's own text, so a fork can replay the conversation as the model saw it.
+
+The model is named by the file's folder (`result/<model>/...`, or `result/<model>/multi_turn/...`)
+or by `--model`. The budget of every imported episode is BFCL's: at most 21 steps a turn (its
+force-quit after `MAXIMUM_STEP_LIMIT` = 20) times the most turns an entry has, so that imports of
+all categories pool. Entries the installed bfcl-eval does not know, or holds with other questions
+(a v3 file against v4 data), are named and skipped, never replayed on the wrong task.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter, defaultdict
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from envs.bfcl import data
+from envs.bfcl.backends import functions
+from envs.contract import Task
+from harness.imports import Importer
+from harness.imports.bfcl_format import ANY_BFCL, NAME, Entry, NotBfcl, Undecodable, published, read_entry
+from harness.imports.play import Batch, Recorded
+from harness.types import ModelTurn, RunSpec, Usage
+
+CONDITION = "bfcl-native"
+# folders BFCL's newer layout puts between the model's folder and its files
+_GROUPING = frozenset({"multi_turn", "live", "non_live", "agentic", "result"})
+STEP_LIMIT = 20  # bfcl_eval.constants.default_prompts.MAXIMUM_STEP_LIMIT (checked by a test)
+
+
+def budget() -> int:
+    """BFCL's most steps an entry can take: 21 a turn, times the most turns of any category."""
+    return (STEP_LIMIT + 1) * max(len(data.entry(c, i)["question"]) for c in data.CATEGORIES for i in data.entry_ids(c))
+
+
+def model_of(path: Path) -> str:
+    folder = path.parent
+    return folder.parent.name if folder.name in _GROUPING else folder.name
+
+
+def files(paths: list[Path]) -> tuple[list[Path], list[Path], list[Path]]:
+    """The multi-turn result files and score files the paths name (a folder: every one under it),
+    and the other BFCL files found there (single-turn categories: not this importer's)."""
+    results: list[Path] = []
+    scores: list[Path] = []
+    others: list[Path] = []
+    for p in paths:
+        if not p.exists():
+            raise NotBfcl(f"{p}: no such file or folder")
+        found = sorted(p.rglob("BFCL_*.json")) if p.is_dir() else [p]
+        for f in found:
+            m = NAME.match(f.name)
+            if m is None:
+                if p.is_dir() and ANY_BFCL.match(f.name):
+                    others.append(f)
+                    continue
+                raise NotBfcl(
+                    f"{f}: not a BFCL multi-turn result file (its name is not "
+                    "BFCL_v<N>_multi_turn_{base,miss_param,miss_func,long_context}_result.json)"
+                )
+            (results if m.group(3) == "result" else scores).append(f)
+    if not results:
+        raise NotBfcl(f"{', '.join(map(str, paths))}: no BFCL multi-turn result file there")
+    return results, scores, others
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _differs(entry: Entry, installed: dict[str, Any]) -> bool:
+    """Whether the file's entry asked other questions than the installed one (turns where the
+    installed entry has a question of its own; a held-back function's turn has none)."""
+    for query, question in zip(entry.queries, installed["question"], strict=False):
+        if query is not None and question and query != [str(m["content"]) for m in question]:
+            return True
+    return False
+
+
+def _turns(entry: Entry, model: str) -> tuple[list[ModelTurn], list[str]]:
+    turns, said = [], []
+    for steps in entry.turns:
+        for step in steps:
+            turns.append(
+                ModelTurn(
+                    text=step.text,
+                    tool_calls=step.calls,
+                    usage=Usage(prompt_tokens=step.prompt_tokens, completion_tokens=step.completion_tokens),
+                    latency_s=step.latency_s,
+                    finish_reason="tool_calls" if step.calls else "stop",
+                    parse_error=step.decode_error,
+                    model_id=model,
+                )
+            )
+            said.extend(step.said)
+    return turns, said
+
+
+def _recorded(entry: Entry, category: str, model: str, source: dict[str, Any], verdicts: Any) -> Recorded:
+    task = Task(suite=_suite(category), task_id=entry.id.removeprefix("multi_turn_"), params={"entry_id": entry.id})
+    extra: dict[str, Any] = {"imported": {**source, "line": entry.line}}
+    if verdicts is not None:
+        failed = verdicts.get(entry.id)
+        extra["imported"]["published_valid"] = failed is None
+        extra["imported"]["published_error"] = None if failed is None else failed["error_type"]
+    if entry.handler_error is not None:
+        error = f"BFCL's own inference failed for this entry (not the model's answer): {entry.handler_error}"
+        return Recorded(task, [], [], extra, error=error)
+    turns, said = _turns(entry, model)
+    cut = len(entry.turns[-1]) > STEP_LIMIT if entry.turns else False
+    extra["imported"]["force_quit"] = cut
+    if not turns:
+        return Recorded(task, [], [], extra, error="the entry holds no step")
+    return Recorded(task, turns, said, extra, cut=cut)
+
+
+def _suite(category: str) -> str:
+    return f"bfcl-{category.replace('_', '-')}"
+
+
+def batches(paths: list[Path], out: Path, model: str | None) -> Iterator[Batch | str]:
+    """One batch per (model, category): its run directory is `out/<model>--<suite>`. Lines of
+    text between them say what was skipped and why."""
+    results, scores, others = files(paths)
+    if others:
+        yield f"{len(others)} BFCL files of other categories left out (this importer reads multi-turn files)"
+    groups: dict[tuple[str, str], list[Path]] = defaultdict(list)
+    for f in results:
+        m = NAME.match(f.name)
+        assert m is not None  # files() kept only these
+        groups[(model or model_of(f), m.group(2))].append(f)
+    verdict_files = {(model or model_of(f), NAME.match(f.name).group(2)): f for f in scores}  # type: ignore[union-attr]
+    steps = budget()
+    method = functions(list(data.CLASSES)).get
+    for (name, category), paths_of in sorted(groups.items()):
+        scored = verdict_files.get((name, category))
+        verdicts = published(scored) if scored is not None else None
+        episodes: list[Recorded] = []
+        skipped: Counter[str] = Counter()
+        named: dict[str, list[str]] = defaultdict(list)
+        sources = []
+        ids = set(data.entry_ids(category))
+        for f in paths_of:
+            version = NAME.match(f.name).group(1)  # type: ignore[union-attr]
+            source = {"file": f.name, "bfcl_version": version}
+            count = 0
+            with open(f, encoding="utf-8") as lines:
+                for number, line in enumerate(lines, 1):
+                    if not line.strip():
+                        continue
+                    try:
+                        entry = read_entry(line, number, method)
+                    except NotBfcl as exc:
+                        raise NotBfcl(f"{f}: {exc}") from None
+                    except (Undecodable, SyntaxError, ValueError) as exc:
+                        episodes.append(_undecodable(line, number, category, source, exc))
+                        continue
+                    count += 1
+                    if entry.id not in ids:
+                        skipped["unknown to the installed bfcl-eval"] += 1
+                        named["unknown"].append(entry.id)
+                        continue
+                    if _differs(entry, data.entry(category, entry.id)):
+                        skipped[f"asked other questions than bfcl-eval {data.VERSION}'s entry"] += 1
+                        named["differs"].append(entry.id)
+                        continue
+                    episodes.append(_recorded(entry, category, name, source, verdicts))
+            sources.append({"path": str(f), "sha256": _sha256(f), "entries": count, "bfcl_version": version})
+        provenance = {
+            "format": "bfcl",
+            "files": sources,
+            "scores": None if scored is None else {"path": str(scored), "sha256": _sha256(scored)},
+            "bfcl_eval": data.VERSION,
+            "skipped": dict(skipped),
+            "skipped_ids": dict(named),
+        }
+        spec = RunSpec(
+            suite=_suite(category),
+            models=[name],
+            conditions=[CONDITION],
+            budgets=[steps],
+            tool_mode="native",
+            out=str(out / f"{name}--{_suite(category)}"),
+        )
+        for reason, n in skipped.items():
+            yield f"{name} {category}: {n} entries skipped: {reason} ({', '.join(named_for(named, reason)[:5])}...)"
+        yield Batch(spec, episodes, provenance)
+
+
+def named_for(named: dict[str, list[str]], reason: str) -> list[str]:
+    return named["unknown" if reason.startswith("unknown") else "differs"]
+
+
+def _undecodable(line: str, number: int, category: str, source: dict[str, Any], exc: Exception) -> Recorded:
+    """An entry with a call that cannot be read back safely: a harness error naming it."""
+    import json
+
+    entry_id = str(json.loads(line).get("id"))
+    task = Task(suite=_suite(category), task_id=entry_id.removeprefix("multi_turn_"), params={"entry_id": entry_id})
+    return Recorded(
+        task, [], [], {"imported": {**source, "line": number}}, error=f"a recorded call cannot be read back: {exc}"
+    )
+
+
+IMPORTER = Importer(
+    "bfcl",
+    "BFCL multi-turn result files (BFCL_v<N>_multi_turn_<category>_result.json; score files beside them)",
+    batches,
+)

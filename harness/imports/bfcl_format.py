@@ -1,0 +1,227 @@
+"""BFCL's multi-turn result files, read: one JSON line per entry, per turn a list of steps.
+
+What a step holds depends on the model's handler: a list of `{name: "<JSON arguments>"}` (function
+calling: gpt-oss, DeepSeek), a string of JSON (`[{"name", "arguments"}]` from xLAM, `{"name",
+"parameters"}` from Llama's), Python call text (prompting handlers), a plain text answer, or an empty
+list. What BFCL executed is in the entry's `inference_log`: per step, the `handler_log` with its
+`model_response_decoded` (call strings such as `cd(folder='document')`) or the decoding error
+that ended the turn, and one `tool` message per executed call, the text the model was shown. That
+decoding is read first; a step without a log is decoded here from its raw form. Call text is read
+with `ast` (literals only, never `eval`): a call whose arguments are not literals is refused.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from envs.contract import ToolCall
+from envs.errors import UserError
+
+NAME = re.compile(r"^BFCL_(v\d+)_multi_turn_(base|miss_param|miss_func|long_context)_(result|score)\.json$")
+ANY_BFCL = re.compile(r"^BFCL_v\d+_\w+_(result|score)\.json$")
+
+
+class NotBfcl(UserError):
+    """A file that is not a BFCL multi-turn result file."""
+
+
+class Undecodable(ValueError):
+    """A call BFCL decoded that cannot be read back safely (arguments that are not literals)."""
+
+
+@dataclass(frozen=True)
+class Step:
+    """One model call of the recorded entry: the calls BFCL decoded from it (none: an answer in
+    text, which ends the turn), its raw text, what each executed call returned, its cost."""
+
+    calls: list[ToolCall]
+    text: str
+    said: list[str]
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    latency_s: float
+    decode_error: str | None = None
+
+
+@dataclass
+class Entry:
+    """One entry of a result file: its id, the line, its turns of steps (or why it has none)."""
+
+    id: str
+    line: int
+    turns: list[list[Step]] = field(default_factory=list)
+    queries: list[list[str] | None] = field(default_factory=list)  # each turn's first user message(s)
+    handler_error: str | None = None  # BFCL's own inference failed (a server or handler error)
+
+
+def _int(value: Any) -> int | None:
+    return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _at(table: Any, t: int, s: int) -> Any:
+    try:
+        return table[t][s]
+    except (IndexError, KeyError, TypeError):
+        return None
+
+
+def _args(value: Any) -> dict[str, Any]:
+    if isinstance(value, str):
+        value = json.loads(value) if value.strip() else {}
+    if not isinstance(value, dict):
+        raise Undecodable(f"arguments are not an object: {str(value)[:80]!r}")
+    return value
+
+
+_ODD_NAME = re.compile(r"^\s*([^(]+?)\s*(\(.*\))\s*$", re.DOTALL)
+
+
+def call_of_text(text: str, method: Callable[[str], Any] | None) -> ToolCall:
+    """`name(a, k=v)` as a call; positional arguments named from the backend's signature. A name
+    that is no Python name (`cat<|channel|>`: a model's stray tokens, which BFCL decodes as they
+    are and its `eval` then fails on) is kept as it is, its arguments read the same way; a call
+    whose arguments are not even Python (`pwd(='')`) is kept whole as its name, with none."""
+    try:
+        node = ast.parse(text.strip(), mode="eval").body
+        name = node.func.id if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) else None
+    except SyntaxError:
+        odd = _ODD_NAME.match(text)
+        if odd is None:
+            raise Undecodable(f"not a call: {text[:80]!r}") from None
+        try:
+            node = ast.parse(f"f{odd.group(2)}", mode="eval").body
+        except SyntaxError:  # `pwd(='')`: no call BFCL could run; kept whole, as the name it failed on
+            return ToolCall(name=text.strip(), arguments={})
+        name = odd.group(1)
+    if name is None or not isinstance(node, ast.Call):
+        raise Undecodable(f"not a call: {text[:80]!r}")
+    try:
+        args = {k.arg: ast.literal_eval(k.value) for k in node.keywords if k.arg is not None}
+        values = [ast.literal_eval(a) for a in node.args]
+    except ValueError:
+        raise Undecodable(f"arguments that are not literals: {text[:80]!r}") from None
+    if values:
+        target = method(name) if method is not None and name.isidentifier() else None
+        if target is None:
+            raise Undecodable(f"positional arguments to an unknown function: {text[:80]!r}")
+        params = [
+            p.name
+            for p in inspect.signature(target).parameters.values()
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.name != "self"
+        ]
+        if len(values) > len(params):
+            raise Undecodable(f"more positional arguments than {name} takes: {text[:80]!r}")
+        args = {**dict(zip(params, values, strict=False)), **args}
+    return ToolCall(name=name, arguments=args)
+
+
+def _raw_calls(raw: Any, method: Callable[[str], Any] | None) -> list[ToolCall] | None:
+    """The calls of a step with no decoding logged, from its raw form; None: text."""
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw)
+        except ValueError:
+            try:
+                tree = ast.parse(raw.strip(), mode="eval").body
+            except SyntaxError:
+                return None
+            items = tree.elts if isinstance(tree, ast.List) else [tree]
+            if not items or not all(isinstance(i, ast.Call) for i in items):
+                return None
+            return [call_of_text(ast.unparse(i), method) for i in items]
+    raw = [raw] if isinstance(raw, dict) else raw
+    if not isinstance(raw, list) or not raw or not all(isinstance(i, dict) for i in raw):
+        return None
+    out = []
+    for item in raw:
+        if "name" in item and ("arguments" in item or "parameters" in item):
+            out.append(ToolCall(name=str(item["name"]), arguments=_args(item.get("arguments", item.get("parameters")))))
+        elif len(item) == 1:
+            name, value = next(iter(item.items()))
+            out.append(ToolCall(name=str(name), arguments=_args(value)))
+        else:
+            raise Undecodable(f"a call that is neither {{name: arguments}} nor {{name, arguments}}: {str(item)[:80]}")
+    return out
+
+
+def _step(raw: Any, log: list[Any] | None, cost: tuple[Any, Any, Any], method: Callable[[str], Any] | None) -> Step:
+    text = raw if isinstance(raw, str) else ""
+    said: list[str] = []
+    calls: list[ToolCall] | None = None
+    error = None
+    if log:
+        said = [str(m.get("content")) for m in log if isinstance(m, dict) and m.get("role") == "tool"]
+        handler = next((m for m in log if isinstance(m, dict) and m.get("role") == "handler_log"), None)
+        if handler is not None and "model_response_decoded" in handler:
+            decoded = handler["model_response_decoded"]
+            strings = [d for d in decoded if isinstance(d, str) and d.strip()] if isinstance(decoded, list) else []
+            calls = [call_of_text(d, method) for d in strings]
+        elif handler is not None:
+            calls, error = [], str(handler.get("error") or handler.get("content") or "not decoded")
+    if calls is None:
+        calls = _raw_calls(raw, method) or []
+    for i, c in enumerate(calls):
+        c.id = f"call_{i}"
+    prompt, completion, latency = cost
+    return Step(calls, text, said, _int(prompt), _int(completion), float(latency or 0.0), error)
+
+
+def read_entry(line: str, number: int, method: Callable[[str], Any] | None) -> Entry:
+    """One line of a result file; `NotBfcl` when it is not an entry of one."""
+    try:
+        data = json.loads(line)
+    except ValueError as exc:
+        raise NotBfcl(f"line {number} is not JSON ({exc})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("id"), str) or "result" not in data:
+        raise NotBfcl(f'line {number} has no "id" and "result": not an entry of a BFCL result file')
+    entry = Entry(id=data["id"], line=number)
+    result = data["result"]
+    if not isinstance(result, list):
+        entry.handler_error = str(result)[:500]
+        return entry
+    logs = [t for t in data.get("inference_log") or [] if isinstance(t, dict)]
+    for t, turn in enumerate(result):
+        log = logs[t] if t < len(logs) else {}
+        query = log.get("begin_of_turn_query")
+        queries = (
+            [query] if isinstance(query, str) else [str(m.get("content")) for m in query or [] if isinstance(m, dict)]
+        )
+        entry.queries.append(queries or None)
+        steps = turn if isinstance(turn, list) else [turn]
+        entry.turns.append(
+            [
+                _step(
+                    raw,
+                    log.get(f"step_{s}"),
+                    tuple(_at(data.get(k), t, s) for k in ("input_token_count", "output_token_count", "latency")),
+                    method,
+                )
+                for s, raw in enumerate(steps)
+            ]
+        )
+    return entry
+
+
+def published(path: Any) -> dict[str, dict[str, Any]]:
+    """A score file's verdicts: the failed entries by id (BFCL lists only those, after a summary
+    line); an id absent from it passed."""
+    failed: dict[str, dict[str, Any]] = {}
+    with open(path, encoding="utf-8") as f:
+        for number, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except ValueError:
+                raise NotBfcl(f"{path}: line {number} is not JSON") from None
+            if isinstance(row, dict) and isinstance(row.get("id"), str):
+                error = row.get("error")
+                kind = error.get("error_type") if isinstance(error, dict) else None
+                failed[row["id"]] = {"error_type": kind, "valid": bool(row.get("valid", False))}
+    return failed

@@ -1,0 +1,195 @@
+"""Recorded episodes of another harness, played again through the one loop into a run directory.
+
+An importer (harness.imports) turns a file into `Recorded` episodes: the task, the model's answers
+in order, and what the other harness told the model about each call. Each is played by
+`harness.loop.run_episode` with a backend that answers with those turns (`harness.replay.Replaying`
+with no player behind it), on the suite's own environment, under the condition that renders the
+other harness's own feedback: the environment judges every call as our contract does, the record
+is the project's record, and the transcript is one a fork can replay. Nothing else plays: a
+recorded answer is never sent anywhere.
+
+What the environment answered is compared with what the other harness said, call by call
+(`Fidelity`), so a reader can tell a faithful replay from a diverging one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from rich.console import Console
+
+from envs.contract import Accepted, Action, Env, EpisodeContext, Opening, Outcome, Task, ToolCall, Violation
+from harness.loop import EpisodeResult, call_env, run_episode
+from harness.provenance import git_commit, versions
+from harness.recording import build_record
+from harness.redact import Redactor
+from harness.replay import Replay, Replaying
+from harness.spec import resolved
+from harness.store import RunDir
+from harness.types import EpisodeKey, EpisodeRecord, ModelTurn, RunSpec
+
+# a record's `config` holds the run's decoding and tool mode; an import knows neither of the
+# model's (the other harness chose them), and says so
+CONFIG = {"imported": True}
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """One recorded episode. `said`: per call submitted, in order, the other harness's text for
+    it. `error`: why it cannot be played (recorded as a harness error, never scored). `cut`: the
+    recording stops before the episode's end where the other harness's own rule stopped it (BFCL's
+    force-quit): the episode ends there, lost; a recording that stops early otherwise is an error."""
+
+    task: Task
+    turns: list[ModelTurn]
+    said: list[str]
+    extra: dict[str, Any]
+    error: str | None = None
+    cut: bool = False
+
+
+@dataclass
+class Batch:
+    """One run directory's worth: a spec (one suite, one model) and its recorded episodes."""
+
+    spec: RunSpec
+    episodes: list[Recorded]
+    provenance: dict[str, Any]
+
+
+@dataclass
+class Written:
+    """What a batch wrote: records (by end), harness errors, the ones already there, fidelity."""
+
+    out: str
+    records: int = 0
+    already: int = 0
+    ends: Counter[str] = field(default_factory=Counter)
+    fidelity: Counter[str] = field(default_factory=Counter)
+
+
+class Watched:
+    """The environment, with each submitted action's outcome compared to what the other harness
+    said about the same call (the loop sees the environment unchanged)."""
+
+    def __init__(self, env: Env, said: list[str]):
+        self._env, self._said, self.seen = env, said, Counter[str]()
+        self.blocking = getattr(env, "blocking", True)
+
+    def reset(self) -> Opening:
+        return self._env.reset()
+
+    def record_extra(self) -> dict[str, Any]:
+        return self._env.record_extra()
+
+    def reference(self) -> list[Action]:
+        return self._env.reference()
+
+    def close(self) -> None:
+        self._env.close()
+
+    def submit(self, action: Action) -> Outcome:
+        outcome = self._env.submit(action)
+        if isinstance(action, ToolCall):
+            i = self.seen["calls"]
+            self.seen["calls"] += 1
+            theirs = self._said[i] if i < len(self._said) else None
+            if isinstance(outcome, Violation) and not outcome.raw:
+                self.seen["rejected_here_not_there"] += 1  # our contract refused what their harness ran
+            elif theirs is not None:
+                ours = outcome.observation if isinstance(outcome, Accepted) else outcome.raw
+                self.seen["same_text" if ours == theirs else "other_text"] += 1
+        return outcome
+
+
+async def _play(spec: RunSpec, ep: Recorded, ctx: EpisodeContext) -> tuple[EpisodeResult, dict[str, Any]]:
+    plan = resolved(spec)
+    if ep.error is not None:
+        return EpisodeResult(harness_error=ep.error), {}
+    replay = Replay(turns=ep.turns, outcomes=[None] * len(ep.turns), before=ctx.condition, budget=len(ep.turns))
+    env = await call_env(plan.suite, plan.suite.make, ep.task, plan.options, ctx)
+    watched = Watched(env, ep.said)
+    try:
+        result = await run_episode(watched, Replaying(replay, None), ctx)
+        extra = env.record_extra()
+    finally:
+        with contextlib.suppress(Exception):
+            await call_env(env, env.close)
+    unplayed = len(ep.turns) - len(result.calls)
+    if result.harness_error is None and unplayed:
+        result.harness_error = f"the environment ended the episode {unplayed} recorded calls before the recording did"
+    elif result.harness_error is None and not result.done and not ep.cut:
+        result.harness_error = "the recording stops before the episode's end (and not by its harness's own limit)"
+    extra["replay"] = dict(watched.seen)
+    return result, extra
+
+
+async def _write(batch: Batch, console: Console) -> Written:
+    spec = batch.spec
+    written = Written(out=spec.out)
+    store = RunDir(spec.out, Redactor.from_env(spec.api_key_env, public=(spec.suite, *spec.models, *spec.conditions)))
+    done = store.open(spec)
+    try:
+        condition = resolved(spec).conditions[spec.conditions[0]]
+        todo = []
+        for ep in batch.episodes:
+            key = _key(spec, ep.task)
+            if key.id() in done:
+                written.already += 1
+            else:
+                todo.append((key, ep))
+        store.start_session({"versions": versions(), "git": git_commit(), "imported": batch.provenance})
+        saved = []
+        for key, ep in todo:
+            ctx = EpisodeContext(
+                budget=max(1, len(ep.turns)), decoding=spec.decoding, tool_mode=spec.tool_mode, condition=condition
+            )
+            result, extra = await _play(spec, ep, ctx)
+            written.fidelity.update(extra.get("replay", {}))
+            record = build_record(
+                key,
+                result,
+                run_id=store.run_id,
+                condition_params=condition.record(),
+                config=CONFIG,
+                transcript=store.transcript_name(key),
+                extra={**extra, **ep.extra},
+            )
+            failed = functools.partial(_failed, key, result, store.run_id, condition.record())
+            transcript = {"turns": result.transcript, "harness_error": result.harness_error}
+            saved.append(store.save(key, transcript, record, failed))
+            written.ends[record.end_reason] += 1
+            written.records += 1
+        await asyncio.gather(*saved)
+    finally:
+        store.close()
+    return written
+
+
+def _failed(
+    key: EpisodeKey, result: EpisodeResult, run_id: str, params: dict[str, Any], exc: Exception
+) -> EpisodeRecord:
+    """The harness-error record that stands for one whose transcript could not be written."""
+    error = EpisodeResult(harness_error=f"recording failed: {type(exc).__name__}: {exc}", calls=result.calls)
+    return build_record(key, error, run_id=run_id, condition_params=params, config=CONFIG, transcript="")
+
+
+def _key(spec: RunSpec, task: Task) -> EpisodeKey:
+    return EpisodeKey(
+        suite=spec.suite,
+        task_id=task.task_id,
+        model=spec.models[0],
+        condition=spec.conditions[0],
+        budget=(spec.budgets or [0])[0],
+        sample_seed=spec.sample_seeds[0],
+    )
+
+
+def write(batch: Batch, console: Console) -> Written:
+    """Play a batch's recorded episodes not yet in its run directory and append their records."""
+    return asyncio.run(_write(batch, console))
