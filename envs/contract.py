@@ -347,6 +347,15 @@ class RetryWriter(Protocol):
     def retry_messages(self, feedback: list[str]) -> list[dict[str, Any]]: ...
 
 
+@runtime_checkable
+class Segmented(Protocol):
+    """An env whose task comes in parts judged one by one (BFCL: the user's turns). `segment()` is
+    the part it is in now; `record_extra()` then holds `segments_solved`, a verdict per part ended.
+    A fork from such an env is judged on the part its failure was in (harness.recording)."""
+
+    def segment(self) -> int: ...
+
+
 def retry_writer(env: Env, opening: Opening) -> RetryWriter | None:
     """Who writes this episode's retries, decided once at its start: the env, or None (the loop)."""
     if opening.retry == "loop":

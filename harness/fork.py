@@ -109,15 +109,21 @@ def load_sources(paths: list[str]) -> list[Source]:
         if isinstance(meta.get("spec"), dict) and meta["spec"].get("fork"):
             raise ForkError(f"{path}: a fork's records cannot be forked again; fork its source instead")
         sources.append(Source(path, meta))
-    first = sources[0].spec
-    for s in sources[1:]:
-        for field in SHARED:
-            if s.spec.get(field) != first.get(field):
-                raise ForkError(
-                    f"{s.path}: {field} is {s.spec.get(field)!r} where {sources[0].path} has "
-                    f"{first.get(field)!r}: fork sources of one {field} at a time"
-                )
     return sources
+
+
+def groups(sources: list[Source]) -> list[list[Source]]:
+    """The sources by what decides their environment and conversation (`SHARED`): one fork run
+    per group (a folder of imports holds several suites)."""
+    out: dict[str, list[Source]] = {}
+    for s in sources:
+        out.setdefault(json.dumps([s.spec.get(f) for f in SHARED], sort_keys=True, default=str), []).append(s)
+    return list(out.values())
+
+
+def imported(source: Source) -> bool:
+    """Records imported from another harness's transcripts (harness.imports), not played here."""
+    return any(isinstance(s, dict) and s.get("imported") for s in source.meta.get("sessions") or [])
 
 
 def _records(source: Source) -> list[dict[str, Any]]:
@@ -217,6 +223,11 @@ def fork_spec_values(sources: list[Source], given: dict[str, Any]) -> dict[str, 
     values["constrain"] = sorted({c for s in sources for c in s.spec.get("constrain") or ["none"]})
     values["budgets"] = [given["budget"]] if given.get("budget") else first.get("budgets")
     models = given.get("models")
+    if not models and any(imported(s) for s in sources):
+        raise ForkError(
+            "the sources are imported transcripts: their model cannot play again here; give the repairing "
+            "model with --model (a served model with --endpoint, local, or a reference agent such as agent:reader)"
+        )
     values["models"] = models or sorted({m for s in sources for m in s.spec.get("models", [])})
     if not models and not given.get("endpoints"):  # the source's own models: where they were served
         for k in ("endpoints", "backend", "api_key_env"):

@@ -23,6 +23,7 @@ from envs.contract import (
     EpisodeContext,
     Opening,
     Outcome,
+    Segmented,
     TextAnswer,
     ToolCall,
     Violation,
@@ -41,6 +42,8 @@ class Prefix:
     calls: int
     spent: int
     submitted: int
+    # the part of the task the failure was in (envs.contract.Segmented; None: a task of one part)
+    segment: int | None = None
 
 
 @dataclass
@@ -308,7 +311,8 @@ async def _play(
         if replay is not None and replayed:
             replay.check(len(result.calls) - 1, result.transcript[-1]["outcome"])
             if len(result.calls) == prefix:  # the fork point: what follows is the fork's own
-                result.prefix = Prefix(calls=prefix, spent=result.spent, submitted=result.submitted)
+                part = env.segment() if isinstance(env, Segmented) else None
+                result.prefix = Prefix(calls=prefix, spent=result.spent, submitted=result.submitted, segment=part)
                 result.calls, result.outcomes, result.outcome_kinds = [], [], []
                 result.spent, result.submitted, limit, prefix = 0, 0, s.budget, 0
         if isinstance(outcome, Accepted) and outcome.done:

@@ -88,13 +88,15 @@ def build_record(
         extra={"messages_to_user": result.outcome_kinds.count("message"), **(extra or {})},
         harness_error=result.harness_error,
         transcript=transcript,
-        **(_fork_fields(result, fork_of) if key.fork is not None else {}),
+        **(_fork_fields(result, fork_of, extra or {}) if key.fork is not None else {}),
     )
 
 
-def _fork_fields(result: EpisodeResult, fork_of: dict[str, Any] | None) -> dict[str, Any]:
+def _fork_fields(result: EpisodeResult, fork_of: dict[str, Any] | None, extra: dict[str, Any]) -> dict[str, Any]:
     """A fork's own facts: its calls are those after the fork point (`result.prefix` holds what
-    the replay spent); the repair is the first of them the environment accepted."""
+    the replay spent); the repair is the first of them the environment accepted. In a task of
+    parts (envs.contract.Segmented), the part the failure was in, and whether the fork solved it."""
+    segment = result.prefix.segment if result.prefix else None
     valid = ("accepted", "won", "lost", "done")
     accepted = [i for i, c in enumerate(result.calls) if c.outcome in valid]
     first = next((c for c in result.calls if c.outcome != "review"), None)
@@ -103,4 +105,13 @@ def _fork_fields(result: EpisodeResult, fork_of: dict[str, Any] | None) -> dict[
         "repaired_next": None if first is None or result.harness_error else first.outcome in valid,
         "calls_to_repair": accepted[0] + 1 if accepted else None,
         "prefix_calls": result.prefix.calls if result.prefix else None,
+        "fork_segment": segment,
+        "segment_solved": _segment_solved(segment, extra, result),
     }
+
+
+def _segment_solved(segment: int | None, extra: dict[str, Any], result: EpisodeResult) -> bool | None:
+    solved = extra.get("segments_solved")
+    if segment is None or result.harness_error or not isinstance(solved, list):
+        return None
+    return bool(segment < len(solved) and solved[segment])

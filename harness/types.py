@@ -286,7 +286,15 @@ class CallLog(BaseModel):
 
 
 # the record's fields only a fork has
-FORK_FIELDS = ("fork", "fork_of", "repaired_next", "calls_to_repair", "prefix_calls")
+FORK_FIELDS = (
+    "fork",
+    "fork_of",
+    "repaired_next",
+    "calls_to_repair",
+    "prefix_calls",
+    "fork_segment",
+    "segment_solved",
+)
 
 EndReason = Literal["won", "lost", "done", "budget", "harness_error"]
 
@@ -330,11 +338,15 @@ class EpisodeRecord(KeyFields):
     # a fork's (harness.fork; None, and left out of the line, for an episode played from its
     # start): the source episode (run id, key, call index, its model and condition), whether the
     # first call after the feedback was accepted, how many calls the repair took (None: never
-    # accepted), and the calls replayed from the source that the fork did not pay for
+    # accepted), and the calls replayed from the source that the fork did not pay for; in a task of
+    # parts (envs.contract.Segmented: BFCL's turns), the part the failure was in and whether the
+    # fork then solved that part
     fork_of: dict[str, Any] | None = None
     repaired_next: bool | None = None
     calls_to_repair: int | None = None
     prefix_calls: int | None = None
+    fork_segment: int | None = None
+    segment_solved: bool | None = None
 
     @model_serializer(mode="wrap")
     def _without_fork(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:

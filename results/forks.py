@@ -3,7 +3,8 @@
 Every fork episode starts at a recorded failure, so its rates are conditional on that failure
 having happened: they estimate repair given a failure, never end-to-end success. Per model,
 suite and condition: the fork points, the share whose first call after the feedback was accepted
-(repaired next) and the share that went on to solve the task, each with a 95% CI from a bootstrap
+(repaired next), the share that went on to solve the task and, in a task of parts (BFCL's turns),
+the share that solved the part the failure was in, each with a 95% CI from a bootstrap
 that resamples whole tasks (a task's fork points are not independent); the calls a repair took;
 the tokens per repair; and the calls replayed from the source, which a full grid would have paid
 again under every condition.
@@ -53,6 +54,7 @@ def fork_rows(df: pd.DataFrame, n_boot: int = N_BOOT, seed: int = SEED) -> list[
             part[C.completion_tokens], errors="coerce"
         )
         ever = int(steps.size)
+        part_solved = _part_solved(part, tasks, n_boot, seed)
         rows.append(
             {
                 C.model: model,
@@ -66,6 +68,7 @@ def fork_rows(df: pd.DataFrame, n_boot: int = N_BOOT, seed: int = SEED) -> list[
                 "solved": won,
                 "solved_ci_low": won_low,
                 "solved_ci_high": won_high,
+                **part_solved,
                 "calls_to_repair": float(steps.mean()) if ever else None,
                 "tokens_per_repair": float(tokens.sum()) / ever if ever and not tokens.isna().any() else None,
                 "calls_paid": int(part[C.model_calls].sum()),
@@ -74,3 +77,16 @@ def fork_rows(df: pd.DataFrame, n_boot: int = N_BOOT, seed: int = SEED) -> list[
         )
     rows.sort(key=lambda r: (str(r[C.model]), str(r[C.suite]), condition_rank(str(r[C.condition]))))
     return rows
+
+
+def _part_solved(part: pd.DataFrame, tasks: np.ndarray, n_boot: int, seed: int) -> dict[str, Any]:
+    """In tasks of parts (BFCL's turns): the share of forks that solved the part their failure
+    was in, by the suite's own checker; None where the suite has no parts."""
+    if C.segment_solved not in part:
+        return {"part_solved": None, "part_solved_ci_low": None, "part_solved_ci_high": None}
+    judged = part[C.segment_solved].notna().to_numpy()
+    if not judged.any():
+        return {"part_solved": None, "part_solved_ci_low": None, "part_solved_ci_high": None}
+    values = part[C.segment_solved][judged].astype(bool).to_numpy(dtype=float)
+    rate, low, high = _rate_ci(values, tasks[judged], n_boot, seed)
+    return {"part_solved": rate, "part_solved_ci_low": low, "part_solved_ci_high": high}

@@ -277,6 +277,14 @@ def forks_frame(report: Report) -> pd.DataFrame:
                 "repaired next [95% CI]": f"{_pct(r.repaired_next)} "
                 f"[{_pct(r.repaired_next_ci_low)}, {_pct(r.repaired_next_ci_high)}]",
                 "solved [95% CI]": f"{_pct(r.solved)} [{_pct(r.solved_ci_low)}, {_pct(r.solved_ci_high)}]",
+                **(
+                    {
+                        "turn solved [95% CI]": f"{_pct(r.part_solved)} [{_pct(r.part_solved_ci_low)}, "
+                        f"{_pct(r.part_solved_ci_high)}]"
+                    }
+                    if any(f.part_solved is not None for f in report.forks)
+                    else {}
+                ),
                 "calls to repair": _num(r.calls_to_repair, 2),
                 "tok/repair": _num(r.tokens_per_repair, 0),
                 "calls paid": r.calls_paid,

@@ -200,6 +200,7 @@ REPORT_FIELDS = (
     C.repaired_next,
     C.calls_to_repair,
     C.prefix_calls,
+    C.segment_solved,
     C.success,
     "run_dir",
     C.model_calls,

@@ -121,6 +121,10 @@ class ForkRow(Row):
     solved: float | None
     solved_ci_low: float | None
     solved_ci_high: float | None
+    # tasks of parts (BFCL's turns): the part the failure was in, solved by the suite's checker
+    part_solved: float | None = None
+    part_solved_ci_low: float | None = None
+    part_solved_ci_high: float | None = None
     calls_to_repair: float | None
     tokens_per_repair: float | None
     calls_paid: int

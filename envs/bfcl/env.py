@@ -64,6 +64,8 @@ class BfclEnv:
         self.turn = 0
         self.executed: list[list[dict[str, Any]]] = []
         self.verdict: dict[str, Any] | None = None
+        # BFCL's checker on the turns so far, each time one ends: the entry cut after that turn
+        self.turns_solved: list[bool] = []
 
     def reset(self) -> Opening:
         self.backends = Backends(
@@ -72,7 +74,7 @@ class BfclEnv:
             long_context=self.category == "long_context",
         )
         self.docs, self.held = data.functions(self.entry)
-        self.turn, self.executed, self.verdict = 0, [[]], None
+        self.turn, self.executed, self.verdict, self.turns_solved = 0, [[]], None, []
         return Opening(
             messages=[dict(m) for m in self.entry["question"][0]],
             tools=self._tools(),
@@ -126,13 +128,20 @@ class BfclEnv:
         cls = self.backends.methods[call.name][0]
         return violation(call, cls, self.backends.instances[cls], shown, exc)
 
+    def segment(self) -> int:
+        """The user's turn the episode is in (envs.contract.Segmented)."""
+        return self.turn
+
     def _next_turn(self) -> Outcome:
         self.turn += 1
         questions = self.entry["question"]
         if self.turn == len(questions):
             self.verdict = judge(self.entry, self.executed)
+            self.turns_solved.append(bool(self.verdict["valid"]))
             won = bool(self.verdict["valid"])
             return Accepted(observation="The conversation is over.", done=True, won=won, lost=not won)
+        cut = {**self.entry, "ground_truth": self.entry["ground_truth"][: self.turn]}
+        self.turns_solved.append(bool(judge(cut, self.executed)["valid"]))
         self.executed.append([])
         if self.turn in self.held:
             self.docs = [*self.docs, *self.held[self.turn]]
@@ -159,6 +168,7 @@ class BfclEnv:
                 "executed": self.executed,
                 "verdict": self.verdict,
             },
+            "segments_solved": self.turns_solved,
         }
 
     def close(self) -> None:

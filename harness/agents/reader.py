@@ -213,11 +213,27 @@ class ReaderAgent(ReferenceAgent):
         self.pos = 0
         # the plan's position that holds another player's call (a fork of another's failure)
         self.foreign: int | None = None
+        self.parts_ended = 0  # answers in text another player gave (each ends a part: BFCL's turn)
 
     def adopt(self, sent: Action) -> None:
-        """It believes what was sent at its position: another's failed call is the one it repairs."""
+        """It believes what was sent at its position: another's failed call is the one it repairs.
+        Another's play is not its own: it plants no mistake of its own in it. Another's answer in
+        text ends a part of the task (BFCL: a turn), and its plan moves to the part that follows;
+        another's call where its plan would end the part is one more call of that part."""
         assert self.plan is not None  # observe() decided first
-        self.plan[self.pos] = sent
+        if self.mistake is not None:
+            self.plan[self.mistake.index] = self.reference()[self.mistake.index]
+            self.mistake = None
+        if isinstance(sent, TextAnswer):
+            self.parts_ended += 1
+            ends = [i for i, a in enumerate(self.plan) if isinstance(a, TextAnswer)]
+            # at the part's own end: the next accepted reply moves it to the next part's first call
+            self.pos = ends[self.parts_ended - 1] if self.parts_ended <= len(ends) else len(self.plan) - 1
+            return
+        if isinstance(self.plan[self.pos], TextAnswer):
+            self.plan.insert(self.pos, sent)
+        else:
+            self.plan[self.pos] = sent
         self.foreign = self.pos
 
     def decide(self, messages, tools, reference, decoding):

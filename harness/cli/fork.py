@@ -48,10 +48,10 @@ def fork(
     """Fork recorded failures: each one's state rebuilt, its feedback rendered under each condition,
     the agent playing on; a rerun with the same --out resumes."""
     from harness import shards
-    from harness.fork import ForkError, check_at, fork_spec_values, load_sources
+    from harness.fork import ForkError, check_at, fork_spec_values, groups, load_sources
     from harness.spec import build_spec
 
-    sources = load_sources([str(s) for s in source])
+    every = load_sources([str(s) for s in source])
     if not check and not conditions:
         raise ForkError("--conditions is required (or --check: each failure under its own condition)")
     given = {
@@ -63,21 +63,26 @@ def fork(
         "check": check,
         "plugins": [str(p) for p in plugin or []],
     }
-    values = fork_spec_values(sources, given)
-    values["conditions"] = (
-        sorted({c for s in sources for c in s.spec.get("conditions", [])}) if check else split_list(conditions)
-    )
-    if given["endpoints"]:
-        values["endpoints"] = given["endpoints"]
-    if temperature is not None:
-        values["decoding"] = {**values.get("decoding", {}), "temperature": temperature}
-    values.update({k: v for k, v in {"concurrency": concurrency, "out": str(out_dir)}.items() if v is not None})
-    values["plugins"] = given["plugins"]
-    # --shard I/N,J/N: each part into its own folder under --out, as `run` does
-    parts = [shards.parse(s) for s in split_list(shard) or []]
-    specs = [
-        build_spec({**values, "shard": f"{i}/{n}", "out": str(shards.directory(out_dir, i, n))}) for i, n in parts
-    ] or [build_spec(values)]
+    specs = []
+    # sources of other suites (a folder of imports): one fork run each, in a folder of its own
+    runs = groups(every)
+    for sources in runs:
+        out = out_dir if len(runs) == 1 else out_dir / str(sources[0].spec.get("suite"))
+        values = fork_spec_values(sources, given)
+        values["conditions"] = (
+            sorted({c for s in sources for c in s.spec.get("conditions", [])}) if check else split_list(conditions)
+        )
+        if given["endpoints"]:
+            values["endpoints"] = given["endpoints"]
+        if temperature is not None:
+            values["decoding"] = {**values.get("decoding", {}), "temperature": temperature}
+        values.update({k: v for k, v in {"concurrency": concurrency, "out": str(out)}.items() if v is not None})
+        values["plugins"] = given["plugins"]
+        # --shard I/N,J/N: each part into its own folder under --out, as `run` does
+        parts = [shards.parse(s) for s in split_list(shard) or []]
+        specs += [
+            build_spec({**values, "shard": f"{i}/{n}", "out": str(shards.directory(out, i, n))}) for i, n in parts
+        ] or [build_spec(values)]
     for spec in specs:
         if dry_run:
             from harness.fork import dry_run_text

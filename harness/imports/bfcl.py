@@ -16,13 +16,14 @@ all categories pool. Entries the installed bfcl-eval does not know, or holds wit
 from __future__ import annotations
 
 import hashlib
+import json
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from envs.bfcl import data
-from envs.bfcl.backends import functions
+from envs.bfcl.backends import Backends, functions
 from envs.contract import Task
 from harness.imports import Importer
 from harness.imports.bfcl_format import ANY_BFCL, NAME, Entry, NotBfcl, Undecodable, published, read_entry
@@ -88,6 +89,25 @@ def _differs(entry: Entry, installed: dict[str, Any]) -> bool:
     return False
 
 
+def _plain(value: Any) -> Any:
+    """A state as BFCL's log writes it: JSON, objects as their `str`."""
+    return json.loads(json.dumps(value, default=str))
+
+
+def _state_differs(entry: Entry, installed: dict[str, Any], category: str) -> bool:
+    """Whether BFCL logged another starting state than the installed entry's backends have (a
+    scenario changed between versions: the same question, other files or balances)."""
+    if not entry.initial:
+        return False
+    backends = Backends(installed["involved_classes"], installed.get("initial_config", {}), category == "long_context")
+    for cls, theirs in entry.initial.items():
+        instance = backends.instances.get(cls)
+        ours = None if instance is None else {k: v for k, v in vars(instance).items() if not k.startswith("_")}
+        if _plain(ours) != _plain(theirs):
+            return True
+    return False
+
+
 def _turns(entry: Entry, model: str) -> tuple[list[ModelTurn], list[str]]:
     turns, said = [], []
     for steps in entry.turns:
@@ -118,7 +138,9 @@ def _recorded(entry: Entry, category: str, model: str, source: dict[str, Any], v
         error = f"BFCL's own inference failed for this entry (not the model's answer): {entry.handler_error}"
         return Recorded(task, [], [], extra, error=error)
     turns, said = _turns(entry, model)
-    cut = len(entry.turns[-1]) > STEP_LIMIT if entry.turns else False
+    # BFCL's force-quit: a turn's 21st step with calls ends the entry (a step in text ends the turn first)
+    last = entry.turns[-1] if entry.turns else []
+    cut = bool(last and last[-1].calls and sum(1 for s in last if s.calls) > STEP_LIMIT)
     extra["imported"]["force_quit"] = cut
     if not turns:
         return Recorded(task, [], [], extra, error="the entry holds no step")
@@ -169,11 +191,19 @@ def batches(paths: list[Path], out: Path, model: str | None) -> Iterator[Batch |
                     count += 1
                     if entry.id not in ids:
                         skipped["unknown to the installed bfcl-eval"] += 1
-                        named["unknown"].append(entry.id)
+                        named["unknown to the installed bfcl-eval"].append(entry.id)
                         continue
-                    if _differs(entry, data.entry(category, entry.id)):
-                        skipped[f"asked other questions than bfcl-eval {data.VERSION}'s entry"] += 1
-                        named["differs"].append(entry.id)
+                    installed = data.entry(category, entry.id)
+                    why = (
+                        f"asked other questions than bfcl-eval {data.VERSION}'s entry"
+                        if _differs(entry, installed)
+                        else f"started from another state than bfcl-eval {data.VERSION}'s entry"
+                        if _state_differs(entry, installed, category)
+                        else None
+                    )
+                    if why is not None:
+                        skipped[why] += 1
+                        named[why].append(entry.id)
                         continue
                     episodes.append(_recorded(entry, category, name, source, verdicts))
             sources.append({"path": str(f), "sha256": _sha256(f), "entries": count, "bfcl_version": version})
@@ -194,18 +224,13 @@ def batches(paths: list[Path], out: Path, model: str | None) -> Iterator[Batch |
             out=str(out / f"{name}--{_suite(category)}"),
         )
         for reason, n in skipped.items():
-            yield f"{name} {category}: {n} entries skipped: {reason} ({', '.join(named_for(named, reason)[:5])}...)"
+            shown = ", ".join(named[reason][:5]) + (", ..." if n > 5 else "")
+            yield f"{name} {category}: {n} entries skipped: {reason} ({shown})"
         yield Batch(spec, episodes, provenance)
-
-
-def named_for(named: dict[str, list[str]], reason: str) -> list[str]:
-    return named["unknown" if reason.startswith("unknown") else "differs"]
 
 
 def _undecodable(line: str, number: int, category: str, source: dict[str, Any], exc: Exception) -> Recorded:
     """An entry with a call that cannot be read back safely: a harness error naming it."""
-    import json
-
     entry_id = str(json.loads(line).get("id"))
     task = Task(suite=_suite(category), task_id=entry_id.removeprefix("multi_turn_"), params={"entry_id": entry_id})
     return Recorded(

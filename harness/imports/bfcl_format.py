@@ -57,6 +57,8 @@ class Entry:
     line: int
     turns: list[list[Step]] = field(default_factory=list)
     queries: list[list[str] | None] = field(default_factory=list)  # each turn's first user message(s)
+    # the backends' state BFCL logged before the first turn, by class (None: not logged)
+    initial: dict[str, Any] | None = None
     handler_error: str | None = None  # BFCL's own inference failed (a server or handler error)
 
 
@@ -185,7 +187,14 @@ def read_entry(line: str, number: int, method: Callable[[str], Any] | None) -> E
     if not isinstance(result, list):
         entry.handler_error = str(result)[:500]
         return entry
-    logs = [t for t in data.get("inference_log") or [] if isinstance(t, dict)]
+    log = data.get("inference_log") or []
+    if log and isinstance(log[0], list):
+        entry.initial = {
+            str(s.get("class_name")): s.get("content")
+            for s in log[0]
+            if isinstance(s, dict) and s.get("role") == "state_info"
+        }
+    logs = [t for t in log if isinstance(t, dict)]
     for t, turn in enumerate(result):
         log = logs[t] if t < len(logs) else {}
         query = log.get("begin_of_turn_query")

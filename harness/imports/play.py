@@ -79,6 +79,7 @@ class Watched:
 
     def __init__(self, env: Env, said: list[str]):
         self._env, self._said, self.seen = env, said, Counter[str]()
+        self.first_other: dict[str, Any] | None = None  # the first call answered with other text
         self.blocking = getattr(env, "blocking", True)
 
     def reset(self) -> Opening:
@@ -104,6 +105,8 @@ class Watched:
             elif theirs is not None:
                 ours = outcome.observation if isinstance(outcome, Accepted) else outcome.raw
                 self.seen["same_text" if ours == theirs else "other_text"] += 1
+                if ours != theirs and self.first_other is None:
+                    self.first_other = {"call": i, "here": ours[:300], "there": theirs[:300]}
         return outcome
 
 
@@ -125,7 +128,7 @@ async def _play(spec: RunSpec, ep: Recorded, ctx: EpisodeContext) -> tuple[Episo
         result.harness_error = f"the environment ended the episode {unplayed} recorded calls before the recording did"
     elif result.harness_error is None and not result.done and not ep.cut:
         result.harness_error = "the recording stops before the episode's end (and not by its harness's own limit)"
-    extra["replay"] = dict(watched.seen)
+    extra["replay"] = {**watched.seen, **({"first_other": watched.first_other} if watched.first_other else {})}
     return result, extra
 
 
@@ -150,7 +153,7 @@ async def _write(batch: Batch, console: Console) -> Written:
                 budget=max(1, len(ep.turns)), decoding=spec.decoding, tool_mode=spec.tool_mode, condition=condition
             )
             result, extra = await _play(spec, ep, ctx)
-            written.fidelity.update(extra.get("replay", {}))
+            written.fidelity.update({k: v for k, v in extra.get("replay", {}).items() if isinstance(v, int)})
             record = build_record(
                 key,
                 result,

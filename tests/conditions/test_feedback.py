@@ -84,3 +84,10 @@ def test_self_check_arms_have_review_prompts_and_validator_has_none():
     assert get_condition("allowed_json").review_prompt() is None
     assert get_condition("self_check").review_prompt()
     assert get_condition("self_check_wait").review_prompt() == "Wait"
+
+
+def test_bfcl_native_is_bfcls_own_text_with_nothing_of_ours_around_it():
+    said = "Error during execution: GorillaFileSystem.sort() got an unexpected keyword argument 'sort_by'"
+    v = Violation(code="unexpected_keyword_argument", location="arguments.sort_by", message="ours", raw=said)
+    assert get_condition("bfcl-native").render(v) == said
+    assert get_condition("bfcl-native").render(v.model_copy(update={"raw": ""})) == "ours"

@@ -144,3 +144,27 @@ def test_the_report_agrees_with_a_recount_from_the_records_alone(tmp_path):
             assert (ours is None) == (theirs is None) and (ours is None or ours == pytest.approx(theirs, abs=1e-6))
         assert len(row["pass_k"]) == 3 and row["pass_k_flat"] is False  # sampling on: seeds differ
     assert any(r["identical_resubmission"] not in (None, 0.0, 1.0) for r in report["dynamics"])
+
+
+def test_after_an_error_names_what_the_next_attempt_did():
+    def c(outcome, signature, tools):
+        return {**call(outcome, signature), "tools": tools}
+
+    calls = [
+        c("execution_error", "a", ["cd"]),  # then the same call: identical
+        c("execution_error", "a", ["cd"]),  # then cd with other arguments
+        c("execution_error", "b", ["cd"]),  # then another function
+        c("backend_error", "c", ["ls", "mv"]),  # then text: gave up
+        c("accepted", "t", []),
+        c("unknown_tool", "d", ["nope"]),  # the last attempt: nothing came after
+    ]
+    got = episode_columns({"calls": calls})
+    assert {k: got[f"dyn.next_{k}"] for k in ("identical", "same_function", "other_function", "text", "ended")} == {
+        "identical": 1,
+        "same_function": 1,
+        "other_function": 1,
+        "text": 1,
+        "ended": 1,
+    }
+    # records from before the call log named its tools: unknown, never a count of 0
+    assert episode_columns({"calls": [call("missing"), call("won")]})["dyn.next_text"] is None

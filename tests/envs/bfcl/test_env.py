@@ -213,3 +213,55 @@ def test_an_error_quoting_two_arguments_is_located_at_the_one_the_live_state_lac
     )
     assert isinstance(out, Violation) and out.location == "arguments.file_name2"
     assert "previous_report.pdf" in out.allowed and "previuos_report.pdf" not in out.allowed
+
+
+@pytest.mark.parametrize(
+    ("call", "said"),
+    [
+        (ToolCall(name="nope", arguments={}), "Error during execution: name 'nope' is not defined"),
+        (
+            ToolCall(name="cd", arguments={"folder": "document", "deep": True}),
+            "Error during execution: GorillaFileSystem.cd() got an unexpected keyword argument 'deep'",
+        ),
+        (ToolCall(name="cat<|channel|>", arguments={}), "Error during execution: invalid syntax"),
+    ],
+)
+def test_a_call_our_checks_refuse_carries_as_raw_what_bfcls_own_execution_would_have_said(call, said):
+    env = _env(Base, "multi_turn_base_0")
+    before = env.backends.instances["GorillaFileSystem"]._current_dir.name
+    out = env.submit(call)
+    assert isinstance(out, Violation) and out.raw.startswith(said)
+    assert env.executed == [[]] and env.backends.instances["GorillaFileSystem"]._current_dir.name == before
+
+
+def test_a_backend_methods_mutable_default_is_never_shared_between_episodes_or_checks():
+    """`post_tweet(mentions=[])` then `mention` extends the tweet's list, which is the default
+    itself: left alone, every later tweet (and BFCL's checker's replays) would carry the mention."""
+    first = _env(Base, "multi_turn_base_0")
+    first.backends.instances["TwitterAPI"].authenticated = True
+    tweet = first.submit(ToolCall(name="post_tweet", arguments={"content": "a"}))
+    assert isinstance(tweet, Accepted)
+    assert isinstance(
+        first.submit(ToolCall(name="mention", arguments={"tweet_id": 3, "mentioned_usernames": ["@x"]})), Accepted
+    )
+    second = _env(Base, "multi_turn_base_0")
+    second.backends.instances["TwitterAPI"].authenticated = True
+    out = second.submit(ToolCall(name="post_tweet", arguments={"content": "b"}))
+    assert '"mentions": []' in out.observation
+    gold = second.reference()
+    verdicts = {
+        bool(judge(second.entry, [[c.model_dump(include={"name", "arguments"})] for c in gold[:1]])["valid"])
+        for _ in range(2)
+    }
+    assert len(verdicts) == 1  # the same check twice: the same verdict
+
+
+def test_each_turn_is_judged_as_it_ends_and_a_fork_knows_the_turn_it_is_in():
+    env = _env(Base, "multi_turn_base_0")
+    gold = env.reference()
+    first_turn = gold[: gold.index(next(a for a in gold if isinstance(a, TextAnswer))) + 1]
+    assert env.segment() == 0
+    _play(env, first_turn)
+    assert env.segment() == 1 and env.record_extra()["segments_solved"] == [True]
+    env.submit(TextAnswer(text="skipped the second turn"))
+    assert env.record_extra()["segments_solved"] == [True, False]
