@@ -22,7 +22,8 @@ from envs.tools.travel import world
 from examples.plugins import shop_refunds
 from harness import types
 from harness.backends import server_proc
-from harness.cli import common, listing, reproduce
+from harness.cli import common, imports, listing, reproduce
+from harness.imports import bfcl as bfcl_import
 from results import report_model, rundir
 
 # names that no object importable here carries: TypedDict keys, a transformers model's attribute
@@ -83,7 +84,11 @@ _ = (
     bfcl_suite.LongContext,
     suite.TextWorld,
     veriharness.FAMILY,
+    bfcl_import.IMPORTER,  # harness/imports/__init__.py
+    # a record field filled by name (harness.recording._fork_fields) and read by its users, not by results/
+    types.EpisodeRecord.fork_segment,
     # typer commands: @app.command registers them, typer calls them
+    imports.import_,
     listing.list_conditions,
     listing.list_suites,
     reproduce.reproduce_paper,

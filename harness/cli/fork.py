@@ -41,7 +41,9 @@ def fork(
     preflight: bool = typer.Option(
         True, "--preflight/--no-preflight", help="check each served model's tool calls, template and context first"
     ),
-    out_dir: Path = typer.Option(..., "--out", help="the fork's run directory"),
+    out_dir: Path | None = typer.Option(
+        None, "--out", help="the fork's run directory  [default: the first SOURCE's path + '-forks']"
+    ),
     retry_errors: bool = typer.Option(False, help="rerun episodes recorded as harness errors"),
     plugin: list[Path] | None = typer.Option(None, "--plugin", help=PLUGIN_HELP),
 ) -> None:
@@ -52,6 +54,8 @@ def fork(
     from harness.spec import build_spec
 
     every = load_sources([str(s) for s in source])
+    if out_dir is None:  # beside its source: runs/x forks into runs/x-forks, a rerun resumes there
+        out_dir = source[0].parent / f"{source[0].resolve().name}-forks"
     if not check and not conditions:
         raise ForkError("--conditions is required (or --check: each failure under its own condition)")
     given = {

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from harness.cli.common import echo, group
+from harness.cli.common import PLUGIN_HELP, echo, group
 
 app = group()
 
@@ -17,6 +17,7 @@ def import_(
     paths: list[Path] = typer.Argument(..., help="result files, or folders of them"),
     out_dir: Path = typer.Option(..., "--out", help="a folder: one run directory per model and suite goes in it"),
     model: str | None = typer.Option(None, "--model", help="the model's name  [default: each file's folder]"),
+    plugin: list[Path] | None = typer.Option(None, "--plugin", help=PLUGIN_HELP + "; an importer of another format"),
 ) -> None:
     """Import published transcripts: each recorded call played again on the suite's environment,
     judged by our contract and the suite's own checker, one record per entry; a rerun resumes."""
@@ -24,7 +25,9 @@ def import_(
 
     from harness.imports import IMPORTERS
     from harness.imports.play import write
+    from harness.plugins import load
 
+    load(plugin or [])
     importer = IMPORTERS.get(kind)
     console = Console(stderr=True)
     for item in importer.batches(list(paths), out_dir, model):

@@ -33,9 +33,9 @@ from harness.spec import resolved
 from harness.store import RunDir
 from harness.types import EpisodeKey, EpisodeRecord, ModelTurn, RunSpec
 
-# a record's `config` holds the run's decoding and tool mode; an import knows neither of the
-# model's (the other harness chose them), and says so
-CONFIG = {"imported": True}
+# a record's `config` holds the run's decoding and tool mode; an import knows not the model's
+# decoding (the other harness chose it), and says so; its calls are replayed as native tool calls
+CONFIG = {"imported": True, "tool_mode": "native"}
 
 
 @dataclass(frozen=True)

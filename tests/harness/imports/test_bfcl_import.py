@@ -217,3 +217,15 @@ def test_the_reader_repairs_real_failures_only_when_shown_the_allowed_values(imp
     result, text = invoke("report", fork / "bfcl-base", "--format", "json")
     forks = {f["condition"]: f for f in json.loads(result.stdout)["forks"]}
     assert forks["raw"]["part_solved"] == 0.0 and forks["allowed_json"]["part_solved"] is not None
+
+
+def test_a_plugin_registers_an_importer_of_another_format(tmp_path):
+    plugin = tmp_path / "other_format.py"
+    plugin.write_text(
+        "from harness.imports import IMPORTERS, Importer\n\n"
+        "def batches(paths, out, model):\n"
+        "    yield f'read {len(paths)} paths for {model}'\n\n"
+        "IMPORTERS.register('other', Importer('other', 'a test format', batches))\n"
+    )
+    result, text = invoke("import", "other", DATA, "--out", tmp_path / "o", "--model", "m", "--plugin", plugin)
+    assert result.exit_code == 0 and "read 1 paths for m" in text
