@@ -298,7 +298,7 @@ def forks_frame(report: Report) -> pd.DataFrame:
 # the "after an error" table's columns, in results.dynamics.NEXT's order
 NEXT_TITLES = {
     "identical": "identical retry",
-    "same_function": "same fn, other args",
+    "same_function": "same fn new args",
     "other_function": "other fn",
     "text": "gave up in text",
     "ended": "ended",
@@ -314,10 +314,8 @@ def after_error_frame(report: Report) -> pd.DataFrame:
             "condition": r.condition,
             **r.group(g),
             "errors": r.after_error_n,
-            **{
-                title: f"{r.after_error_counts.get(n, 0)} ({_pct(r.after_error.get(n))})"
-                for n, title in NEXT_TITLES.items()
-            },
+            # shares of `errors` (each count is in the JSON: after_error_counts)
+            **{title: _pct(r.after_error.get(n)) for n, title in NEXT_TITLES.items()},
         }
         for r in report.dynamics
         if r.after_error_n

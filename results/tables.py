@@ -26,9 +26,11 @@ KEEP = {
     # the numbers first: the levels' wording wraps (FOLD) rather than push the effect out
     "factors": ("factor", "diff pts [95% CI]", "p Holm", "levels"),
     "forks": ("condition", "points", "repaired next [95% CI]", "solved [95% CI]"),
+    "after_error": (C.condition, C.model, C.suite, C.budget, "errors"),
 }
 DROP_ORDER = {
-    "forks": ("tok/repair", "replayed", "calls paid", "calls to repair", C.suite),
+    "forks": ("tok/repair", "replayed", "calls paid", "calls to repair", "turn solved [95% CI]", C.suite),
+    "after_error": ("ended", "same fn new args", "other fn", "gave up in text", "identical retry"),
     "factors": ("condition pairs", "pairs", "p"),
     "cells": (
         "usage unknown",
