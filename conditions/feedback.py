@@ -49,22 +49,49 @@ def _dumps(data: dict[str, Any]) -> str:
     return json.dumps(data, ensure_ascii=False, default=str)
 
 
+# a bound's part as prose ("The allowed values are: >= 10 and <= 2048."), read back by agent:reader
+BOUND_WORDS = {
+    "ge": ">= {}",
+    "gt": "> {}",
+    "le": "<= {}",
+    "lt": "< {}",
+    "multiple_of": "a multiple of {}",
+    "min_length": "of length >= {}",
+    "max_length": "of length <= {}",
+    "pattern": "matching the pattern {}",
+}
+
+
+def bounds_text(bounds: dict[str, Any]) -> str:
+    return " and ".join(BOUND_WORDS[k].format(v) for k, v in bounds.items())
+
+
 def _fields(c: Composition, v: Violation, cut: int | None) -> dict[str, Any]:
-    """The composition's field parts as keyed values, in the canonical order."""
+    """The composition's field parts as keyed values, in the canonical order; the `allowed` part
+    carries the bounds too (`bounds`: a range, lengths, a pattern), where the Violation has them."""
     values: dict[str, Any] = {"code": v.code, "location": v.location, "observed": v.observed}
     fields = {part: values[part] for part in ("code", "location", "observed") if c.has(part)}
     if c.has("allowed"):
         fields["allowed"] = list(v.allowed if c.k_allowed is None else v.allowed[: c.k_allowed])
+        if v.bounds is not None:
+            fields["bounds"] = v.bounds.given()
     if cut is None:
         return fields
     out: dict[str, Any] = {}
     for key, value in fields.items():
+        if key == "bounds":
+            out[key] = _cut(bounds_text(value), cut)
+            continue
         text = ", ".join(value) if key == "allowed" else value if isinstance(value, str) else _value(value)
         out[key] = _cut(text, cut)
     return out
 
 
-def _allowed_sentence(allowed: Any) -> str:
+def _allowed_sentence(allowed: Any, bounds: Any = None) -> str:
+    if bounds:  # a range or a length: what the values must be, with any listed ones first
+        shown = bounds if isinstance(bounds, str) else bounds_text(bounds)
+        listed = "" if not allowed else (allowed if isinstance(allowed, str) else ", ".join(_value(a) for a in allowed))
+        return f"The allowed values are: {listed + '; ' if listed else ''}{shown}."
     if isinstance(allowed, str):  # cut: one string, possibly ending mid-list
         return f"The allowed values are: {allowed}"
     if allowed:
@@ -83,7 +110,7 @@ def _sentence(f: dict[str, Any]) -> str | None:
     elif "observed" in f:
         words.append(f"You sent {_value(f['observed'])}, which is not accepted.")
     if "allowed" in f:
-        words.append(_allowed_sentence(f["allowed"]))
+        words.append(_allowed_sentence(f["allowed"], f.get("bounds")))
     return " ".join(words) if words else None
 
 
@@ -101,7 +128,7 @@ def _problem(c: Composition, v: Violation, cut: int | None) -> dict[str, Any]:
     if any(part in f for part in ("location", "observed", "allowed")):
         entry: dict[str, Any] = {"name": f["location"]} if "location" in f else {}
         entry["reason"] = PROBLEM_REASON
-        entry.update({key: f[key] for key in ("observed", "allowed") if key in f})
+        entry.update({key: f[key] for key in ("observed", "allowed", "bounds") if key in f})
         problem["invalid-params"] = [entry]
     return problem
 

@@ -48,7 +48,7 @@ from envs.contract import (
     ToolSpec,
     Violation,
 )
-from envs.errors import SuiteBug
+from envs.errors import SuiteBug, UserError
 from envs.tools.output import FaultShape, ProblemDetails, ToolOutput
 from envs.tools.tooling import schema_view
 from envs.validation import TypedTool
@@ -310,9 +310,74 @@ def _checked(suite: ToolSuite[Any], state: Any, draft: TaskDraft) -> bool:
         raise SuiteBug("the success check", exc) from exc
 
 
+class SuiteDefinitionError(UserError):
+    """A suite written with a wrong type where the harness reads it: one line naming the field."""
+
+
+def _check_tools(suite: ToolSuite[Any]) -> None:
+    where = f"suite {suite.name!r}"
+    for i, tool in enumerate(suite.tools):
+        if not isinstance(tool, ToolDef):
+            raise SuiteDefinitionError(
+                f"{where}: tools[{i}] is a {type(tool).__name__}; it must be an envs.authoring.ToolDef"
+            )
+        at = f"{where}: ToolDef {tool.name!r}"
+        if not (isinstance(tool.input, type) and issubclass(tool.input, BaseModel)):
+            raise SuiteDefinitionError(f"{at}: input is {tool.input!r}; it must be a pydantic BaseModel subclass")
+        if not callable(tool.run):
+            raise SuiteDefinitionError(
+                f"{at}: run is a {type(tool.run).__name__}; it must be a function (state, input)"
+            )
+        for name, source in tool.allowed.items():
+            if name not in tool.input.model_fields:
+                raise SuiteDefinitionError(
+                    f"{at}: allowed names the field {name!r}, which {tool.input.__name__} does not have "
+                    f"(its fields: {', '.join(tool.input.model_fields)})"
+                )
+            if not callable(source):
+                raise SuiteDefinitionError(f"{at}: allowed[{name!r}] must be a function of the state")
+
+
+def _check_draft(suite: ToolSuite[Any]) -> None:
+    """The first task, drawn as a run draws it: the types the harness reads from a TaskDraft."""
+    where = f"suite {suite.name!r}: task(seed, state)"
+    _, draft = suite.draw(suite.seed_base)
+    if not isinstance(draft, TaskDraft):
+        raise SuiteDefinitionError(
+            f"{where} returned a {type(draft).__name__}; it must return an envs.authoring.TaskDraft"
+        )
+    if not isinstance(draft.utterance, str):
+        raise SuiteDefinitionError(
+            f"{where}: TaskDraft.utterance is a {type(draft.utterance).__name__}; it must be a str"
+        )
+    if isinstance(draft.gold, (str, bytes)) or not isinstance(draft.gold, Sequence):
+        raise SuiteDefinitionError(
+            f"{where}: TaskDraft.gold is a {type(draft.gold).__name__}; it must be a list of ToolCall"
+        )
+    names = [t.name for t in suite.tools]
+    for j, call in enumerate(draft.gold):
+        if not isinstance(call, ToolCall):
+            raise SuiteDefinitionError(
+                f"{where}: TaskDraft.gold[{j}] is a {type(call).__name__}; it must be an envs.contract.ToolCall "
+                "(ToolCall(name=..., arguments={...}))"
+            )
+        if call.name not in names:
+            raise SuiteDefinitionError(
+                f"{where}: TaskDraft.gold[{j}] calls {call.name!r}; the suite's tools are {names}"
+            )
+    if not isinstance(draft.facts, Mapping):
+        raise SuiteDefinitionError(f"{where}: TaskDraft.facts is a {type(draft.facts).__name__}; it must be a dict")
+
+
 def register(suite: ToolSuite[Any], budget: int, description: str) -> ToolSuite[Any]:
-    """Register the suite under its name (`repair-harness suites` lists it; `run --suite` plays it)."""
+    """Register the suite under its name (`repair-harness suites` lists it; `run --suite` plays it).
+    The definition is checked first: a wrong type where the harness reads it (a tool that is no
+    ToolDef, gold calls given as dicts) is one line naming the field, here rather than in a run."""
     from envs import register_suite
 
+    if not isinstance(suite, ToolSuite):
+        raise SuiteDefinitionError(f"register() takes an envs.authoring.ToolSuite, got a {type(suite).__name__}")
+    _check_tools(suite)
+    _check_draft(suite)
     register_suite(suite.name, suite, budget, description)
     return suite

@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, field_validator, model_serializer
 
 from envs import study
 from envs.tracebacks import format_exception
@@ -150,11 +150,36 @@ class EpisodeContext:
         return None if self.condition is None else self.condition.sets(key)
 
 
+class Bounds(BaseModel):
+    """What a field allows that no list can name: numeric bounds, a multiple, lengths, a pattern
+    (pydantic's own constraints, `Field(ge=10, le=2048)`). Unset parts are None."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    ge: float | None = None
+    gt: float | None = None
+    le: float | None = None
+    lt: float | None = None
+    multiple_of: float | None = None
+    min_length: int | None = None
+    max_length: int | None = None
+    pattern: str | None = None
+
+    def given(self) -> dict[str, Any]:
+        """The parts set, numbers that are whole written as integers (`le: 2048`, not 2048.0)."""
+        out: dict[str, Any] = {}
+        for name, value in self.model_dump(exclude_none=True).items():
+            out[name] = int(value) if isinstance(value, float) and value.is_integer() else value
+        return out
+
+
 class Violation(BaseModel):
     """A structured failure. Conditions render it; environments never format feedback themselves.
 
     message: the validator's own short diagnostic, with no alternatives in it (RawDiag).
     raw: the real exception text or traceback, as an unguarded tool would leak it.
+    allowed: the values allowed at the location, where they can be listed; bounds: what is allowed
+    there that no list names (a range, lengths, a pattern), or None.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -166,9 +191,21 @@ class Violation(BaseModel):
     message: str
     raw: str = ""
     tool: str | None = None
+    bounds: Bounds | None = None
     # what a protocol's own feedback renderers read beyond these fields (veriharness: its
     # GateReport); never written to a transcript or a record
     detail: Any = Field(default=None, exclude=True)
+
+    @model_serializer(mode="wrap")
+    def _without_bounds(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """A Violation with no bounds keeps the form it had before bounds existed (a fork checks
+        recorded outcomes against rebuilt ones, key for key)."""
+        data: dict[str, Any] = handler(self)
+        if self.bounds is None:
+            data.pop("bounds", None)
+        else:
+            data["bounds"] = self.bounds.given()
+        return data
 
     @classmethod
     def from_exception(cls, exc: BaseException, **fields: Any) -> Violation:

@@ -20,8 +20,25 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, BeforeValidator, ValidationError, ValidationInfo
 from pydantic_core import ErrorDetails, PydanticCustomError
 
-from envs.contract import Violation
+from envs.contract import Bounds, Violation
 from envs.errors import SuiteBug
+
+# pydantic's constraint errors: what the field allows is a bound (Violation.bounds), not a list
+BOUND_ERRORS = frozenset(
+    {
+        "greater_than",
+        "greater_than_equal",
+        "less_than",
+        "less_than_equal",
+        "multiple_of",
+        "string_too_short",
+        "string_too_long",
+        "too_short",
+        "too_long",
+        "string_pattern_mismatch",
+    }
+)
+_BOUND_PARTS = ("ge", "gt", "le", "lt", "multiple_of", "min_length", "max_length", "pattern")
 
 # built-in error types whose pydantic message spells out the permitted values
 LISTING_WORDING = {
@@ -93,6 +110,7 @@ def violation_from_error(
     else:
         observed = err.get("input")
     allowed = ctx["allowed"] if "allowed" in ctx else tool.allowed_at(field, arguments, context)
+    bounds = bounds_of(tool.model, field, ctx) if err["type"] in BOUND_ERRORS else None
     short = tool.wording.get(err["type"], err["msg"])
     more = f" (+{len(errors) - 1} more errors)" if len(errors) > 1 and tool.count_more else ""
     return Violation.from_exception(
@@ -103,7 +121,25 @@ def violation_from_error(
         allowed=[str(a) for a in allowed],
         message=f"{tool.name}: {field or 'arguments'}: {short}{more}",
         tool=tool.name,
+        bounds=bounds,
     )
+
+
+def bounds_of(model: type[BaseModel] | None, field: str, ctx: dict[str, Any]) -> Bounds | None:
+    """Every constraint the field states (`Field(ge=10, le=2048)`: both bounds, though the error
+    names one), with what the error's own context adds."""
+    found: dict[str, Any] = {}
+    info = model.model_fields.get(field) if model is not None else None
+    for meta in info.metadata if info is not None else []:
+        for part in _BOUND_PARTS:
+            value = getattr(meta, part, None)
+            if value is not None:
+                found[part] = value
+    for part in _BOUND_PARTS:
+        if ctx.get(part) is not None:
+            found.setdefault(part, ctx[part])
+    numeric = {k: v for k, v in found.items() if k == "pattern" or isinstance(v, (int, float))}
+    return Bounds(**numeric) if numeric else None
 
 
 def _jsonable(value: Any) -> Any:

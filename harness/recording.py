@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from conditions.compose import is_composition, parse
 from envs.contract import Accepted, Violation
 from harness.loop import EpisodeResult
 from harness.types import EndReason, EpisodeKey, EpisodeRecord
@@ -29,6 +30,13 @@ def _final_failure(r: EpisodeResult) -> str | None:
     if isinstance(last, Accepted):
         return "lost" if last.lost else "incomplete"
     return None
+
+
+def _shows_allowed(params: dict[str, Any]) -> bool | None:
+    """Whether the condition's composition has the `allowed` part (which states the bounds);
+    None for a renderer of its own, whose text only its author knows."""
+    spelled = str(params.get("composition") or "")
+    return parse(spelled).has("allowed") if is_composition(spelled) else None
 
 
 def _total(values: Iterable[int | None]) -> int | None:
@@ -57,6 +65,9 @@ def build_record(
     # validity of the first attempt at an action; messages to a simulated user are not attempts
     first_valid = None if not attempts else not isinstance(attempts[0], Violation)
     success = None if result.harness_error else bool(result.won)
+    bounded = sum(1 for v in violations if v.bounds is not None)
+    if bounded:  # rejections with a range or a length to state, and whether the condition stated it
+        extra = {**(extra or {}), "bounds": {"rejections": bounded, "shown": _shows_allowed(condition_params)}}
     end = _end_reason(result)
     return EpisodeRecord(
         run_id=run_id,

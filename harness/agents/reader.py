@@ -14,6 +14,9 @@ The rule (what its success per condition means):
      sends the same answer again.
    - a missing field is added back (it knows the value, it forgot the field) once the feedback
      names the field, as a location or in the message; otherwise it sends the same again.
+   - another player's number rejected at a location (a fork of another's failure) is moved to
+     the nearest value the feedback's bounds allow there (`>= 10 and <= 2048`: 4096 becomes
+     2048); without bounds at that location it sends the same again.
 3. An accepted action moves it to the next action of the reference.
 It never reads the environment beyond the reference it starts from.
 """
@@ -185,8 +188,64 @@ def read_feedback(text: str) -> list[tuple[str | None, list[str]]]:
     return items
 
 
+_BOUND = re.compile(r"(>=|<=|>|<) (-?\d+(?:\.\d+)?)|a multiple of (\d+(?:\.\d+)?)")
+_BOUND_KEYS = {">=": "ge", ">": "gt", "<=": "le", "<": "lt"}
+
+
+def _prose_bounds(text: str) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for op, number, multiple in _BOUND.findall(text):
+        if multiple:
+            out["multiple_of"] = float(multiple)
+        else:
+            out[_BOUND_KEYS[op]] = float(number)
+    return out
+
+
+def read_bounds(text: str) -> dict[str, dict[str, float]]:
+    """location -> the numeric bounds the feedback states there (json `bounds`, a problem's
+    `invalid-params` entry, or the prose "The allowed values are: >= 10 and <= 2048.")."""
+    found: dict[str, dict[str, float]] = {}
+    for line in text.splitlines():
+        line = line.strip().removeprefix("- ")
+        data = _json(line)
+        entries = (data.get("invalid-params") or []) if isinstance(data, dict) and _is_problem(data) else [data]
+        for entry in entries:
+            if isinstance(entry, dict) and isinstance(entry.get("bounds"), dict):
+                where = entry.get("location", entry.get("name"))
+                found[str(where)] = {k: float(v) for k, v in entry["bounds"].items() if isinstance(v, (int, float))}
+            elif isinstance(entry, dict) and isinstance(entry.get("bounds"), str):  # cut to a string
+                found[str(entry.get("location", entry.get("name")))] = _prose_bounds(entry["bounds"])
+        at, allowed = _PROSE_AT.search(line), _PROSE_ALLOWED.search(line)
+        if at is not None and allowed is not None and _prose_bounds(allowed.group(1)):
+            found[json.loads(at.group(1))] = _prose_bounds(allowed.group(1))
+    return found
+
+
+def _within(value: float, bounds: dict[str, float], whole: bool) -> float:
+    """The value moved to the nearest one the bounds allow."""
+    step = 1 if whole else 1e-9
+    if "ge" in bounds:
+        value = max(value, bounds["ge"])
+    if "gt" in bounds and value <= bounds["gt"]:
+        value = bounds["gt"] + step
+    if "le" in bounds:
+        value = min(value, bounds["le"])
+    if "lt" in bounds and value >= bounds["lt"]:
+        value = bounds["lt"] - step
+    if bounds.get("multiple_of"):
+        value = round(value / bounds["multiple_of"]) * bounds["multiple_of"]
+    return value
+
+
 def repair(m: Mistake, text: str) -> tuple[bool, Any]:
     """Whether the feedback lets it fix the mistake, and the value it then sends."""
+    if m.kind == "out_of_range":
+        bounds = next((b for loc, b in read_bounds(text).items() if loc.endswith(m.where)), None)
+        if not bounds:
+            return False, m.sent
+        value = _within(float(m.sent), bounds, isinstance(m.sent, int))
+        return True, int(value) if isinstance(m.sent, int) else value
     items = read_feedback(text)
     if m.kind == "missing_field":
         named = (
@@ -273,6 +332,9 @@ def located(action: Action, reference: list[Action], pos: int, location: str) ->
     field = location.rsplit(".", 1)[-1]
     if isinstance(action.arguments.get(field), str):
         return Mistake(pos, "typo", f"arguments.{field}", field, -1, None, action.arguments[field])
+    value = action.arguments.get(field)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):  # a number out of its bounds
+        return Mistake(pos, "out_of_range", f"arguments.{field}", field, -1, None, value)
     known = reference[pos] if pos < len(reference) else None
     if field not in action.arguments and isinstance(known, ToolCall) and known.name == action.name:
         if field in known.arguments:
