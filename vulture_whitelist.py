@@ -44,6 +44,15 @@ _ = (
     # pydantic fields run.json is validated against (results.rundir.RunMeta), read as a dict after
     rundir.RunMeta.moving_errors,
     types.EpisodeRecord._without_fork,
+    contract.Violation._without_bounds,
+    # pydantic fields filled by name (envs.validation.bounds_of) and written by Bounds.given
+    contract.Bounds.ge,
+    contract.Bounds.gt,
+    contract.Bounds.le,
+    contract.Bounds.lt,
+    contract.Bounds.multiple_of,
+    contract.Bounds.min_length,
+    contract.Bounds.max_length,
     # pydantic's GenerateJsonSchema calls decimal_schema for every Decimal field (StableJsonSchema)
     schema.StableJsonSchema.decimal_schema,
     # pydantic fields written by model_dump: the records (records.jsonl)
@@ -57,6 +66,7 @@ _ = (
     report_model.DynamicsRow.episodes_with_rejection,
     report_model.DynamicsRow.preventable_ci_low,
     report_model.DynamicsRow.preventable_ci_high,
+    report_model.DynamicsRow.after_error_counts,
     report_model.References.planned_contrasts,
     report_model.References.self_reflective,
     report_model.Report.schema_,

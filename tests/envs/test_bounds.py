@@ -75,10 +75,8 @@ def test_the_reader_moves_a_number_into_the_bounds_it_is_shown(condition):
 
 def test_a_forked_out_of_range_failure_is_repaired_under_allowed_compositions_only(tmp_path):
     src, fork = tmp_path / "src", tmp_path / "fork"
-    result, text = invoke(
-        "run", "--suite", "vm-disks", "--plugin", PLUGIN, "--model", "agent:oversize", "--conditions", "none,allowed_json",
-        "--out", src,
-    )  # fmt: skip
+    played = ["--suite", "vm-disks", "--model", "agent:oversize", "--conditions", "none,allowed_json"]
+    result, text = invoke("run", *played, "--plugin", PLUGIN, "--out", src)
     assert result.exit_code == 0, text
     conditions = "loc_obs,allowed_prose,allowed_json,retry+code+location+allowed@problem"
     result, text = invoke(
