@@ -10,7 +10,7 @@ compared the same way, level by level (prose -> json, ...). Per model:
 
 - `diff`, with a bootstrap CI over tasks (whole tasks are resampled, each with all its pairs:
   `results.resampling.cluster_bootstrap`; 10,000 draws, fixed seed);
-- `p`: exact two-sided McNemar on the pooled discordant pairs; `p_holm`: Holm over the model's rows;
+- `p_value`: exact two-sided McNemar on the pooled discordant pairs; `p_holm`: Holm over the model's rows;
 - `pairs` (episode pairs), `arm_pairs` (pairs of conditions pooled) and `tasks`.
 
 Fewer than two pairs give no interval (a bootstrap of one pair is no estimate). A factor that a
@@ -41,7 +41,7 @@ FACTOR_FIELDS = (COMPOSITION, ARBITER, ENV)
 # what pairs two episodes of different arms: the same task, played the same way by the same model
 PAIRED = (C.suite, C.task_id, C.budget, C.sample_seed, C.constrain, C.fork)
 FORM_ORDER = ("prose", "json", "problem")
-COLUMNS = ("model", "factor", "level_a", "level_b", "diff", "ci_low", "ci_high", "p", "p_holm", "pairs", "arm_pairs")
+COLUMNS = ("model", "factor", "level_a", "level_b", "diff", "ci_low", "ci_high", "p_value", "p_holm", "pairs", "arm_pairs")
 
 
 @dataclass(frozen=True)
@@ -111,7 +111,7 @@ def _row(pairs: list[pd.DataFrame], n_boot: int, seed: int) -> dict[str, Any]:
         "diff": float(d.mean()) if len(d) else math.nan,
         "ci_low": ci[0],
         "ci_high": ci[1],
-        "p": mcnemar_exact(int((sa & ~sb).sum()), int((~sa & sb).sum())) if len(d) else math.nan,
+        "p_value": mcnemar_exact(int((sa & ~sb).sum()), int((~sa & sb).sum())) if len(d) else math.nan,
         "pairs": len(d),
         "tasks": int(len(np.unique(tasks))),
         "rate_a": float(sa.mean()) if len(d) else math.nan,
@@ -142,7 +142,7 @@ def factor_effects(df: pd.DataFrame, n_boot: int = N_BOOT, seed: int = SEED) -> 
                     **_row(pairs, n_boot, seed),
                 }
             )
-        for row, adjusted in zip(mine, holm([r["p"] for r in mine]), strict=True):
+        for row, adjusted in zip(mine, holm([r["p_value"] for r in mine]), strict=True):
             row["p_holm"] = float(adjusted)
         rows += mine
         named = {p for arm in arms for p in arm.parts} | ({"form"} if len({a.form for a in arms}) > 1 else set())

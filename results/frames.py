@@ -247,7 +247,7 @@ def factors_frame(report: Report) -> pd.DataFrame:
             "levels": f"{r.level_a} -> {r.level_b}",
             "diff pts [95% CI]": _num(None if r.diff is None else 100 * r.diff)
             + ("" if r.ci_low is None or r.ci_high is None else f" [{100 * r.ci_low:.1f}, {100 * r.ci_high:.1f}]"),
-            "p": _p(r.p),
+            "p": _p(r.p_value),
             "p Holm": _p(r.p_holm),
             "pairs": r.pairs,
             "condition pairs": r.arm_pairs,

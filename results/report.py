@@ -61,10 +61,18 @@ def _clean(value: Any) -> Any:
     if isinstance(value, (int, np.integer)):
         return int(value)
     if isinstance(value, (float, np.floating)):
-        return None if math.isnan(value) else round(float(value), 6)
+        return None if math.isnan(value) else _rounded(float(value))
     if value is None or value is pd.NA:
         return None
     return value
+
+
+def _rounded(value: float) -> float:
+    """Six decimals, or six significant digits where six decimals would leave none: a p-value of
+    3e-9 stays 3e-09 in the JSON, never 0.0."""
+    if value == 0 or abs(value) >= 1e-4:
+        return round(value, 6)
+    return float(f"{value:.6g}")
 
 
 def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:

@@ -141,7 +141,7 @@ class FactorRow(Row):
     diff: float | None
     ci_low: float | None
     ci_high: float | None
-    p: float | None
+    p_value: float | None
     p_holm: float | None
     pairs: int
     arm_pairs: int

@@ -45,10 +45,10 @@ def test_each_factors_effect_is_pooled_over_the_pairs_that_differ_in_it_alone(tm
     allowed, location, form = table.loc["allowed"], table.loc["location"], table.loc["form"]
     # with location, allowed adds 8 of 10; without it, nothing: pooled over 4 pairs of arms, 0.4
     assert allowed["arm_pairs"] == 4 and allowed["pairs"] == 40 and allowed["diff"] == 0.4
-    assert 0 < allowed["ci_low"] < 0.4 < allowed["ci_high"] and allowed["p"] < 0.01
+    assert 0 < allowed["ci_low"] < 0.4 < allowed["ci_high"] and allowed["p_value"] < 0.01
     assert location["diff"] == 0.4 and (form["level_a"], form["level_b"]) == ("prose", "json")
-    assert form["diff"] == 0 and form["ci_low"] == 0 == form["ci_high"] and form["p"] == 1
-    assert set(table["p_holm"] >= table["p"]) == {True}
+    assert form["diff"] == 0 and form["ci_low"] == 0 == form["ci_high"] and form["p_value"] == 1
+    assert set(table["p_holm"] >= table["p_value"]) == {True}
     untestable = {u["factor"] for u in factor_effects(df).untestable}
     assert untestable == {"retry", "code"}  # every arm has them: no pair isolates them
 
@@ -85,3 +85,13 @@ def test_the_report_shows_factors_only_when_asked(tmp_path):
     text = render_report(df, fmt="table", width=120, factors=True)
     assert "Which part of the feedback does the work" in text and "untestable" in text
     assert "# factors" in render_report(df, fmt="csv", factors=True)
+
+
+def test_a_tiny_p_value_keeps_its_magnitude_in_the_json():
+    from results.report import _clean
+
+    assert _clean({"p_value": 3.2e-9, "diff": 0.123456789, "zero": 0.0}) == {
+        "p_value": 3.2e-09,
+        "diff": 0.123457,
+        "zero": 0.0,
+    }
