@@ -41,7 +41,19 @@ FACTOR_FIELDS = (COMPOSITION, ARBITER, ENV)
 # what pairs two episodes of different arms: the same task, played the same way by the same model
 PAIRED = (C.suite, C.task_id, C.budget, C.sample_seed, C.constrain, C.fork)
 FORM_ORDER = ("prose", "json", "problem")
-COLUMNS = ("model", "factor", "level_a", "level_b", "diff", "ci_low", "ci_high", "p_value", "p_holm", "pairs", "arm_pairs")
+COLUMNS = (
+    "model",
+    "factor",
+    "level_a",
+    "level_b",
+    "diff",
+    "ci_low",
+    "ci_high",
+    "p_value",
+    "p_holm",
+    "pairs",
+    "arm_pairs",
+)
 
 
 @dataclass(frozen=True)
