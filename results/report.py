@@ -352,13 +352,13 @@ def render_report(
 ) -> str:
     """The report as text: table (rich, fitted to `width`), md, csv (sections), latex, or json (stable).
 
-    The Self-Reflective APIs comparison (`headline`) is a different setting; the text formats show
-    it only when asked. The json format always holds every section."""
+    The Self-Reflective APIs comparison (`headline`) is a different setting: every format shows it
+    only when asked (json: an empty `headline` list otherwise)."""
     if fmt not in FORMATS:
         raise UnknownChoice("format", fmt, list(FORMATS))
     report = build_report(df, contrasts=contrasts, by=by, planned=planned, factors=factors)
     if fmt == "json":
-        return report.to_json()
+        return (report if headline else report.model_copy(update={"headline": []})).to_json()
     from results import tables
 
     return tables.RENDERERS[fmt](report, width=width, headline=headline)

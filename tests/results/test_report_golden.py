@@ -29,7 +29,7 @@ LANES = (("qwen2.5-coder-14b-awq", (0,), 24), ("local", (3101, 3102, 3103), 8))
 # render_report's keyword arguments, per golden file
 REPORTS: dict[str, dict[str, Any]] = {
     "default": {},
-    "asked-by": {"contrasts": "allowed_json-raw,loc_obs-raw", "by": ["fenced_answers"]},
+    "asked-by": {"contrasts": "allowed_json-raw,loc_obs-raw", "by": ["fenced_answers"], "headline": True},
 }
 
 
