@@ -85,6 +85,7 @@ def load_file(given: str | Path) -> Plugin:
     if spec is None or spec.loader is None:
         raise PluginError(f"plugin {given}: not a Python file")
     module = importlib.util.module_from_spec(spec)
+    _built_ins()
     sys.modules[module_name] = module  # dataclasses and pydantic look their module up by name
     try:
         with plugin_source(f"plugin {given}"):
@@ -95,6 +96,14 @@ def load_file(given: str | Path) -> Plugin:
     plugin = Plugin(name=str(given), path=key, sha256=sha)
     _LOADED[key] = plugin
     return plugin
+
+
+def _built_ins() -> None:
+    """Every registry's built-in entries, registered before a plugin's code runs: a module the
+    plugin is the first to import would otherwise register its built-ins under the plugin's name
+    (and a clash would blame the plugin for a name it never registered)."""
+    for module in ("envs", "conditions", "harness.agents", "harness.imports", "harness.backends.vllm_presets"):
+        importlib.import_module(module)
 
 
 def _may_declare() -> bool:

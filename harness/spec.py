@@ -168,7 +168,8 @@ def _protocol_suites() -> str:
 
 
 def load_toml(path: Path) -> dict[str, Any]:
-    """A TOML grid; its `plugins` are files relative to the TOML file's folder."""
+    """A TOML grid; its paths (`plugins`, `out`) are relative to the TOML file's folder, as a
+    path written in a file is read (a flag's `--out` stays relative to where the command runs)."""
     try:
         values = tomllib.loads(path.read_bytes().decode("utf-8"))
     except FileNotFoundError:
@@ -186,4 +187,6 @@ def load_toml(path: Path) -> dict[str, Any]:
     if not isinstance(plugins, list) or not all(isinstance(p, str) for p in plugins):
         raise SpecError(f"{path}: plugins must be a list of file names, got {plugins!r}")
     values["plugins"] = [str(path.parent / p) if not Path(p).is_absolute() else p for p in plugins]
+    if isinstance(values.get("out"), str) and not Path(values["out"]).is_absolute():
+        values["out"] = str(path.parent / values["out"])
     return values

@@ -148,3 +148,21 @@ def test_an_installed_package_plugin_is_found_by_its_entry_point(tmp_path):
     assert done.returncode == 0, done.stderr
     (recorded,) = json.loads((out / "run.json").read_text())["plugins"]
     assert recorded["distribution"] == "paint-plugin" and recorded["version"] == "1.2.0"
+
+
+def test_a_clash_with_a_built_in_name_blames_no_plugin_for_the_built_in(tmp_path):
+    """A plugin that is the first to import a built-in registry's module: the built-ins stay the
+    built-ins' (the message once said 'already registered (by plugin ...)')."""
+    import subprocess
+    import sys
+
+    plugin = tmp_path / "clash.py"
+    plugin.write_text(
+        "from harness.agents import ReferenceAgent, register_agent\n"
+        "class Mine(ReferenceAgent):\n    kind = 'gold'\n"
+        "register_agent('agent:gold', Mine)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "harness.cli", "suites", "--plugin", str(plugin)], capture_output=True, text=True
+    )
+    assert done.returncode == 2 and "already registered (by built-in)" in done.stderr, done.stderr

@@ -51,3 +51,14 @@ def test_bad_grid_files_and_flags_are_one_line_exit_2(tmp_path):
     assert result.exit_code == 2 and "n_tasks" in text and len(text) < 2_000, text[:300]
     result, text = invoke(*flags, "--out", tmp_path / ("x" * 300))
     assert result.exit_code == 2 and "longer than 255 bytes" in text and "Traceback" not in text
+
+
+def test_a_grid_files_paths_are_relative_to_the_file(tmp_path):
+    from harness.spec import load_toml
+
+    folder = tmp_path / "study"
+    folder.mkdir()
+    grid = folder / "grid.toml"
+    grid.write_text('suite = "bank-disputes"\nout = "runs/a"\nplugins = ["mine.py"]\n')
+    values = load_toml(grid)
+    assert values["out"] == str(folder / "runs" / "a") and values["plugins"] == [str(folder / "mine.py")]
