@@ -47,6 +47,48 @@ def integer_ticks(ax: Axes, values: Iterable[Any] = (), axis: str = "x") -> None
         target.set_major_locator(MaxNLocator(integer=True))
 
 
+# a condition label longer than this wraps at its composition's "+" (and before its "@FORM")
+LABEL_CHARS = 16
+
+
+def condition_label(name: str) -> str:
+    """A condition as an axis label: a composition (`retry+code+location+allowed@json`) wraps at
+    its parts, a line at most LABEL_CHARS long where the parts allow, so that eight of them side
+    by side stay legible."""
+    if len(name) <= LABEL_CHARS:
+        return name
+    head, at, form = name.rpartition("@")
+    parts = (head if at else name).split("+")
+    lines = [parts[0]]
+    for part in parts[1:]:
+        if len(lines[-1]) + 1 + len(part) <= LABEL_CHARS:
+            lines[-1] += "+" + part
+        else:
+            lines.append("+" + part)
+    if at:
+        lines.append("@" + form)
+    return "\n".join(lines)
+
+
+def label_conditions(ax: Axes, positions: Sequence[float], names: Sequence[str], axis: str = "x") -> None:
+    """Condition names as tick labels: short ones slanted, compositions wrapped and upright; on a
+    y axis (bars drawn across) each on one line, as there is room to the left and none between."""
+    wrapped = any(len(n) > LABEL_CHARS for n in names)
+    if axis == "y":
+        ax.set_yticks(list(positions), list(names), fontsize=7 if wrapped else None)
+        return
+    labels = [condition_label(n) for n in names]
+    if wrapped:
+        ax.set_xticks(list(positions), labels, fontsize=7)
+    else:
+        ax.set_xticks(list(positions), labels, rotation=30, ha="right")
+
+
+def width_for(conditions: int) -> float:
+    """A panel's width in inches for this many conditions side by side (wrapped labels need ~0.8)."""
+    return max(4.2, 0.8 * conditions + 1.0)
+
+
 def conditions(frame: pd.DataFrame) -> list[str]:
     return sorted(frame[C.condition].unique(), key=condition_rank)
 
@@ -119,11 +161,14 @@ def legend(fig: Figure) -> None:
         for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
             seen.setdefault(label, handle)
     if seen:
+        # as many columns as the figure's width holds at 7-point type (about 0.06 inch a character)
+        longest = max(len(label) for label in seen) + 4
+        fits = max(1, int(fig.get_figwidth() / (0.06 * longest)))
         fig.legend(
             list(seen.values()),
             list(seen),
             loc="outside lower center",
-            ncols=min(4, len(seen)),
+            ncols=min(4, len(seen), fits),
             fontsize=7,
             frameon=False,
         )

@@ -31,7 +31,7 @@ def success_by_condition(df: pd.DataFrame) -> Figure:
     """Solved rate per condition with Wilson 95% CIs, one panel per model; diamonds = paper."""
     cells = summary(df)
     models = panels.models(df)
-    fig, axes = panels.figure(len(models))
+    fig, axes = panels.figure(len(models), width=panels.width_for(cells[C.condition].nunique()))
     extra = [c for c in cells.columns if c in (C.suite, C.budget)]
     for ax, model in zip(axes, models, strict=True):
         if panels.no_data(ax, model, df):
@@ -54,7 +54,7 @@ def success_by_condition(df: pd.DataFrame) -> Figure:
             if ref is not None:
                 ax.plot(i, ref.rate, "D", color="black", label=None if labelled else f"paper (budget {budget})")
                 labelled = True
-        ax.set_xticks(range(len(conds)), conds, rotation=30, ha="right")
+        panels.label_conditions(ax, range(len(conds)), conds)
         ax.set_ylim(0, 1.05)
         ax.set_ylabel("solved rate (95% Wilson CI)")
         panels.panel_title(ax, model, df)
@@ -67,7 +67,7 @@ def success_by_condition(df: pd.DataFrame) -> Figure:
 
 def success_vs_budget(df: pd.DataFrame) -> Figure:
     """Solved rate against the call budget, one line per condition, one panel per model."""
-    cells = summary(df, by=[C.budget])
+    cells = summary(df, by=[C.suite, C.budget])
     models = panels.models(df)
     fig, axes = panels.figure(len(models))
     for ax, model in zip(axes, models, strict=True):
@@ -75,19 +75,25 @@ def success_vs_budget(df: pd.DataFrame) -> Figure:
             continue
         part = cells[(cells[C.model] == model) & (cells["n"] > 0)]
         conds = panels.conditions(part)
+        suites = sorted(part[C.suite].unique())
+        lines = [(cond, suite) for suite in suites for cond in conds]
         budgets = np.sort(part[C.budget].unique())
-        # the conditions side by side around each budget: at one budget they would hide each other
-        step = 0.6 * (np.diff(budgets).min() if len(budgets) > 1 else 1) / max(1, len(conds))
-        for k, cond in enumerate(conds):
-            sel = part[part[C.condition] == cond].sort_values(C.budget)
+        # the lines side by side around each budget: at one budget they would hide each other
+        step = 0.6 * (np.diff(budgets).min() if len(budgets) > 1 else 1) / max(1, len(lines))
+        for k, (cond, suite) in enumerate(lines):
+            sel = part[(part[C.condition] == cond) & (part[C.suite] == suite)].sort_values(C.budget)
+            if sel.empty:
+                continue
             err = np.vstack([sel["rate"] - sel["ci_low"], sel["ci_high"] - sel["rate"]])
+            # one line per suite: budgets of two suites are not one curve
             ax.errorbar(
-                sel[C.budget] + (k - (len(conds) - 1) / 2) * step,
+                sel[C.budget] + (k - (len(lines) - 1) / 2) * step,
                 sel["rate"],
                 yerr=err,
-                marker="o",
+                marker="os^Dv"[suites.index(suite) % 5],
                 capsize=3,
-                label=cond,
+                color=f"C{conds.index(cond) % 10}",
+                label=cond if len(suites) == 1 else f"{cond} ({suite})",
             )
         panels.integer_ticks(ax, part[C.budget].unique())
         ax.set_xlabel("budget (model calls)")
@@ -154,7 +160,7 @@ def repair_funnel(df: pd.DataFrame) -> Figure:
     """Share of episodes whose first call was valid, that were repaired, and that were solved."""
     cells = funnel(df)
     models = panels.models(df)
-    fig, axes = panels.figure(len(models))
+    fig, axes = panels.figure(len(models), width=panels.width_for(cells[C.condition].nunique()))
     stages = (C.first_call_valid, C.repaired, "solved")
     for ax, model in zip(axes, models, strict=True):
         if panels.no_data(ax, model, df):
@@ -165,7 +171,7 @@ def repair_funnel(df: pd.DataFrame) -> Figure:
         x = np.arange(len(conds))
         for s, stage in enumerate(stages):
             ax.bar(x + (s - 1) * 0.27, part[stage] / part["n"], 0.27, label=stage.replace("_", " "))
-        ax.set_xticks(x, conds, rotation=30, ha="right")
+        panels.label_conditions(ax, x, conds)
         ax.set_ylim(0, 1.05)
         ax.set_ylabel("share of episodes")
         panels.panel_title(ax, model, df)
@@ -210,7 +216,7 @@ def failure_codes(df: pd.DataFrame) -> Figure:
                 if code in counts and counts[code].any():
                     ax.barh(range(len(conds)), counts[code], left=left, color=colors[code], label=code)
                     left += counts[code].to_numpy()
-            ax.set_yticks(range(len(conds)), conds)
+            panels.label_conditions(ax, range(len(conds)), conds, axis="y")
             ax.invert_yaxis()
             ax.set_xlabel("episodes")
             panels.integer_ticks(ax)
@@ -229,18 +235,23 @@ def repair_dynamics(df: pd.DataFrame) -> Figure:
     models = panels.models(df)
     fig, axes = panels.figure(len(models) + 1)
     rows = pd.DataFrame(dynamics(df, by=[C.constrain]))
+    # one colour and dash per condition and arm in every panel, so that the one legend reads for all
+    curves = sorted({(r[C.condition], r[C.constrain]) for _, r in rows.iterrows()}) if not rows.empty else []
     for ax, model in zip(axes, models, strict=False):
         if panels.no_data(ax, model, df):
             continue
         mine = rows[rows[C.model] == model] if not rows.empty else rows
+        # after the first rejection (an attempt of its own) at most budget - 1 attempts are left
+        last_k = max(1, int(df.loc[df[C.model] == model, C.budget].max()) - 1)
         drawn = 0
         every_k: set[int] = set()
         for _, r in mine.iterrows():
-            ks = [int(k) for k, v in r["recovery_at"].items() if v is not None]
+            ks = [int(k) for k, v in r["recovery_at"].items() if v is not None and int(k) <= last_k]
             if not ks:
                 continue
             every_k.update(ks)
             arm = "" if r[C.constrain] == "none" else f" [{r[C.constrain]}]"
+            i = curves.index((r[C.condition], r[C.constrain]))
             # dashes of their own: curves that coincide (a reference agent's) stay visible
             ax.plot(
                 ks,
@@ -248,7 +259,8 @@ def repair_dynamics(df: pd.DataFrame) -> Figure:
                 marker="o",
                 markersize=3,
                 alpha=0.85,
-                linestyle=("-", "--", ":", "-.")[drawn % 4],
+                color=f"C{i % 10}",
+                linestyle=("-", "--", ":", "-.")[i % 4],
                 label=f"{r[C.condition]}{arm}",
             )
             drawn += 1
@@ -292,6 +304,9 @@ def factor_effects(df: pd.DataFrame) -> Figure:
     fig, axes = panels.figure(
         len(models), width=4.6, height=max(2.6, 0.45 * table.groupby(C.model).size().max()) if not table.empty else 2.6
     )
+    # one scale for every panel (points), at least +-10: effects of 0 are not drawn on +-0.04 axes
+    ends = 100 * table[["ci_low", "ci_high", "diff"]].to_numpy(dtype=float) if not table.empty else np.zeros(1)
+    reach = max(10.0, float(np.nanmax(np.abs(ends))) if np.isfinite(ends).any() else 10.0) * 1.1
     for ax, model in zip(axes, models, strict=True):
         rows = table[table[C.model] == model].iloc[::-1]
         if rows.empty:
@@ -310,7 +325,10 @@ def factor_effects(df: pd.DataFrame) -> Figure:
         ]
         ax.set_yticks(y, labels, fontsize=8)
         ax.set_xlabel("effect on solved rate (points)", fontsize=8)
+        ax.set_xlim(-reach, reach)
         ax.set_title(f"model {model} ({int(rows['pairs'].max())} pairs at most)", fontsize=9)
+        if not np.nan_to_num(np.abs(diff)).any() and not np.nan_to_num(low + high).any():
+            panels.note(ax, "no effect: every pair solved alike")
     panels.title(fig, "Which part of the feedback does the work: paired effect, 95% CI over tasks", df)
     return fig
 

@@ -159,3 +159,18 @@ def test_conditions_on_one_point_share_one_label(kit, tmp_path: Path) -> None:
     (ax,) = FIGURES["tokens_per_success"](load(kit.write(tmp_path / "same", recs))).axes
     labels = [t.get_text() for t in ax.texts]
     assert labels == ["raw\nloc_obs\nallowed_json"]
+
+
+def test_eight_compositions_label_the_axis_each_whole_and_wrapped_at_its_parts():
+    from results.panels import LABEL_CHARS, condition_label
+
+    names = [
+        "raw",
+        "retry+code+location+observed+allowed@json",
+        "frame+retry+message@json",
+        "retry+location+allowed=3@problem",
+    ]
+    labels = [condition_label(n) for n in names]
+    assert labels[0] == "raw" and labels[1] == "retry+code\n+location\n+observed\n+allowed\n@json"
+    assert all(label.replace("\n", "") == name for label, name in zip(labels, names, strict=True))
+    assert all(len(line) <= LABEL_CHARS for label in labels for line in label.split("\n"))
