@@ -165,6 +165,7 @@ def conversation(transcript: dict[str, Any], condition: str) -> list[Block]:
     before: list[dict[str, Any]] = []
     opening: list[dict[str, Any]] = []
     previous_answer = ""
+    rejected = False  # whether the previous call's outcome was a rejection the condition rendered
     action = 0
     for turn, full in zip(turns, full_messages(turns), strict=True):
         # a review turn is shown by what it added; an action turn by its whole conversation
@@ -179,10 +180,15 @@ def conversation(transcript: dict[str, Any], condition: str) -> list[Block]:
             opening = sent
             blocks += [Block("sent", ((str(m.get("content") or ""), PLAIN),), f"sent: {m.get('role')}") for m in sent]
         else:
-            # a fork's replayed calls were told under its source's condition
+            # a fork's replayed calls were told under its source's condition; an accepted call's
+            # answer is the environment's (a tool's result, a simulated user's reply), not feedback
             said = "the source's condition" if turn.get("replayed") else condition
             blocks += [
-                Block("told", ((text, PLAIN),), f"told the agent ({said}, as {role})")
+                Block(
+                    "told",
+                    ((text, PLAIN),),
+                    f"told the agent ({said}, as {role})" if rejected else f"the environment answered (as {role})",
+                )
                 for role, text in new_part(sent, before, opening, previous_answer)
             ]
         if not review:
@@ -193,6 +199,7 @@ def conversation(transcript: dict[str, Any], condition: str) -> list[Block]:
         previous_answer = answer.get("text") or ""
         if "outcome" in turn:
             blocks.append(Block("line", _outcome(turn["outcome"])))
+            rejected = isinstance(turn["outcome"], dict) and "code" in turn["outcome"]
     if transcript.get("harness_error"):
         blocks.append(Block("line", ((f"harness error: {transcript['harness_error']}", BAD),)))
     return blocks

@@ -86,7 +86,8 @@ def plot(
     dirs: Dirs,
     out: Annotated[Path, typer.Option("--out", help="folder for the PNG and PDF figures")] = Path("figures"),
 ) -> None:
-    """Success by condition, success vs budget, tokens per success vs success, repair funnel."""
+    """Seven figures, PNG and PDF: success_by_condition, success_vs_budget, tokens_per_success,
+    repair_funnel, failure_codes, repair_dynamics, factor_effects (docs/reports.md)."""
     from harness.store_files import storage_guard
     from results import load
     from results.plots import save_figures  # matplotlib only when plotting

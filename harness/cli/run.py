@@ -37,7 +37,9 @@ def run(
         None,
         "--model",
         "--models",
-        help="model name(s), comma-separated, required: local, a vLLM preset, or a model served by --endpoint",
+        help="model name(s), comma-separated, required: local, a vLLM preset, a model served by --endpoint, "
+        "gguf:PATH (a GGUF file on the embedded llama.cpp server) or agent:NAME (a reference agent: gold, reader, "
+        "random, stubborn, or a plugin's; docs/conditions.md)",
     ),
     endpoint: str | None = typer.Option(
         None,

@@ -229,3 +229,12 @@ def test_a_plugin_registers_an_importer_of_another_format(tmp_path):
     )
     result, text = invoke("import", "other", DATA, "--out", tmp_path / "o", "--model", "m", "--plugin", plugin)
     assert result.exit_code == 0 and "read 1 paths for m" in text
+
+
+def test_show_tells_bfcls_feedback_from_the_environments_answers(imported):
+    out, _ = imported
+    result, text = invoke("show", out / GPT, "--task", "base_11")
+    flat = " ".join(text.split())
+    assert result.exit_code == 0, text
+    assert "told the agent (bfcl-native, as tool)" in flat and "the environment answered (as tool)" in flat
+    assert "cd: /temp: Unsupported path" in flat
