@@ -280,6 +280,8 @@ def _lane(spec: RunSpec, model: str, backend: Backend, pool: ModelPool) -> Lane:
     server = pool.servers.get(url) if url else None
     if isinstance(server, VllmServer):
         return Lane(metrics_url=f"{server.root_url}/metrics", bound=spec.concurrency)
+    if spec.concurrency is None and server is not None and server.serial:
+        return Lane(1)  # a server that answers one request at a time: one episode at a time
     return Lane(spec.concurrency or defaults.CONCURRENCY)
 
 

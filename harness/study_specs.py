@@ -58,7 +58,7 @@ def paper_spec(
     endpoints: list[str],
     out: Path,
     games: int | None,
-    concurrency: int,
+    concurrency: int | None,
     protocol: str = "veriharness",
 ) -> RunSpec:
     """One lane of the study for one model; `games` plays the first N games instead (a smaller run)."""

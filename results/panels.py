@@ -70,7 +70,7 @@ def condition_label(name: str) -> str:
     return "\n".join(lines)
 
 
-def label_conditions(ax: Axes, positions: Sequence[float], names: Sequence[str], axis: str = "x") -> None:
+def label_conditions(ax: Axes, positions: Iterable[float], names: Sequence[str], axis: str = "x") -> None:
     """Condition names as tick labels: short ones slanted, compositions wrapped and upright; on a
     y axis (bars drawn across) each on one line, as there is room to the left and none between."""
     wrapped = any(len(n) > LABEL_CHARS for n in names)

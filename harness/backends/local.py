@@ -143,6 +143,9 @@ class LlamaServer(ManagedServer):
 
     label = "embedded llama.cpp server"
     kind = "llama.cpp"
+    # llama_cpp.server answers one request at a time (one context, behind a lock): more episodes
+    # at once only queue up, and a queued request's wait counts against its read timeout
+    serial = True
     # the module run as `python -m MODULE --config_file FILE` (a wrapper of llama_cpp.server fits)
     # our entry resets the context before each completion: answers depend on the prompt alone
     server_module = "harness.backends.llama_entry"

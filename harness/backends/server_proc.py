@@ -82,6 +82,8 @@ class ManagedServer:
     label = "server"
     kind = "any"  # what a signal most often means for this server (server_death.WORDS)
     ready_paths: tuple[str, ...] = ("/v1/models",)
+    # a server that answers one request at a time: a run plays one episode at a time on it
+    serial = False
 
     def __init__(
         self,

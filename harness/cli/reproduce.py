@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from harness.cli.common import group, print_report, run_spec, split_list
+from harness.cli.common import EXIT_HARNESS_ERRORS, group, print_report, run_spec, split_list
 
 app = group("reproduce", help="Run a published study's grid, then report ours beside theirs.")
 
@@ -17,7 +17,10 @@ def reproduce_paper(
     endpoint: str | None = typer.Option(None, "--endpoint", help="OpenAI-compatible base URL(s), comma-separated"),
     lane: str = typer.Option("primary", help="primary | budget | sampling"),
     games: int | None = typer.Option(None, help="first N games instead of the lane's count (a smaller, labelled run)"),
-    concurrency: int = typer.Option(4),
+    concurrency: int | None = typer.Option(
+        None, help="episodes at once  [default: 4; 1 on the embedded model's server, which answers one at a time]"
+    ),
+    retry_errors: bool = typer.Option(False, help="rerun episodes recorded as harness errors"),
     out: Path | None = typer.Option(None, "--out"),
     protocol: str = typer.Option(
         "veriharness", help="veriharness (the artifact's requests and verdicts) | plan (ours)"
@@ -37,5 +40,12 @@ def reproduce_paper(
             "its numbers are not a reproduction, only a run of the same protocol."
         )
     err.print(f"protocol: {protocol}")
-    run_spec(spec)
+    try:
+        run_spec(spec, retry_errors)
+    except typer.Exit as stop:
+        if stop.exit_code != EXIT_HARNESS_ERRORS:
+            raise
+        # the report beside the study's all the same: the errors are left out of its N, and said
+        print_report([Path(spec.out)], lane=lane)
+        raise
     print_report([Path(spec.out)], lane=lane)
