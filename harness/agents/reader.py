@@ -27,11 +27,14 @@ import difflib
 import json
 import random
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from conditions.feedback import FRAME, INVALID, RETRY
 from envs.contract import Action, TextAnswer, ToolCall
+from envs.errors import UserError
+from envs.registry import Registry
 from harness.agents.base import ReferenceAgent, task_seed
 
 _QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')
@@ -124,7 +127,8 @@ def feedback_of(messages: list[dict[str, Any]]) -> tuple[str, bool]:
     if last is None:
         return str(messages[-1].get("content") or ""), True
     replies = "\n".join(str(m.get("content") or "") for m in messages[last + 1 :])
-    return replies, any(r in replies for r in _REJECTED) or _says_rejected(replies)
+    registered = bool(len(READERS) and _registered(replies))  # a plugin's wording it was taught
+    return replies, any(r in replies for r in _REJECTED) or _says_rejected(replies) or registered
 
 
 def _says_rejected(text: str) -> bool:
@@ -165,9 +169,28 @@ def _values(value: Any) -> list[str]:
     return [v.strip() for v in text.rstrip(".").split(", ") if v.strip()]
 
 
+# a condition of one's own (a renderer) is read by the parser its author registers: the text ->
+# (location, alternatives) of each item it states (docs/plugins.md, "What agent:reader reads")
+FeedbackParser = Callable[[str], list[tuple[str | None, list[str]]]]
+READERS: Registry[FeedbackParser] = Registry("feedback reader")
+
+
+def register_reader(name: str, parse: FeedbackParser) -> FeedbackParser:
+    """Teach agent:reader the wording of a condition of one's own (usually registered beside it)."""
+    if not callable(parse):
+        raise UserError(f"feedback reader {name!r} must be a function of the feedback text")
+    return READERS.register(name, parse)
+
+
+def _registered(text: str) -> list[tuple[str | None, list[str]]]:
+    return [item for _, parse in READERS.items() for item in parse(text)]
+
+
 def read_feedback(text: str) -> list[tuple[str | None, list[str]]]:
-    """(location, alternatives) of every item the feedback states, in whichever form it came."""
-    items: list[tuple[str | None, list[str]]] = []
+    """(location, alternatives) of every item the feedback states, in whichever form it came: the
+    built-in compositions' prose, json and problem forms, the veriharness lines, and any wording a
+    plugin registered a parser for."""
+    items: list[tuple[str | None, list[str]]] = _registered(text) if len(READERS) else []
     for line in text.splitlines():
         line = line.strip().removeprefix("- ")  # veriharness lists its repair items
         data = _json(line.removeprefix("typed_failure="))
