@@ -101,8 +101,10 @@ async def run(
         await check_suite(spec, tasks)
     if spec.tasks is not None and len(tasks) < spec.tasks:
         among = " among the --task-ids given" if spec.task_ids else ""
+        draws = "n_tasks" in resolved(spec).suite.options_model.model_fields and not spec.task_ids
         console.print(
-            f"{spec.tasks:,} tasks asked for; {spec.suite} has {len(tasks)}{among}: all {len(tasks)} play",
+            f"{spec.tasks:,} tasks asked for; {spec.suite} has {len(tasks)}{among}: all {len(tasks)} play"
+            + (f" (--env n_tasks={spec.tasks} draws more)" if draws else ""),
             highlight=False,
         )
     episodes, refused = await grid_of(spec, tasks, console)
