@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 from envs.errors import UserError
@@ -228,6 +229,19 @@ def describe_phase(phase: Phase, number: int, total: int) -> str:
     return f"phase {number}/{total}: " + ("; ".join(parts) or "nothing to start")
 
 
+def _missing_files(command: list[str]) -> list[str]:
+    """What a command names that is not on this machine (a preset's chat template lives in vLLM's
+    source tree, not in its wheel): the server would not start as planned."""
+    out = []
+    for flag, value in zip(command, command[1:], strict=False):
+        if flag == "--chat-template" and not Path(value).is_file():
+            out.append(
+                f"chat template {value} is not on this machine (it is part of vLLM's source tree, not its "
+                "wheel): set VLLM_SOURCE_DIR to a vLLM checkout of your version, or pass --chat-template PATH"
+            )
+    return out
+
+
 def to_json(placed: Plan, spec: RunSpec) -> dict[str, Any]:
     """The plan as `run --dry-run --format json` prints it."""
     from harness.backends.server_proc import free_port
@@ -255,6 +269,7 @@ def to_json(placed: Plan, spec: RunSpec) -> dict[str, Any]:
                     },
                     "command": command,
                     "env": env,
+                    "warnings": _missing_files(command),
                 }
             )
         phases.append({"servers": servers, "not_served": phase.others})
@@ -289,5 +304,6 @@ def render(placed: Plan, spec: RunSpec) -> str:
                 lines.append(f"  {s.model}: {s.estimate.describe()}")
             env = " ".join(f"{k}={shlex.quote(v)}" for k, v in row["env"].items())
             lines.append(f"  $ {env + ' ' if env else ''}{shlex.join(row['command'])}")
+            lines += [f"  warning: {w}" for w in row["warnings"]]
     lines.append("(ports are taken free when each server starts; nothing was written)")
     return "\n".join(lines)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable
+from typing import Any
 
 import pandas as pd
 from rich.console import Console
@@ -113,11 +114,24 @@ def _frames(report: Report, headline: bool = False) -> list[tuple[str, pd.DataFr
     return [(name, make(report)) for name, make in SECTIONS.items() if headline or name != "headline"]
 
 
-def _who(model: str) -> str:
-    """A reference agent (harness.agents) is labelled as one: its rate is a ceiling or a floor."""
-    if is_reference_agent(model):
-        return f"{model} (reference agent, not a model: docs/conditions.md, `ceiling`; it uses no tokens)"
-    return model
+def _who(model: str, explained: set[str]) -> str:
+    """A reference agent (harness.agents) is labelled as one: its rate is a ceiling or a floor;
+    what that means is said the first time only (`explained` holds who was)."""
+    if not is_reference_agent(model):
+        return model
+    if model in explained:
+        return f"{model} (reference agent)"
+    explained.add(model)
+    return f"{model} (reference agent, not a model: docs/conditions.md, `ceiling`; it uses no tokens)"
+
+
+def _models_first(frame: pd.DataFrame) -> list[tuple[Any, pd.DataFrame]]:
+    """One table per model, the models first and the reference agents after them: a report's
+    point is the model; the agents are its ceiling and floor."""
+    if C.model not in frame:
+        return [(None, frame)]
+    parts = list(frame.groupby(C.model, sort=False))
+    return sorted(parts, key=lambda p: is_reference_agent(str(p[0])))
 
 
 def render_table(report: Report, width: int = 160, headline: bool = False) -> str:
@@ -125,6 +139,7 @@ def render_table(report: Report, width: int = 160, headline: bool = False) -> st
     console = Console(file=out, width=width, force_terminal=False, color_system=None)
     for line in _meta_lines(report):
         console.print(line, highlight=False, markup=False)
+    explained: set[str] = set()
     for name, frame in _frames(report, headline):
         if frame.empty:
             continue
@@ -134,15 +149,14 @@ def render_table(report: Report, width: int = 160, headline: bool = False) -> st
             notes = sorted({f"{r[C.model]}: {r['paper note']}" for _, r in frame.iterrows() if r["paper note"]})
             frame = frame.drop(columns="paper note")
         # one table per model: model names (HF ids) are long, and cells compare within a model
-        parts = frame.groupby(C.model, sort=False) if C.model in frame else [(None, frame)]
-        for model, part in parts:
+        for model, part in _models_first(frame):
             part = part.drop(columns=C.model, errors="ignore")
             # a model the paper did not run has no paper values: its table goes without those columns
             part = part.drop(columns=[c for c in PAPER_COLUMNS if c in part and set(part[c].astype(str)) <= {"—", ""}])
             title = (
                 TITLES[name]
                 + (", beside the paper" if name == "cells" and "paper" in part else "")
-                + (f" — {_who(str(model))}" if model is not None else "")
+                + (f" — {_who(str(model), explained)}" if model is not None else "")
             )
             console.print()
             console.print(title, highlight=False, markup=False)

@@ -24,4 +24,6 @@ def read_nearest(text):
         if m and m.group(2) != "nothing listed":
             items.append((m.group(1), m.group(2).split(" | ")))
     return items
+
+
 register_reader("nearest", read_nearest)
