@@ -23,6 +23,7 @@ from examples.plugins import shop_refunds
 from harness import types
 from harness.backends import server_proc
 from harness.cli import common, imports, listing, reproduce
+from harness.agents import reader
 from harness.imports import bfcl as bfcl_import
 from results import report_model, rundir
 
@@ -99,6 +100,8 @@ _ = (
     types.EpisodeRecord.fork_segment,
     # typer commands: @app.command registers them, typer calls them
     imports.import_,
+    # called by plugins (docs/plugins.md, "What agent:reader reads"), by no module here
+    reader.register_reader,
     listing.list_conditions,
     listing.list_suites,
     reproduce.reproduce_paper,

@@ -55,8 +55,21 @@ def page(df: Any, specs: Sequence[RunSpec], width: int = PAGE_WIDTH) -> list[str
     for paragraph in _verdict(solved, specs):
         lines += ["", *_wrap(paragraph, width)]
     lines.append("")
-    lines += next_steps(specs, width)
+    lines += next_steps(specs, width, _cost(df))
     return lines
+
+
+def _cost(df: Any) -> tuple[float, float] | None:
+    """What one bank-disputes episode of the embedded model cost in this demo (seconds of model
+    calls, tokens): the cost of the next run the page suggests, measured here, not assumed."""
+    from harness.backends.local import LOCAL_MODEL
+    from results.columns import C
+
+    mine = df[(df[C.model] == LOCAL_MODEL) & (df[C.suite] == "bank-disputes") & df[C.success].notna()]
+    if mine.empty:
+        return None
+    tokens = (mine[C.prompt_tokens] + mine[C.completion_tokens]).astype(float)
+    return float(mine[C.latency_s].astype(float).mean()), float(tokens.mean())
 
 
 def _verdict(solved: Solved, specs: Sequence[RunSpec]) -> list[str]:
@@ -98,9 +111,9 @@ def _wrap(text: str, width: int, indent: str = "") -> list[str]:
     )
 
 
-def next_steps(specs: Sequence[RunSpec], width: int = PAGE_WIDTH) -> list[str]:
+def next_steps(specs: Sequence[RunSpec], width: int = PAGE_WIDTH, cost: tuple[float, float] | None = None) -> list[str]:
     """The run folders and the commands worth trying on them (`report`, `plot` and `export` take
-    the folder of both runs)."""
+    the folder of both runs); `cost`: the embedded model's seconds and tokens an episode here."""
     from results import rundir
 
     folders = []
@@ -114,6 +127,12 @@ def next_steps(specs: Sequence[RunSpec], width: int = PAGE_WIDTH) -> list[str]:
     first, parent = specs[0], Path(specs[0].out).parent
     steps = ["Next:"]
     for comment, command in NEXT:
+        if "--model local" in command and cost is not None:
+            seconds, tokens = cost
+            comment += (
+                f" (about {seconds:.0f} s and {tokens:,.0f} tokens an episode here, as this demo measured: "
+                f"~{20 * seconds / 60:.0f} min)"
+            )
         steps += [*_wrap(comment, width, "  # "), *_command(command.format(first=first, parent=parent), width)]
     return [*_wrap(FOLDERS.format(rundir.RECORDS, rundir.META, rundir.TRANSCRIPTS), width), *folders, "", *steps]
 

@@ -117,3 +117,11 @@ def test_a_narrow_terminal_leaves_players_out_by_name(one_each) -> None:
     flat = " ".join(" ".join(lines).split())
     assert "left out at 50 columns:" in flat and "stubborn" in flat
     assert next(line for line in lines if line.startswith("suite")).split()[:3] == ["suite", "condition", "local"]
+
+
+def test_the_next_run_of_the_model_says_its_cost_as_this_demo_measured_it(one_each) -> None:
+    df, specs = one_each
+    mine = df[(df["model"] == "local") & (df["suite"] == "bank-disputes")]
+    seconds = float(mine["latency_s"].mean())
+    text = " ".join(line.strip().removeprefix("# ") for line in page(df, specs, width=PAGE_WIDTH))
+    assert f"about {seconds:.0f} s and" in text and "as this demo measured" in text
