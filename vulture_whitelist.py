@@ -21,9 +21,9 @@ from envs.tools import tooling
 from envs.tools.travel import world
 from examples.plugins import shop_refunds
 from harness import types
+from harness.agents import reader
 from harness.backends import server_proc
 from harness.cli import common, imports, listing, reproduce
-from harness.agents import reader
 from harness.imports import bfcl as bfcl_import
 from results import report_model, rundir
 
