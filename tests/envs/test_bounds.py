@@ -15,6 +15,7 @@ from envs.contract import Bounds, Violation
 from envs.validation import TypedTool
 from harness.agents.reader import Mistake, read_bounds, repair
 from tests.harness.cli.invoke import invoke
+from tests.registries import no_plugin_left  # noqa: F401  (autouse: each test's plugins are gone after it)
 
 PLUGIN = Path(__file__).parents[1] / "data" / "plugins" / "vm_disks.py"
 

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from tests.harness.cli.invoke import invoke
+from tests.registries import no_plugin_left  # noqa: F401  (autouse: each test's plugins are gone after it)
 
 TAUGHT = Path(__file__).parents[2] / "data" / "plugins" / "nearest_condition.py"
 

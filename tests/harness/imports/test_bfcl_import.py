@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.harness.cli.invoke import invoke
+from tests.registries import no_plugin_left  # noqa: F401  (autouse: each test's plugins are gone after it)
 
 DATA = Path(__file__).parents[2] / "data" / "bfcl_results"
 GPT = "openai_gpt-oss-20b--bfcl-base"
