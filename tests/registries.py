@@ -6,8 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import pytest
+
+from envs.registry import Registry
 
 
 @contextmanager
@@ -20,7 +23,7 @@ def isolated() -> Iterator[None]:
     from harness.backends.vllm_presets import PRESETS
     from harness.imports import IMPORTERS
 
-    registries = (SUITES, CONDITIONS, FAMILIES, AGENTS, READERS, IMPORTERS, PRESETS)
+    registries: tuple[Registry[Any], ...] = (SUITES, CONDITIONS, FAMILIES, AGENTS, READERS, IMPORTERS, PRESETS)
     saved = [dict(r._entries) for r in registries]
     loaded = dict(plugins._LOADED)
     try:
