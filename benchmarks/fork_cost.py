@@ -24,7 +24,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from results.load import read_records  # noqa: E402 (the repository on the path first)
+from results.load import read_records  # after the repository is on the path
 
 
 def _cli(*args: str) -> float:

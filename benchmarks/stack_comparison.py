@@ -20,10 +20,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from rich.console import Console  # noqa: E402
-from rich.table import Table  # noqa: E402
+from rich.console import Console
+from rich.table import Table
 
-from results.stacks import compare_stacks, summary  # noqa: E402
+from results.stacks import compare_stacks, summary
 
 STACKS = {"llamacpp": [], "vllm": ["--backend", "vllm"]}
 

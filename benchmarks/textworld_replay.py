@@ -29,11 +29,11 @@ from rich.table import Table
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from envs.contract import Accepted, EpisodeContext, Task, TextAnswer  # noqa: E402
-from envs.textworld import cache  # noqa: E402
-from envs.textworld.options import PaperOptions  # noqa: E402
-from envs.textworld.suite import PaperTextWorld  # noqa: E402
-from envs.textworld.zmachine import ZSession  # noqa: E402
+from envs.contract import Accepted, EpisodeContext, Task, TextAnswer
+from envs.textworld import cache
+from envs.textworld.options import PaperOptions
+from envs.textworld.suite import PaperTextWorld
+from envs.textworld.zmachine import ZSession
 
 _CHILD = """
 import sys, textworld

@@ -128,5 +128,7 @@ class GoldAgent(ReferenceAgent):
     kind = "gold"
     description = "plays each task's known solution (walkthrough, gold calls, slot answers)"
 
-    def decide(self, messages, tools, reference, decoding):
+    def decide(
+        self, messages: list[dict[str, Any]], tools: list[ToolSpec], reference: list[Action], decoding: Decoding
+    ) -> Action:
         return reference[min(self.turns, len(reference) - 1)]

@@ -13,7 +13,7 @@ import random
 import re
 from typing import Any
 
-from envs.contract import TextAnswer, ToolCall
+from envs.contract import Action, Decoding, TextAnswer, ToolCall, ToolSpec
 from harness.agents.base import ReferenceAgent, task_seed
 from harness.agents.reader import _commands
 
@@ -40,7 +40,9 @@ class RandomAgent(ReferenceAgent):
     kind = "random"
     description = "a seeded random action of the right shape: the floor"
 
-    def decide(self, messages, tools, reference, decoding):
+    def decide(
+        self, messages: list[dict[str, Any]], tools: list[ToolSpec], reference: list[Action], decoding: Decoding
+    ) -> Action:
         rng = random.Random(task_seed(reference, decoding.seed) + self.turns)
         opening = " ".join(str(m.get("content") or "") for m in messages if m.get("role") in ("system", "user"))
         words = sorted(set(_WORD.findall(opening.lower()))) or ["thing"]

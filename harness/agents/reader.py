@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from conditions.feedback import FRAME, INVALID, RETRY
-from envs.contract import Action, TextAnswer, ToolCall
+from envs.contract import Action, Decoding, TextAnswer, ToolCall, ToolSpec
 from envs.errors import UserError
 from envs.registry import Registry
 from harness.agents.base import ReferenceAgent, task_seed
@@ -318,14 +318,16 @@ class ReaderAgent(ReferenceAgent):
             self.plan[self.pos] = sent
         self.foreign = self.pos
 
-    def decide(self, messages, tools, reference, decoding):
+    def decide(
+        self, messages: list[dict[str, Any]], tools: list[ToolSpec], reference: list[Action], decoding: Decoding
+    ) -> Action:
         if self.plan is None:
             rng = random.Random(task_seed(reference, decoding.seed))
             self.mistake = plant(reference, rng)
             self.plan = list(reference)
             if self.mistake is not None:
-                m = self.mistake
-                self.plan[m.index] = put(reference[m.index], m, m.sent)
+                planted = self.mistake
+                self.plan[planted.index] = put(reference[planted.index], planted, planted.sent)
             return self.plan[0]
         text, rejected = feedback_of(messages)
         m = self.mistake

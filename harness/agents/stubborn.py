@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from envs.contract import Action
+from envs.contract import Action, Decoding, ToolSpec
 from harness.agents.reader import ReaderAgent, feedback_of
 
 
@@ -22,10 +22,13 @@ class StubbornAgent(ReaderAgent):
         self.stuck: Action | None = None
         self.last: Action | None = None
 
-    def decide(self, messages, tools, reference, decoding):
+    def decide(
+        self, messages: list[dict[str, Any]], tools: list[ToolSpec], reference: list[Action], decoding: Decoding
+    ) -> Action:
         if self.stuck is not None:
             return self.stuck
         if self.plan is not None and feedback_of(messages)[1]:
+            assert self.last is not None  # the first decide made the plan and set it
             self.stuck = self.last  # its first rejected call, from now on
             return self.stuck
         self.last = super().decide(messages, tools, reference, decoding) if self.plan is None else self._advance()

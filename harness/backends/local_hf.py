@@ -64,7 +64,7 @@ def convert(gguf: Path, out: Path) -> Path:
         try:
             tokenizer = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
             model = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name, dtype=torch.float32)
-        except Exception as exc:  # noqa: BLE001  (transformers raises many kinds for a bad file)
+        except Exception as exc:  # transformers raises many kinds for a bad file
             raise GgufError(
                 f"cannot turn {str(gguf)!r} into a Hugging Face folder: {type(exc).__name__}: "
                 f"{str(exc).splitlines()[0] if str(exc) else ''}"

@@ -239,7 +239,9 @@ def _looks_binary(text: str) -> bool:
     return "\x00" in text or controls > max(8, len(text) // 10)
 
 
-def _result(calls, problems, fenced, truncated, warnings, attempted) -> Parsed:
+def _result(
+    calls: list[ToolCall], problems: list[str], fenced: bool, truncated: bool, warnings: list[str], attempted: bool
+) -> Parsed:
     if calls:
         return Parsed(calls, None, fenced, truncated, tuple(warnings + problems))
     error = None

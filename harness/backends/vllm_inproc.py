@@ -188,7 +188,7 @@ class VllmInprocBackend:
                 tools=native_tools or None,
                 chat_template=self._template,
             )
-        except Exception as exc:  # noqa: BLE001  (an engine failure is the harness's, not the agent's)
+        except Exception as exc:  # an engine failure is the harness's, not the agent's
             for r in reqs:
                 if not r.future.done():
                     r.future.set_exception(HarnessError(f"vLLM in-process generation failed: {exc}", fatal=True))
@@ -211,7 +211,7 @@ class VllmInprocBackend:
                     text_calls=self.text_calls,
                     native_text_modes=self.native_modes,
                 )
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 r.future.set_exception(HarnessError(f"reading vLLM output failed: {exc}"))
                 continue
             r.future.set_result(turn)

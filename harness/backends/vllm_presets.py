@@ -158,7 +158,7 @@ def tool_parsers() -> frozenset[str]:
             names = getattr(manager, "tool_parsers", None) or getattr(manager, "lazy_parsers", None)
             if names:
                 return frozenset(names)
-        except Exception:  # noqa: BLE001  (any import failure: fall back to our list)
+        except Exception:  # any import failure: fall back to our list
             continue
     return KNOWN_TOOL_PARSERS
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -17,7 +18,15 @@ from harness.cli.common import group
 app = group("games", help="Build and inspect TextWorld game suites.")
 
 
-def _suite_and_options(suite: str, rooms, objects, quest_length, seeds, cache_dir, protocol=None):
+def _suite_and_options(
+    suite: str,
+    rooms: int | None,
+    objects: int | None,
+    quest_length: int | None,
+    seeds: str | None,
+    cache_dir: Path | None,
+    protocol: str | None = None,
+) -> tuple[Any, Any]:
     """The game suite and its options from the flags (those not given: the suite's defaults)."""
     from envs.options import validate  # here: help and listing import no pydantic
     from envs.textworld.suite import game_suite
@@ -70,7 +79,7 @@ def build(
     ) as progress:
         bar = progress.add_task(f"building {s.name}", total=n)
 
-        def done(entry, fresh: bool) -> None:
+        def done(entry: Any, fresh: bool) -> None:
             nonlocal generated
             generated += fresh
             progress.update(bar, advance=1)

@@ -12,7 +12,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from harness.types import EpisodeRecord  # noqa: E402
+from harness.types import EpisodeRecord
 
 QWEN = "qwen2.5-coder-14b-awq"
 # which of tasks 0..9 each condition solves, for the mapped Qwen preset
