@@ -18,25 +18,19 @@ from harness.cli.common import group
 app = group("games", help="Build and inspect TextWorld game suites.")
 
 
-def _suite_and_options(
-    suite: str,
-    rooms: int | None,
-    objects: int | None,
-    quest_length: int | None,
-    seeds: str | None,
-    cache_dir: Path | None,
-    protocol: str | None = None,
-) -> tuple[Any, Any]:
-    """The game suite and its options from the flags (those not given: the suite's defaults)."""
+def _suite_and_options(suite: str, generation: dict[str, int | None], **flags: Any) -> tuple[Any, Any]:
+    """The game suite and its options from the flags (those not given, None: the suite's defaults):
+    `generation` (rooms, objects, quest_length), then seeds, cache_dir, protocol."""
     from envs.options import validate  # here: help and listing import no pydantic
     from envs.textworld.suite import game_suite
 
     s = game_suite(suite)
-    given = {"rooms": rooms, "objects": objects, "quest_length": quest_length}
-    if s.name == "paper-textworld" and any(v is not None for v in given.values()):
+    if s.name == "paper-textworld" and any(v is not None for v in generation.values()):
         raise UserError("paper-textworld has fixed generation parameters; use --suite textworld to change them")
-    flags = {**given, "seeds": seeds, "cache_dir": None if cache_dir is None else str(cache_dir), "protocol": protocol}
-    return s, validate(s.options_model, {k: v for k, v in flags.items() if v is not None})
+    if flags.get("cache_dir") is not None:
+        flags["cache_dir"] = str(flags["cache_dir"])
+    given = {**generation, **flags}
+    return s, validate(s.options_model, {k: v for k, v in given.items() if v is not None})
 
 
 _SUITE = typer.Option(..., "--suite", help="paper-textworld or textworld")
@@ -65,7 +59,8 @@ def build(
     from envs.textworld.manifest import write_manifest
     from harness.cli.common import err, out
 
-    s, options = _suite_and_options(suite, rooms, objects, quest_length, seeds, cache_dir)
+    generation = {"rooms": rooms, "objects": objects, "quest_length": quest_length}
+    s, options = _suite_and_options(suite, generation, seeds=seeds, cache_dir=cache_dir)
     n = len(options.seed_list())
     generated = 0
     started = time.perf_counter()
@@ -133,7 +128,8 @@ def show(
     from envs.contract import EpisodeContext, Task
     from harness.cli.common import out
 
-    s, options = _suite_and_options(suite, rooms, objects, quest_length, None, cache_dir, protocol)
+    generation = {"rooms": rooms, "objects": objects, "quest_length": quest_length}
+    s, options = _suite_and_options(suite, generation, cache_dir=cache_dir, protocol=protocol)
     seed = game_seed(game)
     if s.name == "paper-textworld" and seed not in study.GAME_SEEDS:
         first, last = study.GAME_SEEDS.start, study.GAME_SEEDS.stop - 1
