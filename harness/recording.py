@@ -103,6 +103,21 @@ def build_record(
     )
 
 
+def unsaved_record(
+    key: EpisodeKey,
+    result: EpisodeResult,
+    exc: Exception,
+    *,
+    run_id: str,
+    condition_params: dict[str, Any],
+    config: dict[str, Any],
+) -> EpisodeRecord:
+    """The harness-error record that stands for an episode whose transcript could not be written
+    (its calls, and so its cost, kept)."""
+    error = EpisodeResult(harness_error=f"recording failed: {type(exc).__name__}: {exc}", calls=result.calls)
+    return build_record(key, error, run_id=run_id, condition_params=condition_params, config=config, transcript="")
+
+
 def _fork_fields(result: EpisodeResult, fork_of: dict[str, Any] | None, extra: dict[str, Any]) -> dict[str, Any]:
     """A fork's own facts: its calls are those after the fork point (`result.prefix` holds what
     the replay spent); the repair is the first of them the environment accepted. In a task of

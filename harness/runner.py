@@ -27,7 +27,7 @@ from harness.models import ModelPool
 from harness.preflight import check_models
 from harness.progress import ESTIMATE_AFTER, Counter, _progress
 from harness.provenance import git_commit, versions
-from harness.recording import build_record
+from harness.recording import build_record, unsaved_record
 from harness.redact import Redactor
 from harness.replay import Replaying
 from harness.spec import Resolved, resolved
@@ -348,12 +348,9 @@ async def _one(
             with contextlib.suppress(Exception):
                 await call_env(env, env.close)
     params = condition.record()
-
-    def failed(exc: Exception) -> EpisodeRecord:
-        error = EpisodeResult(harness_error=f"recording failed: {type(exc).__name__}: {exc}", calls=result.calls)
-        return build_record(
-            key, error, run_id=store.run_id, condition_params=params, config=_config(spec), transcript=""
-        )
+    failed = functools.partial(
+        unsaved_record, key, result, run_id=store.run_id, condition_params=params, config=_config(spec)
+    )
 
     try:
         # optional per-episode facts an environment reports (fences, invented values, fault outcome)

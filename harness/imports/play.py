@@ -24,14 +24,15 @@ from typing import Any
 from rich.console import Console
 
 from envs.contract import Accepted, Action, Env, EpisodeContext, Opening, Outcome, Task, ToolCall, Violation
+from harness.episodes import expand
 from harness.loop import EpisodeResult, call_env, run_episode
 from harness.provenance import git_commit, versions
-from harness.recording import build_record
+from harness.recording import build_record, unsaved_record
 from harness.redact import Redactor
 from harness.replay import Replay, Replaying
 from harness.spec import resolved
 from harness.store import RunDir
-from harness.types import EpisodeKey, EpisodeRecord, ModelTurn, RunSpec
+from harness.types import ModelTurn, RunSpec
 
 # a record's `config` holds the run's decoding and tool mode; an import knows not the model's
 # decoding (the other harness chose it), and says so; its calls are replayed as native tool calls
@@ -138,17 +139,18 @@ async def _write(batch: Batch, console: Console) -> Written:
     store = RunDir(spec.out, Redactor.from_env(spec.api_key_env, public=(spec.suite, *spec.models, *spec.conditions)))
     done = store.open(spec)
     try:
-        condition = resolved(spec).conditions[spec.conditions[0]]
+        # the spec names one model, condition, budget and seed: one episode (key, condition) a task
+        grid = expand(spec, [ep.task for ep in batch.episodes])
         todo = []
-        for ep in batch.episodes:
-            key = _key(spec, ep.task)
-            if key.id() in done:
+        for planned, ep in zip(grid, batch.episodes, strict=True):
+            if planned.key.id() in done:
                 written.already += 1
             else:
-                todo.append((key, ep))
+                todo.append((planned, ep))
         store.start_session({"versions": versions(), "git": git_commit(), "imported": batch.provenance})
         saved = []
-        for key, ep in todo:
+        for planned, ep in todo:
+            key, condition = planned.key, planned.condition
             ctx = EpisodeContext(
                 budget=max(1, len(ep.turns)), decoding=spec.decoding, tool_mode=spec.tool_mode, condition=condition
             )
@@ -163,7 +165,9 @@ async def _write(batch: Batch, console: Console) -> Written:
                 transcript=store.transcript_name(key),
                 extra={**extra, **ep.extra},
             )
-            failed = functools.partial(_failed, key, result, store.run_id, condition.record())
+            failed = functools.partial(
+                unsaved_record, key, result, run_id=store.run_id, condition_params=condition.record(), config=CONFIG
+            )
             transcript = {"turns": result.transcript, "harness_error": result.harness_error}
             saved.append(store.save(key, transcript, record, failed))
             written.ends[record.end_reason] += 1
@@ -172,25 +176,6 @@ async def _write(batch: Batch, console: Console) -> Written:
     finally:
         store.close()
     return written
-
-
-def _failed(
-    key: EpisodeKey, result: EpisodeResult, run_id: str, params: dict[str, Any], exc: Exception
-) -> EpisodeRecord:
-    """The harness-error record that stands for one whose transcript could not be written."""
-    error = EpisodeResult(harness_error=f"recording failed: {type(exc).__name__}: {exc}", calls=result.calls)
-    return build_record(key, error, run_id=run_id, condition_params=params, config=CONFIG, transcript="")
-
-
-def _key(spec: RunSpec, task: Task) -> EpisodeKey:
-    return EpisodeKey(
-        suite=spec.suite,
-        task_id=task.task_id,
-        model=spec.models[0],
-        condition=spec.conditions[0],
-        budget=(spec.budgets or [0])[0],
-        sample_seed=spec.sample_seeds[0],
-    )
 
 
 def write(batch: Batch, console: Console) -> Written:
