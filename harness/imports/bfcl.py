@@ -72,6 +72,13 @@ def files(paths: list[Path]) -> tuple[list[Path], list[Path], list[Path]]:
     return results, scores, others
 
 
+def _named(path: Path) -> tuple[str, str]:
+    """A file's BFCL version and category, from its name (files() kept only names that give them)."""
+    m = NAME.match(path.name)
+    assert m is not None
+    return m.group(1), m.group(2)
+
+
 def _sha256(path: Path) -> str:
     digest = hashlib.sha256()
     with open(path, "rb") as f:
@@ -159,10 +166,8 @@ def batches(paths: list[Path], out: Path, model: str | None) -> Iterator[Batch |
         yield f"{len(others)} BFCL files of other categories left out (this importer reads multi-turn files)"
     groups: dict[tuple[str, str], list[Path]] = defaultdict(list)
     for f in results:
-        m = NAME.match(f.name)
-        assert m is not None  # files() kept only these
-        groups[(model or model_of(f), m.group(2))].append(f)
-    verdict_files = {(model or model_of(f), NAME.match(f.name).group(2)): f for f in scores}  # type: ignore[union-attr]
+        groups[(model or model_of(f), _named(f)[1])].append(f)
+    verdict_files = {(model or model_of(f), _named(f)[1]): f for f in scores}
     steps = budget()
     method = functions(list(data.CLASSES)).get
     for (name, category), paths_of in sorted(groups.items()):
@@ -174,7 +179,7 @@ def batches(paths: list[Path], out: Path, model: str | None) -> Iterator[Batch |
         sources = []
         ids = set(data.entry_ids(category))
         for f in paths_of:
-            version = NAME.match(f.name).group(1)  # type: ignore[union-attr]
+            version = _named(f)[0]
             source = {"file": f.name, "bfcl_version": version}
             count = 0
             with open(f, encoding="utf-8") as lines:
