@@ -49,6 +49,7 @@ OURS = (
     "harness.backends.vllm_presets",
     "harness.backends.openai_compat",
     "harness.inspect_log",
+    "harness.inspect_messages",
     "results",
 )
 # the entry-point scan of every installed distribution: with no package plugin on the path (this
