@@ -22,9 +22,9 @@ from envs.tools.travel import world
 from examples.plugins import shop_refunds
 from harness import types
 from harness.agents import reader
-from harness.backends import server_proc
 from harness.cli import common, imports, listing, reproduce
 from harness.imports import bfcl as bfcl_import
+from harness.serving import server_proc
 from results import report_model, rundir
 
 # names that no object importable here carries: TypedDict keys, a transformers model's attribute
@@ -117,11 +117,11 @@ _ = (
     textworld.GameOptions.nb_rooms,
     textworld.GameOptions.nb_objects,
     textworld.GameOptions.force_recompile,
-    # transformers' save_pretrained reads model.hf_quantizer (harness/backends/local_hf.py clears it)
+    # transformers' save_pretrained reads model.hf_quantizer (harness/serving/vllm/local_hf.py clears it)
     by_name.hf_quantizer,
     # the backend sends the optional decoding fields by name (getattr in openai_compat.generate)
     contract.Decoding.stream,
-    # used by tests: zombie-aware liveness of a server's processes (tests/harness/backends/, test_cli_serve)
+    # used by tests: zombie-aware liveness of a server's processes (tests/harness/serving/backends/, test_cli_serve)
     server_proc.pid_alive,
     # used by tests: the count of live game interpreters, which only zmachine knows (test_textworld_leaks)
     zmachine.open_sessions,

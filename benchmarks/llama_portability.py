@@ -62,8 +62,8 @@ def one_round(python: str, gguf: str, threads: int, n_prompt: int, n_out: int) -
 
 
 def main() -> None:
-    from harness.backends.llama_build import parse_system_info
-    from harness.backends.local import gguf_path
+    from harness.serving.llama.build import parse_system_info
+    from harness.serving.llama.local import gguf_path
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--python", action="append", help="an interpreter whose llama_cpp is a build to time (repeatable)")

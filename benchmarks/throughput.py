@@ -14,7 +14,7 @@ list. The other clients send exactly those bodies at concurrency C:
 - raw: C keep-alive sockets writing pre-built HTTP requests and reading the answers: the most any
   client gets from this server (at L > 0 the ideal is C / L);
 - sdk: a bare `openai.AsyncOpenAI` generator, C workers calling `chat.completions.create`;
-- transport: the harness's HTTP transport (`harness.backends.transport`, aiohttp), C workers
+- transport: the harness's HTTP transport (`harness.serving.backends.transport`, aiohttp), C workers
   posting the bodies and reading the answers, nothing else: the ceiling of the harness (t/raw);
 - old: the home-made HTTP/1.1 client the transport replaced (issue 30), loaded from git history
   (OLD_CLIENT_COMMIT), the same way: printed beside it (old/raw); skipped outside a git clone;
@@ -265,7 +265,7 @@ def raw(url: str, bodies: list[dict[str, Any]], concurrency: int) -> float:
 
 def transport_bare(url: str, bodies: list[dict[str, Any]], concurrency: int) -> float:
     """The HTTP transport the harness posts with, doing nothing else: the most the harness could get."""
-    from harness.backends.transport import Transport
+    from harness.serving.backends.transport import Transport
 
     wire = [json.dumps(b, ensure_ascii=False, separators=(",", ":")).encode() for b in bodies]
 
@@ -290,13 +290,13 @@ OLD_CLIENT_COMMIT = "b085e637f3993346e34cf220d14543c0e895e4f0"
 
 @functools.cache
 def _old_client() -> Any:
-    """`harness/backends/http1.py` from git history, loaded as a module (None outside a clone)."""
+    """`harness/serving/backends/http1.py` from git history, loaded as a module (None outside a clone)."""
     import importlib.util
     import subprocess
 
     try:
         source = subprocess.run(
-            ["git", "-C", str(ROOT), "show", f"{OLD_CLIENT_COMMIT}:harness/backends/http1.py"],
+            ["git", "-C", str(ROOT), "show", f"{OLD_CLIENT_COMMIT}:harness/serving/backends/http1.py"],
             capture_output=True,
             check=True,
         ).stdout

@@ -60,7 +60,7 @@ class ToolCall(BaseModel):
     arguments: dict[str, Any] = Field(default_factory=dict)
     id: str | None = None
     # how the call was obtained: native | tag | fenced | bare | llama, or text_<mode> for a call a
-    # native-mode server returned as text (see harness.backends.parse)
+    # native-mode server returned as text (see harness.serving.backends.parse)
     parse_mode: str = "native"
 
     @field_validator("name", "arguments", mode="before")

@@ -1,7 +1,7 @@
 """The defaults of a run's settings and of the embedded model, in one place.
 
 `harness.types.RunSpec`, the OpenAI-compatible backend and the embedded model's server
-(`harness.backends.local`) take their defaults from here, and `--help` reads them from here too:
+(`harness.serving.llama.local`) take their defaults from here, and `--help` reads them from here too:
 it shows what a run uses without importing pydantic or the server machinery. The decoding's
 defaults are the study's (`envs.study`: greedy, 512 tokens), beside `envs.contract.Decoding`.
 Dependency-free on purpose (help must start fast, benchmarks/startup.py).
@@ -29,7 +29,7 @@ MAX_RESPONSE_MIB = 32.0
 # the longest wait a server's Retry-After is granted; one asking for more stops the run, naming it
 MAX_RETRY_AFTER_S = 300.0
 
-# the embedded model (harness.backends.local, `serve local`): SmolLM2's trained context and the
+# the embedded model (harness.serving.llama.local, `serve local`): SmolLM2's trained context and the
 # paper's --max-model-len; the bank demo's calls reached 2539 prompt tokens, and a request past
 # n_ctx is an HTTP 400, not an answer (+90 MiB RSS over 4096)
 N_CTX = 8192

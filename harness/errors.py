@@ -21,25 +21,25 @@ class StartFailed(HarnessError):
 
 
 class PreflightFailed(RuntimeError):
-    """A served model failed a preflight check (harness.preflight): no episode of it was played.
+    """A served model failed a preflight check (harness.serving.preflight): no episode of it was played.
     The message names the model, the check, what was seen and the likely fix."""
 
 
 class ServerStartError(RuntimeError):
     """A model server exited or did not answer in time; the message carries the tail of its log.
-    Raised by `harness.backends.server_proc` (which re-exports it), defined here so the CLI's
+    Raised by `harness.serving.server_proc` (which re-exports it), defined here so the CLI's
     guard names it without importing the process machinery."""
 
 
 class ServerDied(ServerStartError):
     """A model server the harness started died (a signal or a non-zero exit), while starting or
     during the run. The message says how (the signal in words), where its log is, its last
-    lines and the command that fixes it (`harness.backends.server_death`)."""
+    lines and the command that fixes it (`harness.serving.server_death`)."""
 
 
 class StorageError(RuntimeError):
     """The run directory cannot be written (disk full, quota, I/O error): the run stops, every
-    record written before is whole, and the same command resumes it (`harness.store`)."""
+    record written before is whole, and the same command resumes it (`harness.rundir.store`)."""
 
 
 class SuiteCheckFailed(HarnessError):

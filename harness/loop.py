@@ -29,9 +29,9 @@ from envs.contract import (
     Violation,
     retry_writer,
 )
-from harness.backends.base import Backend
 from harness.errors import HarnessError
 from harness.replay import Replay, Unforkable
+from harness.serving.backends.base import Backend
 from harness.types import CallLog, ModelTurn
 
 

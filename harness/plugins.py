@@ -102,7 +102,7 @@ def _built_ins() -> None:
     """Every registry's built-in entries, registered before a plugin's code runs: a module the
     plugin is the first to import would otherwise register its built-ins under the plugin's name
     (and a clash would blame the plugin for a name it never registered)."""
-    for module in ("envs", "conditions", "harness.agents", "harness.imports", "harness.backends.vllm_presets"):
+    for module in ("envs", "conditions", "harness.agents", "harness.imports", "harness.serving.vllm.presets"):
         importlib.import_module(module)
 
 

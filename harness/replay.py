@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from envs.contract import Decoding, Env, ToolSpec
-from harness.backends.base import Backend, ToolMode
 from harness.errors import HarnessError
+from harness.serving.backends.base import Backend, ToolMode
 from harness.types import ModelTurn
 
 

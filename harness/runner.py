@@ -16,22 +16,23 @@ from rich.markup import escape
 
 from envs.contract import EpisodeContext
 from envs.errors import UserError
-from harness import defaults, placement, shards
+from harness import defaults, shards
 from harness.agents.base import PREFIX as AGENT_PREFIX
-from harness.backends.base import Backend
-from harness.batch import Lane
 from harness.episodes import Episode, expand, grid_of, select_tasks, shard
 from harness.errors import HarnessError, StartFailed
 from harness.loop import EpisodeResult, call_env, run_episode
-from harness.models import ModelPool
-from harness.preflight import check_models
 from harness.progress import ESTIMATE_AFTER, Counter, _progress
 from harness.provenance import git_commit, versions
 from harness.recording import build_record, unsaved_record
 from harness.redact import Redactor
 from harness.replay import Replaying
+from harness.rundir.store import RunDir
+from harness.serving import placement
+from harness.serving.backends.base import Backend
+from harness.serving.batch import Lane
+from harness.serving.models import ModelPool
+from harness.serving.preflight import check_models
 from harness.spec import Resolved, resolved
-from harness.store import RunDir
 from harness.suite_check import check_suite
 from harness.types import EpisodeKey, EpisodeRecord, RunSpec
 from results import rundir
@@ -93,7 +94,7 @@ async def run(
     plugin_changed: bool = False,
 ) -> RunSummary:
     """Play the spec's episodes not yet recorded. `preflight`: check each served model before
-    its first episode (harness.preflight); a failed check stops the run. `suite_check`: first,
+    its first episode (harness.serving.preflight); a failed check stops the run. `suite_check`: first,
     gold plays each task (harness.suite_check); a task it cannot win stops the run."""
     console = console or Console(stderr=True)
     tasks = select_tasks(spec)
@@ -152,7 +153,7 @@ async def _play_all(
     preflight: bool,
     after_start: Callable[[], None] | None,
 ) -> None:
-    """Play the pending episodes phase by phase (harness.placement): open a phase's models,
+    """Play the pending episodes phase by phase (harness.serving.placement): open a phase's models,
     check them, play their episodes, stop each model's server once its episodes are done."""
     plan = resolved(spec)
     models = [m for m in spec.models if any(e.key.model == m for e in pending)]
@@ -250,12 +251,12 @@ async def _unenforced(
     said: frozenset[str] = frozenset(),
 ) -> dict[str, list[str]]:
     """Under `--constrain schema`, the keywords of the tools' schemas that a server cannot
-    constrain (harness.backends.constrain.unenforced), said once per run: those values are
+    constrain (harness.serving.backends.constrain.unenforced), said once per run: those values are
     checked by the tools only. The tools are those of the first task's opening."""
     styles = {s for bs in backends.values() for b in bs if (s := getattr(b, "constrain_style", None))} - said
     if "schema" not in spec.constrain or not styles:
         return {}
-    from harness.backends.constrain import unenforced
+    from harness.serving.backends.constrain import unenforced
 
     ctx = EpisodeContext(budget=1, decoding=spec.decoding, tool_mode=spec.tool_mode, condition=first.condition)
     env = await call_env(plan.suite, plan.suite.make, first.task, plan.options, ctx)
@@ -275,8 +276,8 @@ async def _unenforced(
 
 def _lane(spec: RunSpec, model: str, backend: Backend, pool: ModelPool) -> Lane:
     """A fixed lane (--concurrency, else the default), or for a vLLM server the harness started,
-    one that keeps its batch full (harness.batch), bounded by --concurrency."""
-    from harness.backends.vllm_presets import VllmServer
+    one that keeps its batch full (harness.serving.batch), bounded by --concurrency."""
+    from harness.serving.vllm.presets import VllmServer
 
     url = getattr(backend, "base_url", None)
     server = pool.servers.get(url) if url else None

@@ -14,10 +14,12 @@ import json
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from envs.errors import UserError
-from harness.types import EpisodeKey
+
+if TYPE_CHECKING:  # keys are only read here; harness.types imports this module for --shard's syntax
+    from harness.types import EpisodeKey
 
 
 class ShardError(UserError):

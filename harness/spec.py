@@ -19,10 +19,11 @@ from conditions import resolve as resolve_condition
 from envs import get_suite, options_model, suite_entry, suite_names
 from envs.contract import Condition, Suite
 from envs.errors import UserError
-from harness.models import describe_models, validate_model
 from harness.plugins import Plugin
 from harness.plugins import load as load_plugins
 from harness.redact import without_credentials
+from harness.serving.kinds import describe_models
+from harness.serving.models import validate_model
 from harness.types import RunSpec
 
 

@@ -12,8 +12,8 @@ from typing import Any
 from envs import study
 from envs.errors import UserError
 from harness.agents import AGENTS
-from harness.backends.local import LOCAL_MODEL
 from harness.plugins import load as load_plugins
+from harness.serving.llama.local import LOCAL_MODEL
 from harness.spec import build_spec
 from harness.types import RunSpec
 

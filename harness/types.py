@@ -28,6 +28,7 @@ from pydantic_core import PydanticCustomError
 from envs.contract import BudgetUnit, Decoding, ToolCall, valid_unicode
 from harness import defaults
 from harness.redact import credentials_in
+from harness.shards import parse as parse_shard
 
 SCHEMA_VERSION = 1
 # the longest file or folder name (bytes) the common file systems take (ext4, xfs, btrfs, tmpfs)
@@ -86,9 +87,9 @@ class RunSpec(Strict):
     endpoints: list[str] = Field(default_factory=list)
     api_key_env: str = defaults.API_KEY_ENV
     # episodes at once per endpoint; None: defaults.CONCURRENCY, or for a vLLM server the harness
-    # starts as many as keep its batch full (harness.batch). Given, a vLLM server's bound
+    # starts as many as keep its batch full (harness.serving.batch). Given, a vLLM server's bound
     concurrency: int | None = Field(None, ge=1, le=1024)
-    # the GPUs of servers the harness starts (harness.gpus, harness.placement): declared, else NVML's
+    # the GPUs of servers the harness starts (harness.serving.gpus, harness.serving.placement): declared, else NVML's
     gpus: list[str] | None = None
     gpu_memory_gib: float | None = Field(None, gt=0)
     # vLLM servers may share a GPU (their --gpu-memory-utilization split); False: one per GPU
@@ -137,9 +138,7 @@ class RunSpec(Strict):
     @classmethod
     def _shard(cls, shard: str | None) -> str | None:
         if shard is not None:
-            from harness.shards import parse  # here: harness.shards imports this module
-
-            i, n = parse(shard)
+            i, n = parse_shard(shard)
             return f"{i}/{n}"
         return shard
 

@@ -2,7 +2,7 @@
 
 Reads records.jsonl files only; it imports nothing from `harness`.
 
-The names below are imported on first use (PEP 562): `harness.store` imports `results.rundir`
+The names below are imported on first use (PEP 562): `harness.rundir.store` imports `results.rundir`
 when `run` starts, and that must not import pandas, scipy or statsmodels.
 """
 

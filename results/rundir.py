@@ -8,8 +8,8 @@ directory, and the one reader of records.jsonl's lines.
     RUN_DIR/.lock                 held by the run playing into it (flock: the kernel drops it on a kill)
     FOLDER/plan.json              the runs a command that plays several (demo) planned in FOLDER
 
-The harness writes these files (`harness.store`), `results` reads them: both ask this module,
-which imports neither pandas nor the harness (`harness.store` imports it when `run` starts).
+The harness writes these files (`harness.rundir.store`), `results` reads them: both ask this module,
+which imports neither pandas nor the harness (`harness.rundir.store` imports it when `run` starts).
 """
 
 from __future__ import annotations
@@ -122,7 +122,7 @@ def run_dirs(paths: Iterable[PathLike]) -> list[Path]:
 
 
 def in_use(run_dir: PathLike) -> bool:
-    """Another process holds the run directory's lock (`harness.store.RunDir.open`): a run is playing into it."""
+    """Another process holds the run directory's lock (`harness.rundir.store.RunDir.open`): a run is playing into it."""
     lock = lock_file(run_dir)
     if not lock.exists():
         return False

@@ -1,4 +1,4 @@
-"""What run.json says of how each model was served: the concurrency it ran at (harness.batch) and
+"""What run.json says of how each model was served: the concurrency it ran at (harness.serving.batch) and
 the preflight's warnings (a server not deterministic at temperature 0). Read from run.json only.
 """
 

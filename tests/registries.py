@@ -20,10 +20,20 @@ def isolated() -> Iterator[None]:
     from harness import plugins
     from harness.agents import AGENTS
     from harness.agents.reader import READERS
-    from harness.backends.vllm_presets import PRESETS
     from harness.imports import IMPORTERS
+    from harness.serving.kinds import MODEL_KINDS
+    from harness.serving.vllm.rows import PRESETS
 
-    registries: tuple[Registry[Any], ...] = (SUITES, CONDITIONS, FAMILIES, AGENTS, READERS, IMPORTERS, PRESETS)
+    registries: tuple[Registry[Any], ...] = (
+        SUITES,
+        CONDITIONS,
+        FAMILIES,
+        AGENTS,
+        READERS,
+        IMPORTERS,
+        PRESETS,
+        MODEL_KINDS,
+    )
     saved = [dict(r._entries) for r in registries]
     loaded = dict(plugins._LOADED)
     try:

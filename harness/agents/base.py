@@ -16,8 +16,8 @@ import json
 from typing import Any
 
 from envs.contract import Action, Decoding, Env, TextAnswer, ToolCall, ToolSpec
-from harness.backends.base import ToolMode
 from harness.errors import HarnessError
+from harness.serving.backends.base import ToolMode
 from harness.types import ModelTurn, Usage
 
 PREFIX = "agent:"

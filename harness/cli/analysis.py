@@ -88,7 +88,7 @@ def plot(
 ) -> None:
     """Seven figures, PNG and PDF: success_by_condition, success_vs_budget, tokens_per_success,
     repair_funnel, failure_codes, repair_dynamics, factor_effects (docs/reports.md)."""
-    from harness.store_files import storage_guard
+    from harness.rundir.files import storage_guard
     from results import load
     from results.plots import save_figures  # matplotlib only when plotting
     from results.rundir import run_dirs
@@ -123,7 +123,7 @@ def export(
 
     runs = run_dirs(dirs)
     if parquet is not None:
-        from harness.store_files import written_whole
+        from harness.rundir.files import written_whole
         from results import load, to_parquet
 
         df = load(runs)
@@ -133,7 +133,7 @@ def export(
         echo(f"{len(df)} episodes -> {parquet}")
     if inspect_dir is not None:
         from harness.cli.common import err
-        from harness.inspect_log import export as to_inspect
+        from harness.readers.inspect_log import export as to_inspect
 
         done = to_inspect(runs, inspect_dir)
         for run in done.runs:

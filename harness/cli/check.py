@@ -1,4 +1,4 @@
-"""`check`: the preflight of a served model (harness.preflight), on its own."""
+"""`check`: the preflight of a served model (harness.serving.preflight), on its own."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ def check(
     the context length. Exit 3 names the failed check and its likely fix."""
     import asyncio
 
-    from harness.preflight import check_served, failure
+    from harness.serving.preflight import check_served, failure
     from harness.spec import build_spec
 
     models = split_list(model) or []

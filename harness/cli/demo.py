@@ -36,8 +36,8 @@ def demo(
     """
     from rich.markup import escape
 
-    from harness.backends.llama_doctor import diagnose
     from harness.cli.common import err
+    from harness.serving.llama.doctor import diagnose
 
     # `doctor`'s verdict, before any episode: a build this CPU cannot run stops here (exit 3),
     # saying why and what fixes it, instead of killing the server mid-run
@@ -59,7 +59,7 @@ def demo(
     write_plan(out, [(Path(s.out).name, s.identity()) for s in specs])
     for spec in specs:
         run_spec(spec, retry_errors=retry_errors)
-    from harness.demo_page import PAGE_WIDTH, page
+    from harness.readers.demo_page import PAGE_WIDTH, page
     from results import load
 
     echo("\n".join(page(load([Path(s.out) for s in specs]), specs, min(PAGE_WIDTH, terminal_width()))))

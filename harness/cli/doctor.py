@@ -1,4 +1,4 @@
-"""`doctor`: can the embedded model run on this machine? The diagnosis is `harness.backends.llama_doctor`'s."""
+"""`doctor`: can the embedded model run on this machine? The diagnosis is `harness.serving.llama.doctor`'s."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ def doctor(
 
     Exit code 0 when it runs, 3 when it cannot (the line says why and what fixes it).
     """
-    from harness.backends.llama_doctor import diagnose
+    from harness.serving.llama.doctor import diagnose
 
     d = diagnose(scan)
     echo("\n".join(d.lines))

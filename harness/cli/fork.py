@@ -97,7 +97,7 @@ def fork(
             run_spec(spec, retry_errors, preflight)
         finally:
             if check:
-                from harness.fork_check import reproduced
+                from harness.readers.fork_check import reproduced
 
                 found = reproduced(spec.out)  # None: the fork stopped before it recorded anything
                 if found is not None:

@@ -183,8 +183,8 @@ def run(
         build_spec({**values, "shard": f"{i}/{n}", "out": str(shards.directory(out, i, n))}, source) for i, n in parts
     ] or [build_spec(values, source)]
     if dry_run:
-        from harness.placement import render, to_json
         from harness.runner import dry_plan
+        from harness.serving.placement import render, to_json
 
         shown = [(spec, dry_plan(spec)) for spec in specs]
         if fmt == "json":

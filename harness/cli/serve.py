@@ -18,14 +18,14 @@ from typing import TYPE_CHECKING
 import typer
 
 from envs.errors import UserError
-from harness.backends.serve_auth import DEFAULT_KEY_ENV, VLLM_KEY_ENV, WAIVER_FLAG, serve_key
-from harness.backends.vllm_table import PRESET_ROWS
 from harness.cli.common import EXIT_INTERRUPTED, group
 from harness.defaults import N_CTX
 from harness.interrupts import terminate_as_interrupt
+from harness.serving.serve_auth import DEFAULT_KEY_ENV, VLLM_KEY_ENV, WAIVER_FLAG, serve_key
+from harness.serving.vllm.table import PRESET_ROWS
 
 if TYPE_CHECKING:
-    from harness.backends.server_proc import ManagedServer
+    from harness.serving.server_proc import ManagedServer
 
 app = group("serve", help="Serve a model: the embedded CPU model or vLLM.")
 
@@ -61,8 +61,8 @@ def local(
     insecure_no_key: bool = typer.Option(False, WAIVER_FLAG, help=WAIVER_HELP),
 ) -> None:
     """The embedded model: SmolLM2-135M-Instruct on the CPU, one server, two aliases."""
-    from harness.backends.local import LocalServer, local_model_name
     from harness.cli.common import out
+    from harness.serving.llama.local import LocalServer, local_model_name
 
     if port is not None and not 1 <= port <= 65535:
         raise UserError(f"--port must be in 1..65535, got {port}")
@@ -91,8 +91,8 @@ def vllm(
     dry_run: bool = typer.Option(False, "--dry-run", help="print the command and exit"),
 ) -> None:
     """vLLM's OpenAI-compatible server for a preset or a model id, checked before launch."""
-    from harness.backends.vllm_presets import VllmServer, preset_row, vllm_command  # pydantic: not for help
     from harness.cli.common import out
+    from harness.serving.vllm.presets import VllmServer, preset_row, vllm_command  # pydantic: not for help
 
     name = preset or model
     if name is None or (preset is None) == (model is None):

@@ -1,6 +1,6 @@
 """`show`: one episode's conversation from its transcript, readable in a terminal.
 
-Which episode, and what of each call is new, is `harness.transcripts`'s; this prints its blocks
+Which episode, and what of each call is new, is `harness.readers.transcripts`'s; this prints its blocks
 with rich, every piece as plain text (no markup) with control characters made visible.
 """
 
@@ -14,7 +14,7 @@ import typer
 from harness.cli.common import group
 
 if TYPE_CHECKING:
-    from harness.transcripts import Block
+    from harness.readers.transcripts import Block
 
 # rich is imported inside the functions that print: `--help` imports none of it
 
@@ -55,7 +55,7 @@ def show(
     ),
 ) -> None:
     """Print one episode's conversation: what was sent, what came back, what the condition told the agent."""
-    from harness import transcripts
+    from harness.readers import transcripts
     from results.columns import C
 
     asked = {C.task_id: task, C.condition: condition, C.model: model, C.budget: budget, C.sample_seed: seed}
@@ -69,7 +69,7 @@ def print_blocks(blocks: list[Block]) -> None:
     from rich.text import Text
 
     from harness.cli.common import out
-    from harness.transcripts import visible
+    from harness.readers.transcripts import visible
 
     for b in blocks:
         text = Text.assemble(*((visible(piece), STYLES[kind]) for piece, kind in b.pieces))

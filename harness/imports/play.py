@@ -30,8 +30,8 @@ from harness.provenance import git_commit, versions
 from harness.recording import build_record, unsaved_record
 from harness.redact import Redactor
 from harness.replay import Replay, Replaying
+from harness.rundir.store import RunDir
 from harness.spec import resolved
-from harness.store import RunDir
 from harness.types import ModelTurn, RunSpec
 
 # a record's `config` holds the run's decoding and tool mode; an import knows not the model's

@@ -20,8 +20,8 @@ import pytest
 from harness.errors import StorageError
 from harness.loop import EpisodeResult
 from harness.recording import build_record
+from harness.rundir.store import RunDir
 from harness.spec import build_spec
-from harness.store import RunDir
 from harness.types import EpisodeKey, EpisodeRecord
 from tests.scripted_server import Reply, ScriptedServer
 
@@ -169,7 +169,7 @@ def test_retry_errors_killed_at_any_moment_loses_and_duplicates_nothing(tmp_path
 
 
 def test_a_move_killed_between_its_steps_is_redone_without_a_second_copy(tmp_path, monkeypatch):
-    from harness import store as store_module
+    from harness.rundir import store as store_module
 
     _, out, args = _error_run(tmp_path)
     with ScriptedServer(lambda body: Reply(status=500)) as server:

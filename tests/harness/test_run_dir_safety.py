@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from harness.errors import StartFailed
+from harness.rundir.store import RunDir, RunDirError
 from harness.runner import run
 from harness.spec import SpecError, build_spec
-from harness.store import RunDir, RunDirError
 from tests.harness.bank_script import GOLD, answer, customer_message
 from tests.scripted_server import Reply, ScriptedServer
 
@@ -52,7 +52,7 @@ def test_a_second_process_on_the_same_directory_is_refused_naming_the_holder(tmp
         [
             sys.executable,
             "-c",
-            "import sys, time; from harness.store import RunDir; from harness.spec import build_spec;"
+            "import sys, time; from harness.rundir.store import RunDir; from harness.spec import build_spec;"
             "d = RunDir(sys.argv[1]); d.open(build_spec({'suite': 'bank-disputes', 'models': ['m'], 'endpoints': ['http://127.0.0.1:9/v1'],"
             "'conditions': ['raw'], 'out': sys.argv[1]})); print('locked', flush=True); time.sleep(30)",
             str(tmp_path / "run"),

@@ -249,7 +249,7 @@ def test_messages_to_the_customer_are_not_tool_calls(tmp_path):
 
 
 def test_a_transcript_that_cannot_be_written_is_the_episodes_harness_error_and_the_run_goes_on(tmp_path, monkeypatch):
-    import harness.store as store_module
+    import harness.rundir.store as store_module
 
     replace = store_module.replace_file
 

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from harness import batch
-from harness.backends.local import gguf_path
-from harness.backends.server_proc import ManagedServer, pid_alive
 from harness.runner import play
+from harness.serving import batch
+from harness.serving.llama.local import gguf_path
+from harness.serving.server_proc import ManagedServer, pid_alive
 from harness.spec import build_spec
 from results import load, render_report
 

@@ -28,7 +28,7 @@ def test_a_name_the_record_lacks_fails_where_it_is_written():
 
 
 def test_no_module_of_results_or_show_spells_a_column_as_a_string():
-    # `show` and harness.transcripts, which picks and renders its episode, read records too
+    # `show` and harness.readers.transcripts, which picks and renders its episode, read records too
     # a record field written as a bare string where a column is indexed: it must be C.<name>
     # (run.json's `meta` and `spec`, and a transcript's messages `m` and answers `a`, are other
     # documents: their keys stay strings)

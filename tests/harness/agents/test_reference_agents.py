@@ -13,8 +13,8 @@ from envs import study
 from envs.contract import Violation
 from envs.errors import UnknownName
 from harness.agents.reader import Mistake, read_feedback, repair
-from harness.models import resolve
 from harness.runner import run
+from harness.serving.kinds import resolve
 from harness.spec import build_spec
 
 PAPER = list(study.CONDITIONS)
@@ -32,7 +32,7 @@ def rate(rows, **match):
 
 
 def test_agent_names_resolve_and_an_unknown_one_is_refused():
-    assert resolve("agent:gold").kind == "agent"
+    assert resolve("agent:gold").kind.name == "agent"
     with pytest.raises(UnknownName) as err:
         resolve("agent:oracle")
     assert "agent:gold" in str(err.value)

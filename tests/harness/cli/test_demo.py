@@ -4,7 +4,7 @@ from harness.spec import build_spec
 
 
 def test_the_demo_ends_with_its_folders_and_four_commands_at_80_columns():
-    from harness.demo_page import next_steps
+    from harness.readers.demo_page import next_steps
 
     specs = [
         build_spec(

@@ -2,7 +2,7 @@
 of solved/N per suite and condition with a column per player, what it shows and what it does not,
 the run folders and the commands, at most 60 lines of at most 80 columns.
 
-The page is a function of the records and the specs (`harness.demo_page.page`), rendered here
+The page is a function of the records and the specs (`harness.readers.demo_page.page`), rendered here
 without the model: the four reference agents play the demo's own specs, and the model's column is
 `agent:stubborn`'s records relabelled `local` (an arithmetic fixture: it solves nothing, as the
 135M model did in every demo measured so far; no number here is a model's)."""
@@ -16,7 +16,7 @@ import pytest
 
 from harness.agents import AGENTS
 from harness.cli.common import run_spec
-from harness.demo_page import PAGE_WIDTH, page
+from harness.readers.demo_page import PAGE_WIDTH, page
 from harness.spec import build_spec
 from harness.study_specs import demo_specs
 from results import load

@@ -5,13 +5,13 @@ from typer.testing import CliRunner
 
 from envs.errors import UserError
 from envs.textworld.errors import GameGenerationError
-from harness.backends.server_proc import MissingExtra
-from harness.backends.vllm_presets import VllmConfigError
 from harness.cli import app
 from harness.cli.common import group
 from harness.errors import ServerStartError
+from harness.rundir.store import RunDirError
+from harness.serving.server_proc import MissingExtra
+from harness.serving.vllm.presets import VllmConfigError
 from harness.spec import SpecError
-from harness.store import RunDirError
 from results import RecordsError, UsageError
 
 

@@ -50,6 +50,6 @@ def test_run_help_shows_the_defaults_a_run_uses():
         assert model.model_fields[field].get_default(call_default_factory=True) == value, field
         shown = ",".join(map(str, value)) if isinstance(value, list) else value
         assert f"[default: {shown}]" in flat, field
-    # unset, the runner's lanes take defaults.CONCURRENCY, or fill a vLLM server's batch (harness.batch)
+    # unset, the runner's lanes take defaults.CONCURRENCY, or fill a vLLM server's batch (harness.serving.batch)
     assert RunSpec.model_fields["concurrency"].get_default() is None
     assert f"[default: {defaults.CONCURRENCY}; for a vLLM server the harness starts: as many as keep" in flat

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from harness.backends.server_proc import pid_alive
 from harness.cli import app
+from harness.serving.server_proc import pid_alive
 
 runner = CliRunner()
 

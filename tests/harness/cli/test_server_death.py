@@ -35,7 +35,7 @@ def _server_pid(cli: subprocess.Popen, timeout_s: float = 120) -> int:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         found = subprocess.run(
-            ["pgrep", "-P", str(cli.pid), "-f", "harness.backends.llama_entry"], capture_output=True, text=True
+            ["pgrep", "-P", str(cli.pid), "-f", "harness.serving.llama.entry"], capture_output=True, text=True
         ).stdout.split()
         if found:
             return int(found[0])

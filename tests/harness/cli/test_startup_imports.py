@@ -42,14 +42,14 @@ OURS = (
     "harness.types",
     "harness.spec",
     "harness.runner",
-    "harness.models",
+    "harness.serving.models",
     "harness.agents",
-    "harness.backends.local",
-    "harness.backends.server_proc",
-    "harness.backends.vllm_presets",
-    "harness.backends.openai_compat",
-    "harness.inspect_log",
-    "harness.inspect_messages",
+    "harness.serving.llama.local",
+    "harness.serving.server_proc",
+    "harness.serving.vllm.presets",
+    "harness.serving.backends.openai_compat",
+    "harness.readers.inspect_log",
+    "harness.readers.inspect_messages",
     "results",
 )
 # the entry-point scan of every installed distribution: with no package plugin on the path (this
@@ -126,9 +126,9 @@ def test_the_probe_sees_heavy_imports_and_who_made_them() -> None:
 
 
 def test_the_run_directory_store_imports_no_analysis_stack() -> None:
-    """`run` opens its run directory through harness.store, which asks results.rundir for the
+    """`run` opens its run directory through harness.rundir.store, which asks results.rundir for the
     layout: that import must not bring results' analysis (pandas, scipy, statsmodels)."""
-    code = "import json, sys, harness.store; print(json.dumps(sorted(sys.modules)))"
+    code = "import json, sys, harness.rundir.store; print(json.dumps(sorted(sys.modules)))"
     out = subprocess.run(
         [sys.executable, "-c", code],
         capture_output=True,

@@ -1,0 +1,129 @@
+"""The files of a run directory, written whole: JSON text that always encodes, a file replaced
+atomically, and a full disk told apart from other write failures (`harness.rundir.store` writes them)."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from harness.errors import StorageError
+
+
+def to_json(obj: Any, **kwargs: Any) -> str:
+    """JSON text that always encodes as UTF-8: lone surrogates fall back to \\u escapes (lossless)."""
+    text = json.dumps(obj, ensure_ascii=False, default=str, **kwargs)
+    return text if _utf8(text) else json.dumps(obj, ensure_ascii=True, default=str, **kwargs)
+
+
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate
+        return False
+    return True
+
+
+_LIKE_DEFAULT_STR = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
+
+
+def compact_json(obj: Any) -> str | None:
+    """`json.dumps(obj, ensure_ascii=False, default=str, separators=(",", ":"))`, by orjson in a
+    tenth of the time (what json would hand to `str`, datetimes and dataclasses, orjson hands to
+    `str` too); None where orjson refuses: a lone surrogate, an integer beyond 64 bits. orjson
+    writes NaN as null where json writes NaN: records and transcripts are pydantic's JSON-mode
+    dumps, which already write NaN as null (a model's `{"x": NaN}` included)."""
+    try:
+        return orjson.dumps(obj, default=str, option=_LIKE_DEFAULT_STR).decode()
+    except TypeError:
+        return None
+
+
+# a write that fails with one of these will fail again for every episode: the run stops
+STORAGE_ERRNOS = {
+    errno.ENOSPC,
+    errno.EDQUOT,
+    errno.EFBIG,
+    errno.EIO,
+    errno.EROFS,
+    errno.EPERM,  # an immutable file (chattr +i)
+    errno.EACCES,  # a file or folder this user may not write
+}
+
+
+def storage_error(exc: OSError, path: Path) -> StorageError:
+    name = errno.errorcode.get(exc.errno or 0, "")
+    return StorageError(
+        f"cannot write {path}: {exc.strerror or exc}{f' ({name})' if name else ''}. Every record written before "
+        "is kept and no line is left half-written: free space, then run the same command again to resume"
+    )
+
+
+def replace_file(path: Path, data: bytes, durable: bool = False, entry: bool = True) -> None:
+    """Write beside, then rename: a reader never sees half a file. A full disk is a StorageError.
+    `durable`: the data is on the disk before the rename (a power cut leaves the old file or the
+    new one, never an empty one), and with `entry` the rename too before this returns."""
+    tmp = path.with_suffix(".tmp")
+    try:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()  # a file or a link left there (a killed writer, or planted): never written through
+        # O_EXCL: a link planted between the unlink and here fails the open instead of being followed
+        with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644), "wb") as f:
+            f.write(data)
+            if durable:
+                f.flush()
+                os.fsync(f.fileno())
+        os.replace(tmp, path)
+        if durable and entry:
+            sync_dir(path.parent)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        if exc.errno in STORAGE_ERRNOS:
+            raise storage_error(exc, path) from None
+        raise
+
+
+def sync_dir(folder: Path) -> None:
+    """A directory's entries (a rename, a new file) on the disk."""
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def storage_guard(path: Path) -> Iterator[None]:
+    """A full disk, or a path this user may not write, met while writing `path`: a StorageError."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno not in STORAGE_ERRNOS | {errno.ENAMETOOLONG}:
+            raise
+        name = errno.errorcode.get(exc.errno or 0, "")
+        raise StorageError(
+            f"cannot write {path}: {exc.strerror or exc}{f' ({name})' if name else ''}; nothing was left "
+            "half-written: free space (or pick another path), then run it again"
+        ) from None
+
+
+@contextlib.contextmanager
+def written_whole(path: Path) -> Iterator[Path]:
+    """A file an export writes (a Parquet file, a figure, a log), in full or not at all: the block
+    writes the temporary path given, renamed onto `path` when it ends; on any failure the partial
+    file is removed, and a full disk or a file this user may not write is a StorageError."""
+    tmp = path.with_name(path.name + ".part")
+    with storage_guard(path):
+        try:
+            yield tmp
+            os.replace(tmp, path)
+        finally:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
