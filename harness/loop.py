@@ -31,7 +31,7 @@ from envs.contract import (
 )
 from harness.errors import HarnessError
 from harness.replay import Replay, Unforkable
-from harness.serving.backends.base import Backend
+from harness.serving import Backend
 from harness.types import CallLog, ModelTurn
 
 

@@ -16,7 +16,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from envs.contract import Decoding, Env, ToolSpec
 from harness.errors import HarnessError
-from harness.serving.backends.base import Backend, ToolMode
+from harness.serving import Backend, ToolMode
 from harness.types import ModelTurn
 
 

@@ -16,7 +16,7 @@ from rich.markup import escape
 
 from envs.contract import EpisodeContext
 from envs.errors import UserError
-from harness import defaults, shards
+from harness import shards
 from harness.agents.base import PREFIX as AGENT_PREFIX
 from harness.episodes import Episode, expand, grid_of, select_tasks, shard
 from harness.errors import HarnessError, StartFailed
@@ -27,11 +27,7 @@ from harness.recording import build_record, unsaved_record
 from harness.redact import Redactor
 from harness.replay import Replaying
 from harness.rundir.store import RunDir
-from harness.serving import placement
-from harness.serving.backends.base import Backend
-from harness.serving.batch import Lane
-from harness.serving.models import ModelPool
-from harness.serving.preflight import check_models
+from harness.serving import Backend, Lane, ModelPool, Plan, check_models, describe_phase, plan_servers
 from harness.spec import Resolved, resolved
 from harness.suite_check import check_suite
 from harness.types import EpisodeKey, EpisodeRecord, RunSpec
@@ -40,12 +36,12 @@ from results import rundir
 __all__ = ["play", "run", "select_tasks", "expand", "RunSummary", "_progress"]
 
 
-def dry_plan(spec: RunSpec) -> placement.Plan:
+def dry_plan(spec: RunSpec) -> Plan:
     """The servers' plan `run` would follow now, for the models with episodes left in the run
     directory (read, never written: no lock, no folder)."""
     records = rundir.records_file(spec.out)
     if not records.exists():
-        return placement.plan(spec, list(spec.models))
+        return plan_servers(spec, list(spec.models))
     done = set()
     lines, _ = rundir.read_lines(records)
     for _, line in lines:
@@ -55,7 +51,7 @@ def dry_plan(spec: RunSpec) -> placement.Plan:
         except (ValueError, TypeError):
             continue
     left = {e.key.model for e in shard(spec, expand(spec, select_tasks(spec))) if e.key.id() not in done}
-    return placement.plan(spec, [m for m in spec.models if m in left])
+    return plan_servers(spec, [m for m in spec.models if m in left])
 
 
 @dataclass
@@ -153,93 +149,143 @@ async def _play_all(
     preflight: bool,
     after_start: Callable[[], None] | None,
 ) -> None:
-    """Play the pending episodes phase by phase (harness.serving.placement): open a phase's models,
-    check them, play their episodes, stop each model's server once its episodes are done."""
-    plan = resolved(spec)
-    models = [m for m in spec.models if any(e.key.model == m for e in pending)]
-    placed = placement.plan(spec, models)
+    """Play the pending episodes phase by phase (harness.serving.placement): open a phase's
+    models and check them, play their episodes, stop each model's server once they are done."""
+    placed = _plan_phases(spec, pending, console)
+    async with contextlib.AsyncExitStack() as stack:
+        pool = ModelPool(spec, stack, warn=functools.partial(_warn, console))
+        session = _Session(spec, resolved(spec), store, summary, console, pool, pending)
+        with contextlib.ExitStack() as shown:
+            for number, phase in enumerate(placed.phases, start=1):
+                if len(placed.phases) > 1 or placed.inventory.gpus:
+                    console.print(describe_phase(phase, number, len(placed.phases)), highlight=False)
+                backends = await session.open(phase.models, placed, preflight)
+                lanes = {m: [pool.lane(b) for b in backends[m]] for m in phase.models}
+                if number == 1:  # only now does the run start: a failed start leaves no run.json behind
+                    session.start(retry_errors, after_start)
+                    _say_start(console, pending, summary, lanes, len(placed.phases))
+                    session.counter.attach(shown.enter_context(_progress(console)), len(pending))
+                else:
+                    session.update()
+                await session.play(lanes, backends)
+                if summary.stopped is not None:
+                    return
+
+
+def _plan_phases(spec: RunSpec, pending: list[Episode], console: Console) -> Plan:
+    """The servers' phases for the models with episodes pending; the plan's notes said."""
+    placed = plan_servers(spec, [m for m in spec.models if any(e.key.model == m for e in pending)])
     for note in placed.notes:
         console.print(note, highlight=False)
-    queues: dict[str, asyncio.Queue[Episode]] = {m: asyncio.Queue() for m in models}
-    for e in pending:
-        queues[e.key.model].put_nowait(e)
-    counter = Counter(summary, [e for e in pending if not e.key.model.startswith(AGENT_PREFIX)])
-    concurrency: dict[str, Any] = {}
-    unenforced: dict[str, list[str]] = {}
+    return placed
 
-    async def one(e: Episode, backend: Backend) -> asyncio.Future[EpisodeRecord]:
-        saved, fatal = await _one(spec, plan, e, backend, store)
-        if fatal is not None and summary.stopped is None:
-            summary.stopped = f"the model server failed: {fatal}"
-        saved.add_done_callback(counter.count)
-        return saved
 
-    async def model_done(m: str, lanes: list[Lane], backends: list[Backend]) -> None:
+def _warn(console: Console, text: str) -> None:
+    """What a server sent that the harness did not believe; escaped: a server's words are no markup."""
+    console.print(f"[yellow]warning:[/yellow] {escape(text)}", highlight=False, soft_wrap=True)
+
+
+def _say_start(
+    console: Console, pending: list[Episode], summary: RunSummary, lanes: dict[str, list[Lane]], phases: int
+) -> None:
+    at_once = sum(lane.target for ls in lanes.values() for lane in ls)
+    adaptive = any(lane.metrics_url for ls in lanes.values() for lane in ls)
+    console.print(
+        f"{len(pending)} episodes to play"
+        + (f" ({summary.skipped} already recorded)" if summary.skipped else "")
+        + f", {at_once} at a time"
+        + (" to start with (more while the servers' batches have room)" if adaptive else "")
+        + (f", in {phases} phases of servers" if phases > 1 else "")
+        + f" (the time left is estimated after {ESTIMATE_AFTER})",
+        highlight=False,
+    )
+
+
+@dataclass
+class _Session:
+    """One `run`'s play: the models' queues of episodes, the run.json session it keeps up to
+    date, and what the phases learnt (each model's concurrency, the constraints not enforced)."""
+
+    spec: RunSpec
+    plan: Resolved
+    store: RunDir
+    summary: RunSummary
+    console: Console
+    pool: ModelPool
+    pending: list[Episode]
+    queues: dict[str, asyncio.Queue[Episode]] = field(init=False)
+    counter: Counter = field(init=False)
+    concurrency: dict[str, Any] = field(default_factory=dict)
+    unenforced: dict[str, list[str]] = field(default_factory=dict)
+    found: dict[str, list[str]] = field(default_factory=dict)  # the phase's own
+
+    def __post_init__(self) -> None:
+        self.queues = {m: asyncio.Queue() for m in dict.fromkeys(e.key.model for e in self.pending)}
+        for e in self.pending:
+            self.queues[e.key.model].put_nowait(e)
+        self.counter = Counter(self.summary, [e for e in self.pending if not e.key.model.startswith(AGENT_PREFIX)])
+
+    async def open(self, models: list[str], placed: Plan, preflight: bool) -> dict[str, list[Backend]]:
+        """Open a phase's models (their servers start) and check them."""
+        backends = {}
+        for m in models:
+            try:
+                backends[m] = await self.pool.open(m, placed.server(m))
+            except HarnessError as exc:
+                raise StartFailed(str(exc)) from None
+        if preflight:
+            await check_models(backends, self.pool, self.spec, self.console)
+        # a style said in an earlier phase is not said again
+        self.found = await _unenforced(
+            self.spec, self.plan, self.pending[0], backends, self.console, said=frozenset(self.unenforced)
+        )
+        self.unenforced |= self.found
+        self.summary.served = self.pool.served
+        return backends
+
+    def start(self, retry_errors: bool, after_start: Callable[[], None] | None) -> None:
+        self.store.start_session(
+            {
+                "versions": versions(),
+                "git": git_commit(),
+                "served": self.pool.served,
+                **({"fork_refused": self.summary.refused} if self.summary.refused else {}),
+                **({"constrain_unenforced": self.unenforced} if self.unenforced else {}),
+            },
+            retry_errors,
+        )
+        if after_start is not None:
+            after_start()
+
+    def update(self) -> None:
+        self.store.update_session(
+            served=self.pool.served, **({"constrain_unenforced": self.unenforced} if self.found else {})
+        )
+
+    async def play(self, lanes: dict[str, list[Lane]], backends: dict[str, list[Backend]]) -> None:
+        """Play the phase's models at once; each model's server stops when its episodes are done."""
+        await _all(self._model(m, lanes[m], backends[m]) for m in lanes)
+        self.store.update_session(concurrency=self.concurrency)
+
+    async def _model(self, model: str, lanes: list[Lane], backends: list[Backend]) -> None:
         await asyncio.gather(
             *(
-                lane.run(queues[m], functools.partial(one, backend=b), lambda: summary.stopped is not None)
+                lane.run(self.queues[model], functools.partial(self._one, backend=b), self._stopped)
                 for lane, b in zip(lanes, backends, strict=True)
             )
         )
-        concurrency[m] = _lanes_record(lanes)
-        await pool.close(m)  # its server stops: its episodes are done
+        self.concurrency[model] = _lanes_record(lanes)
+        await self.pool.close(model)
 
-    async with contextlib.AsyncExitStack() as stack:
+    def _stopped(self) -> bool:
+        return self.summary.stopped is not None
 
-        def warn(text: str) -> None:  # escaped: a server's words are no markup
-            console.print(f"[yellow]warning:[/yellow] {escape(text)}", highlight=False, soft_wrap=True)
-
-        pool = ModelPool(spec, stack, warn=warn)
-        shown = contextlib.ExitStack()
-        stack.enter_context(shown)
-        for number, phase in enumerate(placed.phases, start=1):
-            if len(placed.phases) > 1 or placed.inventory.gpus:
-                console.print(placement.describe_phase(phase, number, len(placed.phases)), highlight=False)
-            backends = {}
-            for m in phase.models:
-                try:
-                    backends[m] = await pool.open(m, placed.server(m))
-                except HarnessError as exc:
-                    raise StartFailed(str(exc)) from None
-            if preflight:
-                await check_models(backends, pool, spec, console)
-            # a style said in an earlier phase is not said again
-            found = await _unenforced(spec, plan, pending[0], backends, console, said=frozenset(unenforced))
-            unenforced |= found
-            lanes = {m: [_lane(spec, m, b, pool) for b in backends[m]] for m in phase.models}
-            if number == 1:
-                # only now does the run start: a failed start leaves no run.json behind
-                store.start_session(
-                    {
-                        "versions": versions(),
-                        "git": git_commit(),
-                        "served": pool.served,
-                        **({"fork_refused": summary.refused} if summary.refused else {}),
-                        **({"constrain_unenforced": unenforced} if unenforced else {}),
-                    },
-                    retry_errors,
-                )
-                if after_start is not None:
-                    after_start()
-                at_once = sum(lane.target for ls in lanes.values() for lane in ls)
-                console.print(
-                    f"{len(pending)} episodes to play"
-                    + (f" ({summary.skipped} already recorded)" if summary.skipped else "")
-                    + f", {at_once} at a time"
-                    + (" to start with (more while the servers' batches have room)" if _adaptive(lanes) else "")
-                    + (f", in {len(placed.phases)} phases of servers" if len(placed.phases) > 1 else "")
-                    + f" (the time left is estimated after {ESTIMATE_AFTER})",
-                    highlight=False,
-                )
-                counter.attach(shown.enter_context(_progress(console)), len(pending))
-            else:
-                store.update_session(served=pool.served, **({"constrain_unenforced": unenforced} if found else {}))
-            summary.served = pool.served
-
-            await _all(model_done(m, lanes[m], backends[m]) for m in phase.models)
-            store.update_session(concurrency=concurrency)
-            if summary.stopped is not None:
-                return
+    async def _one(self, e: Episode, backend: Backend) -> asyncio.Future[EpisodeRecord]:
+        saved, fatal = await _one(self.spec, self.plan, e, backend, self.store)
+        if fatal is not None and self.summary.stopped is None:
+            self.summary.stopped = f"the model server failed: {fatal}"
+        saved.add_done_callback(self.counter.count)
+        return saved
 
 
 async def _unenforced(
@@ -256,7 +302,7 @@ async def _unenforced(
     styles = {s for bs in backends.values() for b in bs if (s := getattr(b, "constrain_style", None))} - said
     if "schema" not in spec.constrain or not styles:
         return {}
-    from harness.serving.backends.constrain import unenforced
+    from harness.serving import unenforced
 
     ctx = EpisodeContext(budget=1, decoding=spec.decoding, tool_mode=spec.tool_mode, condition=first.condition)
     env = await call_env(plan.suite, plan.suite.make, first.task, plan.options, ctx)
@@ -272,24 +318,6 @@ async def _unenforced(
             highlight=False,
         )
     return out
-
-
-def _lane(spec: RunSpec, model: str, backend: Backend, pool: ModelPool) -> Lane:
-    """A fixed lane (--concurrency, else the default), or for a vLLM server the harness started,
-    one that keeps its batch full (harness.serving.batch), bounded by --concurrency."""
-    from harness.serving.vllm.presets import VllmServer
-
-    url = getattr(backend, "base_url", None)
-    server = pool.servers.get(url) if url else None
-    if isinstance(server, VllmServer):
-        return Lane(metrics_url=f"{server.root_url}/metrics", bound=spec.concurrency)
-    if spec.concurrency is None and server is not None and server.serial:
-        return Lane(1)  # a server that answers one request at a time: one episode at a time
-    return Lane(spec.concurrency or defaults.CONCURRENCY)
-
-
-def _adaptive(lanes: dict[str, list[Lane]]) -> bool:
-    return any(lane.metrics_url for ls in lanes.values() for lane in ls)
 
 
 def _lanes_record(lanes: list[Lane]) -> dict[str, Any]:

@@ -22,8 +22,7 @@ from envs.errors import UserError
 from harness.plugins import Plugin
 from harness.plugins import load as load_plugins
 from harness.redact import without_credentials
-from harness.serving.kinds import describe_models
-from harness.serving.models import validate_model
+from harness.serving import describe_models, validate_model
 from harness.types import RunSpec
 
 

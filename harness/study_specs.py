@@ -13,7 +13,7 @@ from envs import study
 from envs.errors import UserError
 from harness.agents import AGENTS
 from harness.plugins import load as load_plugins
-from harness.serving.llama.local import LOCAL_MODEL
+from harness.serving import LOCAL_MODEL
 from harness.spec import build_spec
 from harness.types import RunSpec
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from envs.contract import Action, Decoding, Env, TextAnswer, ToolCall, ToolSpec
 from harness.errors import HarnessError
-from harness.serving.backends.base import ToolMode
+from harness.serving import ToolMode
 from harness.types import ModelTurn, Usage
 
 PREFIX = "agent:"

@@ -29,7 +29,7 @@ def check(
     the context length. Exit 3 names the failed check and its likely fix."""
     import asyncio
 
-    from harness.serving.preflight import check_served, failure
+    from harness.serving import check_served, failure
     from harness.spec import build_spec
 
     models = split_list(model) or []

@@ -37,7 +37,7 @@ def demo(
     from rich.markup import escape
 
     from harness.cli.common import err
-    from harness.serving.llama.doctor import diagnose
+    from harness.serving import diagnose
 
     # `doctor`'s verdict, before any episode: a build this CPU cannot run stops here (exit 3),
     # saying why and what fixes it, instead of killing the server mid-run

@@ -19,7 +19,7 @@ def doctor(
 
     Exit code 0 when it runs, 3 when it cannot (the line says why and what fixes it).
     """
-    from harness.serving.llama.doctor import diagnose
+    from harness.serving import diagnose
 
     d = diagnose(scan)
     echo("\n".join(d.lines))

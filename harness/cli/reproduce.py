@@ -28,7 +28,7 @@ def reproduce_paper(
 ) -> None:
     """Ray & Goyal 2026: 50 TextWorld games x 4 conditions, budget 4, greedy, 512 tokens."""
     from harness.cli.common import err
-    from harness.serving.llama.local import LOCAL_MODEL
+    from harness.serving import LOCAL_MODEL
     from harness.study_specs import paper_spec  # here: help and listing import no spec machinery
 
     tag = "paper" if protocol == "plan" else f"paper-{protocol}"

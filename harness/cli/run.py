@@ -184,7 +184,7 @@ def run(
     ] or [build_spec(values, source)]
     if dry_run:
         from harness.runner import dry_plan
-        from harness.serving.placement import render, to_json
+        from harness.serving import render, to_json
 
         shown = [(spec, dry_plan(spec)) for spec in specs]
         if fmt == "json":

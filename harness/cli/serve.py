@@ -21,11 +21,10 @@ from envs.errors import UserError
 from harness.cli.common import EXIT_INTERRUPTED, group
 from harness.defaults import N_CTX
 from harness.interrupts import terminate_as_interrupt
-from harness.serving.serve_auth import DEFAULT_KEY_ENV, VLLM_KEY_ENV, WAIVER_FLAG, serve_key
-from harness.serving.vllm.table import PRESET_ROWS
+from harness.serving import DEFAULT_KEY_ENV, PRESET_ROWS, VLLM_KEY_ENV, WAIVER_FLAG, serve_key
 
 if TYPE_CHECKING:
-    from harness.serving.server_proc import ManagedServer
+    from harness.serving import ManagedServer
 
 app = group("serve", help="Serve a model: the embedded CPU model or vLLM.")
 
@@ -62,7 +61,7 @@ def local(
 ) -> None:
     """The embedded model: SmolLM2-135M-Instruct on the CPU, one server, two aliases."""
     from harness.cli.common import out
-    from harness.serving.llama.local import LocalServer, local_model_name
+    from harness.serving import LocalServer, local_model_name
 
     if port is not None and not 1 <= port <= 65535:
         raise UserError(f"--port must be in 1..65535, got {port}")
@@ -92,7 +91,7 @@ def vllm(
 ) -> None:
     """vLLM's OpenAI-compatible server for a preset or a model id, checked before launch."""
     from harness.cli.common import out
-    from harness.serving.vllm.presets import VllmServer, preset_row, vllm_command  # pydantic: not for help
+    from harness.serving import VllmServer, preset_row, vllm_command  # pydantic: not for help
 
     name = preset or model
     if name is None or (preset is None) == (model is None):

@@ -62,7 +62,7 @@ def page(df: Any, specs: Sequence[RunSpec], width: int = PAGE_WIDTH) -> list[str
 def _cost(df: Any) -> tuple[float, float] | None:
     """What one bank-disputes episode of the embedded model cost in this demo (seconds of model
     calls, tokens): the cost of the next run the page suggests, measured here, not assumed."""
-    from harness.serving.llama.local import LOCAL_MODEL
+    from harness.serving import LOCAL_MODEL
     from results.columns import C
 
     mine = df[(df[C.model] == LOCAL_MODEL) & (df[C.suite] == "bank-disputes") & df[C.success].notna()]
@@ -75,7 +75,7 @@ def _cost(df: Any) -> tuple[float, float] | None:
 def _verdict(solved: Solved, specs: Sequence[RunSpec]) -> list[str]:
     """What the table shows and what it does not: the models' results, then what the reference agents are for."""
     from harness.agents import is_agent
-    from harness.serving.llama.local import LOCAL_MODEL
+    from harness.serving import LOCAL_MODEL
     from results.solved import label
 
     tasks = min(s.tasks or 0 for s in specs)

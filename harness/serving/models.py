@@ -13,7 +13,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from envs.errors import UnknownName, UserError
+from harness import defaults
 from harness.serving.backends.base import Backend
+from harness.serving.batch import Lane
 from harness.serving.kinds import LOCAL, MODEL_ID, ModelRef, describe_models, known_models, preset_names, resolve
 from harness.serving.llama.gguf import GgufError
 from harness.serving.llama.local import NATIVE_ALIAS, PROMPT_ALIAS
@@ -108,6 +110,19 @@ class ModelPool:
         if own is not None:
             await own.aclose()
             self.servers = {url: s for url, s in self.servers.items() if s.alive()}
+
+    def lane(self, backend: Backend) -> Lane:
+        """A fixed lane (--concurrency, else the default), or for a vLLM server the harness started,
+        one that keeps its batch full (harness.serving.batch), bounded by --concurrency."""
+        from harness.serving.vllm.presets import VllmServer
+
+        url = getattr(backend, "base_url", None)
+        server = self.servers.get(url) if url else None
+        if isinstance(server, VllmServer):
+            return Lane(metrics_url=f"{server.root_url}/metrics", bound=self.spec.concurrency)
+        if self.spec.concurrency is None and server is not None and server.serial:
+            return Lane(1)  # a server that answers one request at a time: one episode at a time
+        return Lane(self.spec.concurrency or defaults.CONCURRENCY)
 
     def _client(self, url: str, model: str, flatten: bool = False, style: Style = "openai") -> OpenAIBackend:
         from harness.serving.backends.openai_compat import OpenAIBackend
