@@ -119,6 +119,69 @@ class Violation(BaseModel):
             tool=name[:NAME_CHARS],
         )
 
+    # A call checked against a JSON-schema function doc rather than a pydantic model (BFCL's
+    # tools): what pydantic would have said, in the words of a Python call.
+
+    @classmethod
+    def unexpected_argument(cls, tool: str, name: str, allowed: list[str]) -> Violation:
+        return cls(
+            code="unexpected_keyword_argument",
+            location=f"arguments.{name}",
+            observed=name[:NAME_CHARS],
+            allowed=list(allowed),
+            tool=tool,
+            message=f"{tool}() got an unexpected keyword argument {name[:100]!r}",
+        )
+
+    @classmethod
+    def missing_argument(cls, tool: str, name: str) -> Violation:
+        return cls(
+            code="missing",
+            location=f"arguments.{name}",
+            tool=tool,
+            allowed=[],
+            message=f"{tool}() is missing the required argument {name!r}",
+        )
+
+    @classmethod
+    def wrong_type(cls, code: str, tool: str, name: str, value: Any, expected: str, got: str) -> Violation:
+        """`code` is the one pydantic gives the expected type (`int_type`): violation_class counts both alike."""
+        return cls(
+            code=code,
+            location=f"arguments.{name}",
+            observed=value,
+            tool=tool,
+            allowed=[expected],
+            message=f"{name} must be of type {expected}, got {got}",
+        )
+
+    @classmethod
+    def not_an_option(cls, tool: str, name: str, value: Any, allowed: list[str]) -> Violation:
+        return cls(
+            code="enum",
+            location=f"arguments.{name}",
+            observed=value,
+            allowed=list(allowed),
+            tool=tool,
+            message=f"{name}: {str(value)[:100]!r} is not one of the options",
+        )
+
+    @classmethod
+    def backend_failure(
+        cls, tool: str, shown: str, raised: bool, arguments: dict[str, Any], at: str | None, allowed: list[str]
+    ) -> Violation:
+        """A call the backend refused: it raised (`execution_error`) or answered with an error
+        (`backend_error`); `shown` is what it said, `at` the argument it blames, if any."""
+        return cls(
+            code="execution_error" if raised else "backend_error",
+            location=None if at is None else f"arguments.{at}",
+            observed=None if at is None else arguments.get(at),
+            allowed=list(allowed),
+            message=shown[: OBSERVED_CHARS * 4],
+            raw=shown,
+            tool=tool,
+        )
+
 
 # What a decoder constrained to the tools' JSON Schema makes impossible, by Violation code: an
 # answer that is no call or no JSON, an unknown tool, a missing or an extra field, a wrong type, a

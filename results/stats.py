@@ -120,10 +120,10 @@ def cell(rows: pd.DataFrame) -> dict[str, float | int]:
         "prompt_words_mean": _mean(ok, C.prompt_words),
         "words_per_success": words / solved if solved else math.nan,
         "first_call_valid_rate": _rate(ok, C.first_call_valid),
-        "repaired": int(ok[C.repaired].fillna(False).astype(bool).sum()) if C.repaired in ok else 0,
+        C.repaired: int(ok[C.repaired].fillna(False).astype(bool).sum()) if C.repaired in ok else 0,
         "repaired_rate": _rate(ok, C.repaired),
         "limit_hit_rate": _rate(ok, C.limit_hit),
-        "fenced_answers": _total(ok, C.fenced_answers),
+        C.fenced_answers: _total(ok, C.fenced_answers),
         "usage_unknown": unknown,
     }
 
@@ -169,7 +169,7 @@ def failure_taxonomy(df: pd.DataFrame, by: Sequence[str] | None = None) -> pd.Da
     if failed.empty:
         return pd.DataFrame(columns=[*cols, C.final_failure, "count", "share"])
     codes = failed.get(C.final_failure, pd.Series(index=failed.index, dtype=object))
-    failed = failed.assign(final_failure=codes.fillna("unrecorded").astype(str))
+    failed = failed.assign(**{C.final_failure: codes.fillna("unrecorded").astype(str)})
     counts = failed.groupby([*cols, C.final_failure], sort=False).size().rename("count").reset_index()
     counts["share"] = counts["count"] / counts.groupby(cols)["count"].transform("sum")
     return sort_cells(counts, cols, then=[("count", False), (C.final_failure, True)])
@@ -186,8 +186,8 @@ def funnel(df: pd.DataFrame, by: Sequence[str] | None = None) -> pd.DataFrame:
             {
                 **dict(zip(cols, keys, strict=True)),
                 "n": len(part),
-                "first_call_valid": int(first.fillna(False).astype(bool).sum()),
-                "repaired": int(rep.fillna(False).astype(bool).sum()),
+                C.first_call_valid: int(first.fillna(False).astype(bool).sum()),
+                C.repaired: int(rep.fillna(False).astype(bool).sum()),
                 "solved": int(part[C.success].astype(bool).sum()),
             }
         )

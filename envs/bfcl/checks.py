@@ -106,46 +106,19 @@ def check(call: ToolCall, doc: dict[str, Any] | None, tools: list[str]) -> Viola
     props: dict[str, Any] = params.get("properties", {})
     for name in call.arguments:
         if name not in props:
-            return Violation(
-                code="unexpected_keyword_argument",
-                location=f"arguments.{name}",
-                observed=name[:200],
-                allowed=sorted(props),
-                tool=call.name,
-                message=f"{call.name}() got an unexpected keyword argument {name[:100]!r}",
-            )
+            return Violation.unexpected_argument(call.name, name, sorted(props))
     for name in params.get("required", []):
         if name not in call.arguments:
-            return Violation(
-                code="missing",
-                location=f"arguments.{name}",
-                tool=call.name,
-                allowed=[],
-                message=f"{call.name}() is missing the required argument {name!r}",
-            )
+            return Violation.missing_argument(call.name, name)
     passes = ground_truth_passes()
     for name, value in call.arguments.items():
         prop, gold = props[name], passes.get((call.name, name), set())
         kind = prop.get("type")
         if not _fits(value, kind) and type_name(value) not in gold:
-            return Violation(
-                code=_CODES[kind],
-                location=f"arguments.{name}",
-                observed=value,
-                tool=call.name,
-                allowed=[kind],
-                message=f"{name} must be of type {kind}, got {type_name(value)}",
-            )
+            return Violation.wrong_type(_CODES[kind], call.name, name, value, kind, type_name(value))
         allowed = enum_of(prop) or enum_of(prop.get("items", {}))
         if allowed:
             for item in value if isinstance(value, list) else [value]:
                 if str(item) not in allowed and ("value", item) not in gold:
-                    return Violation(
-                        code="enum",
-                        location=f"arguments.{name}",
-                        observed=item,
-                        allowed=allowed,
-                        tool=call.name,
-                        message=f"{name}: {str(item)[:100]!r} is not one of the options",
-                    )
+                    return Violation.not_an_option(call.name, name, item, allowed)
     return None

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from envs.contract import OBSERVED_CHARS, ToolCall, Violation
+from envs.contract import ToolCall, Violation
 
 _FILES = ("file_name", "file_name1", "file_name2", "source", "dir_name", "name")
 
@@ -64,12 +64,4 @@ def violation(call: ToolCall, cls: str, instance: Any, shown: str, exc: BaseExce
     allowed: list[str] = []
     if at is not None and (live := LIVE.get((cls, at))) is not None:
         allowed = [v for v in live(instance) if v != str(call.arguments.get(at))]
-    return Violation(
-        code="execution_error" if exc is not None else "backend_error",
-        location=None if at is None else f"arguments.{at}",
-        observed=None if at is None else call.arguments.get(at),
-        allowed=allowed,
-        message=shown[: OBSERVED_CHARS * 4],
-        raw=shown,
-        tool=call.name,
-    )
+    return Violation.backend_failure(call.name, shown, exc is not None, call.arguments, at, allowed)

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from datetime import date
+from typing import Any, Literal, Protocol
 
 from pydantic import Field
 
@@ -37,6 +38,54 @@ class Case:
     # read tools that must have run before the task counts as solved (a write without the check
     # it depends on is a lucky guess)
     needs_read: tuple[str, ...] = ()
+
+
+class DomainWorld(Protocol):
+    """What a domain's world says of its task that a case repeats."""
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def dialogue(self) -> Literal["single", "slots"]: ...
+
+
+def today_line(today: date) -> str:
+    """The date a task's system prompt gives the agent, so that "yesterday" has one meaning."""
+    return f"Today is {today.isoformat()} ({today:%A})."
+
+
+def domain_case(
+    domain: str,
+    world: DomainWorld,
+    system: str,
+    clock: str,
+    talk: tuple[Customer, str],
+    *,
+    tools: list[Tool],
+    context: dict[str, Any],
+    state: Callable[[], State],
+    gold_calls: list[ToolCall],
+    needs_read: tuple[str, ...] = (),
+) -> Case:
+    """A domain's case: the domain names its service's host, the world gives the kind and the
+    dialogue, the clock (the task's today) follows the system prompt, `talk` is the customer and
+    their first message. Every domain builds it so, so that the three cannot drift apart."""
+    customer, opening = talk
+    return Case(
+        domain=domain,
+        kind=world.kind,
+        dialogue=world.dialogue,
+        service=f"api.{domain}.example",
+        system=f"{system}\n\n{clock}",
+        opening=opening,
+        customer=customer,
+        tools=tools,
+        context=context,
+        state=state,
+        gold_calls=gold_calls,
+        needs_read=needs_read,
+    )
 
 
 def gold_state(case: Case, normalize: bool = True) -> State:

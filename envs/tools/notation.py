@@ -25,13 +25,49 @@ RELATIVE = {
     "послезавтра": 2,
     "day after tomorrow": 2,
 }
+# The months and weekdays as the simulated customers write them (each domain's phrasing) and as
+# the normalisers below read them back: one list each, so that what is written can be read.
+# "12 марта": a day of the month takes the month in the genitive
+RU_MONTHS_GENITIVE = [
+    "января",
+    "февраля",
+    "марта",
+    "апреля",
+    "мая",
+    "июня",
+    "июля",
+    "августа",
+    "сентября",
+    "октября",
+    "ноября",
+    "декабря",
+]
+EN_MONTH_NAMES = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+]
+EN_MONTH_ABBREVIATIONS = [m[:3] for m in EN_MONTH_NAMES]  # "Jan"
+# "on Tuesday": Russian takes в/во and the accusative
+RU_ON_WEEKDAY = ["в понедельник", "во вторник", "в среду", "в четверг", "в пятницу", "в субботу", "в воскресенье"]
+EN_WEEKDAY_NAMES = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+EN_ON_WEEKDAY = [f"on {d}" for d in EN_WEEKDAY_NAMES]
 # stems: "марта", "март", "мар" all start with "мар"; May/"мая"/"май" need the whole stem
 RU_MONTH_STEMS = ["янв", "фев", "мар", "апр", "ма", "июн", "июл", "авг", "сен", "окт", "ноя", "дек"]
-EN_MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+EN_MONTH_STEMS = [m.lower() for m in EN_MONTH_ABBREVIATIONS]
 WEEKDAYS = {
     **{w: i for i, w in enumerate(["понедельник", "вторник", "сред", "четверг", "пятниц", "суббот", "воскресенье"])},
-    **{w: i for i, w in enumerate(["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"])},
-    **{w: i for i, w in enumerate(["mon", "tue", "wed", "thu", "fri", "sat", "sun"])},
+    **{w.lower(): i for i, w in enumerate(EN_WEEKDAY_NAMES)},
+    **{w[:3].lower(): i for i, w in enumerate(EN_WEEKDAY_NAMES)},
 }
 NUMBER_WORDS = {
     "ноль": 0,
@@ -106,7 +142,7 @@ def month_number(word: str) -> int | None:
     for i, stem in enumerate(RU_MONTH_STEMS):
         if stem != "ма" and w.startswith(stem):
             return i + 1
-    for i, stem in enumerate(EN_MONTHS):
+    for i, stem in enumerate(EN_MONTH_STEMS):
         if w.startswith(stem):
             return i + 1
     return None

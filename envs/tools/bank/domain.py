@@ -17,7 +17,7 @@ from envs.tools.bank.contract import (
 )
 from envs.tools.bank.phrasing import customer
 from envs.tools.bank.world import BankWorld, World, make_bank_world
-from envs.tools.case import Case
+from envs.tools.case import Case, domain_case, today_line
 from envs.tools.suite import ToolsSuite
 from envs.tools.tooling import Tool
 
@@ -106,19 +106,14 @@ def gold_calls(w: BankWorld) -> list[ToolCall]:
 def build(seed: int) -> Case:
     w = make_bank_world(seed)
     bank = BankBackend(w)
-    cust, opening = customer(w)
-    today = w.today
-    system = f"{SYSTEM}\n\nToday is {today.isoformat()} ({today:%A}). Time zone: Europe/Moscow."
-    return Case(
-        domain="bank",
-        kind=w.kind,
-        dialogue=w.dialogue,
-        service="api.bank.example",
-        system=system,
-        opening=opening,
-        customer=cust,
+    return domain_case(
+        "bank",
+        w,
+        SYSTEM,
+        f"{today_line(w.today)} Time zone: Europe/Moscow.",
+        customer(w),
         tools=tools(bank),
-        context={"today": today, "world": w.base, "bank": bank},
+        context={"today": w.today, "world": w.base, "bank": bank},
         state=bank.state,
         gold_calls=gold_calls(w),
         needs_read=("get_dispute_status",) if w.kind == "status" else (),

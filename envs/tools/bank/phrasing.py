@@ -8,23 +8,9 @@ from datetime import date
 from decimal import Decimal
 
 from envs.tools.bank.world import SLOTS, BankWorld, World
+from envs.tools.notation import EN_MONTH_ABBREVIATIONS, RU_MONTHS_GENITIVE
 from envs.tools.slots import Correction, Customer, Lang
 
-RU_MONTHS = [
-    "января",
-    "февраля",
-    "марта",
-    "апреля",
-    "мая",
-    "июня",
-    "июля",
-    "августа",
-    "сентября",
-    "октября",
-    "ноября",
-    "декабря",
-]
-EN_MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 RU_REL = {0: "сегодня", 1: "вчера", 2: "позавчера"}
 EN_REL = {0: "today", 1: "yesterday"}
 
@@ -52,7 +38,9 @@ def _day(rng: random.Random, day: date, today: date, ru: bool) -> str:
     delta = (today - day).days
     rel = (RU_REL if ru else EN_REL).get(delta)
     forms = [day.strftime("%d.%m"), day.strftime("%d.%m.%Y"), day.isoformat()]
-    forms.append(f"{day.day} {RU_MONTHS[day.month - 1]}" if ru else f"{EN_MONTHS[day.month - 1]} {day.day}")
+    forms.append(
+        f"{day.day} {RU_MONTHS_GENITIVE[day.month - 1]}" if ru else f"{EN_MONTH_ABBREVIATIONS[day.month - 1]} {day.day}"
+    )
     if rel:
         forms += [rel, rel]
     return rng.choice(forms)

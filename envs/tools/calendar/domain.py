@@ -9,7 +9,7 @@ from envs.tools.calendar.backend import CalendarService
 from envs.tools.calendar.contract import CancelMeetingInput, CreateMeetingInput, ListMeetingsInput, MoveMeetingInput
 from envs.tools.calendar.phrasing import customer
 from envs.tools.calendar.world import ROOMS, ZONES, CalendarWorld, make_calendar_world
-from envs.tools.case import Case
+from envs.tools.case import Case, domain_case
 from envs.tools.suite import ToolsSuite
 from envs.tools.tooling import Tool
 
@@ -111,16 +111,12 @@ def gold_calls(w: CalendarWorld) -> list[ToolCall]:
 def build(seed: int) -> Case:
     w = make_calendar_world(seed)
     cal = CalendarService(w)
-    cust, opening = customer(w)
-    system = f"{SYSTEM}\n\nNow: {w.now.strftime('%Y-%m-%d %H:%M')} ({w.now:%A}), the principal's time zone: {w.home}."
-    return Case(
-        domain="calendar",
-        kind=w.kind,
-        dialogue=w.dialogue,
-        service="api.calendar.example",
-        system=system,
-        opening=opening,
-        customer=cust,
+    return domain_case(
+        "calendar",
+        w,
+        SYSTEM,
+        f"Now: {w.now.strftime('%Y-%m-%d %H:%M')} ({w.now:%A}), the principal's time zone: {w.home}.",
+        customer(w),
         tools=tools(cal),
         context={"today": w.today, "calendar": cal},
         state=cal.state,

@@ -7,38 +7,9 @@ from datetime import date, datetime
 from zoneinfo import ZoneInfo
 
 from envs.tools.calendar.world import CalendarWorld
+from envs.tools.notation import EN_MONTH_NAMES, EN_ON_WEEKDAY, RU_MONTHS_GENITIVE, RU_ON_WEEKDAY
 from envs.tools.slots import Correction, Customer
 
-RU_MONTHS = [
-    "января",
-    "февраля",
-    "марта",
-    "апреля",
-    "мая",
-    "июня",
-    "июля",
-    "августа",
-    "сентября",
-    "октября",
-    "ноября",
-    "декабря",
-]
-EN_MONTHS = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-]
-RU_WEEKDAYS = ["в понедельник", "во вторник", "в среду", "в четверг", "в пятницу", "в субботу", "в воскресенье"]
-EN_WEEKDAYS = ["on Monday", "on Tuesday", "on Wednesday", "on Thursday", "on Friday", "on Saturday", "on Sunday"]
 ROOM_RU = {"Neva": "Нева", "Volga": "Волга", "Ural": "Урал", "Baikal": "Байкал", "Amur": "Амур", "Lena": "Лена"}
 ZONE_WORDS = {
     "Europe/Moscow": (["по Москве", "по московскому времени", "МСК"], ["Moscow time", "MSK"]),
@@ -77,13 +48,16 @@ WORDS: dict[str, tuple[str, ...]] = {
 
 def _day(rng: random.Random, d: date, today: date, ru: bool) -> str:
     delta = (d - today).days
-    forms = [d.strftime("%d.%m"), f"{d.day} {RU_MONTHS[d.month - 1]}" if ru else f"{EN_MONTHS[d.month - 1]} {d.day}"]
+    forms = [
+        d.strftime("%d.%m"),
+        f"{d.day} {RU_MONTHS_GENITIVE[d.month - 1]}" if ru else f"{EN_MONTH_NAMES[d.month - 1]} {d.day}",
+    ]
     if delta == 1:
         forms.append("завтра" if ru else "tomorrow")
     elif delta == 2 and ru:
         forms.append("послезавтра")
     if 1 < delta < 7:
-        forms.append((RU_WEEKDAYS if ru else EN_WEEKDAYS)[d.weekday()])
+        forms.append((RU_ON_WEEKDAY if ru else EN_ON_WEEKDAY)[d.weekday()])
     return rng.choice(forms)
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from envs.contract import ToolCall
-from envs.tools.case import Case
+from envs.tools.case import Case, domain_case, today_line
 from envs.tools.suite import ToolsSuite
 from envs.tools.tooling import Tool
 from envs.tools.travel.backend import Desk
@@ -105,16 +105,12 @@ def gold_calls(w: TravelWorld) -> list[ToolCall]:
 def build(seed: int) -> Case:
     w = make_travel_world(seed)
     desk = Desk(w)
-    cust, opening = customer(w)
-    system = f"{SYSTEM}\n\nToday is {w.today.isoformat()} ({w.today:%A})."
-    return Case(
-        domain="travel",
-        kind=w.kind,
-        dialogue=w.dialogue,
-        service="api.travel.example",
-        system=system,
-        opening=opening,
-        customer=cust,
+    return domain_case(
+        "travel",
+        w,
+        SYSTEM,
+        today_line(w.today),
+        customer(w),
         tools=tools(desk),
         context={"today": w.today, "travel": desk.world, "desk": desk},
         state=desk.state,

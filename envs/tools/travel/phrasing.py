@@ -5,26 +5,10 @@ from __future__ import annotations
 import random
 from datetime import date
 
-from envs.tools.notation import EN_MONTHS
+from envs.tools.notation import EN_MONTH_ABBREVIATIONS, EN_ON_WEEKDAY, RU_MONTHS_GENITIVE, RU_ON_WEEKDAY
 from envs.tools.slots import Correction, Customer, Lang
 from envs.tools.travel.world import AIRPORTS, TravelWorld
 
-RU_MONTHS = [
-    "января",
-    "февраля",
-    "марта",
-    "апреля",
-    "мая",
-    "июня",
-    "июля",
-    "августа",
-    "сентября",
-    "октября",
-    "ноября",
-    "декабря",
-]
-RU_WEEKDAYS = ["в понедельник", "во вторник", "в среду", "в четверг", "в пятницу", "в субботу", "в воскресенье"]
-EN_WEEKDAYS = ["on Monday", "on Tuesday", "on Wednesday", "on Thursday", "on Friday", "on Saturday", "on Sunday"]
 WORDS: dict[str, tuple[str, ...]] = {
     "date": ("дат", "когда", "числ", "какой день", "вылет", "date", "when", "which day", "depart"),
     "return": ("обратно", "возвращ", "обратн", "return", "back"),
@@ -63,12 +47,14 @@ FARE_WORDS = {
 def _day(rng: random.Random, d: date, today: date, ru: bool) -> str:
     forms = [d.strftime("%d.%m"), d.strftime("%d.%m.%Y")]
     forms.append(
-        f"{d.day} {RU_MONTHS[d.month - 1]}"
+        f"{d.day} {RU_MONTHS_GENITIVE[d.month - 1]}"
         if ru
-        else rng.choice([f"{EN_MONTHS[d.month - 1].title()} {d.day}", f"{d.day} {EN_MONTHS[d.month - 1].title()}"])
+        else rng.choice(
+            [f"{EN_MONTH_ABBREVIATIONS[d.month - 1]} {d.day}", f"{d.day} {EN_MONTH_ABBREVIATIONS[d.month - 1]}"]
+        )
     )
     if 1 < (d - today).days < 7:
-        forms.append((RU_WEEKDAYS if ru else EN_WEEKDAYS)[d.weekday()])
+        forms.append((RU_ON_WEEKDAY if ru else EN_ON_WEEKDAY)[d.weekday()])
     return rng.choice(forms)
 
 
