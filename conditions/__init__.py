@@ -5,17 +5,18 @@ of a plugin's own. The named conditions live in one registry (`CONDITIONS`): the
 the floor are aliases of compositions, the self-check arms add an arbiter, the fault arms an
 environment setting. Any other composition is named by its spelling (`retry+location@json`).
 
-A condition is resolved once, when the spec loads, for the feedback family of the suite it will
-play and the run's feedback cut (`resolve`): the family decides what it can render (the message
-family any composition; a protocol's own family, as veriharness, only what it has lines for). The
-resolved value is what the episode carries (`EpisodeContext.condition`, typed by the Protocol
-`envs.contract.Condition`): what it shows (`render` / `items`), what it sets in the environment
-(`sets`), who reviews (`review_prompt`) and what a record keeps of it (`record`).
+A condition takes three forms on its way to a message: its name (a string: a registered name,
+or a composition's spelling), what the name means (`ConditionDef`: the registry's value, or a
+composition parsed from its spelling; it renders nothing), and the condition resolved once per
+run, for the feedback family of the suite it plays and the run's feedback cut (`resolve` ->
+`Condition`, which `envs.contract.Condition` types for environments and the loop: its feedback
+lines (`items`), what it sets in the environment (`sets`), who reviews (`review_prompt`) and
+what a record keeps of it (`record`)). The family decides what it can render: the message family
+any composition; a protocol's own family, as veriharness, only what it has lines for.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -74,10 +75,10 @@ FAMILIES.register_lazy("veriharness", "conditions.veriharness:FAMILY")
 
 
 @dataclass(frozen=True)
-class Condition:
-    """A condition, and once `resolve` has bound it to a suite's feedback family and the run's
-    feedback cut, the value an episode is played under (`envs.contract.Condition`, the Protocol
-    that environments and the loop read: they never import this package)."""
+class ConditionDef:
+    """What a condition's name means, as the registry holds it: what it shows (a composition or a
+    plugin's renderer), who judges, the paper's name, what it sets in the environment. It renders
+    nothing: `resolve` binds it to a suite's feedback family and the run's cut (`Condition`)."""
 
     name: str
     shows: Feedback
@@ -86,33 +87,9 @@ class Condition:
     description: str = ""
     # suite options this condition sets (the output-contract arms shape the environment's faults)
     env: dict[str, Any] = field(default_factory=dict)
-    # whose renderers write its feedback, and what it plays as there (set by `resolve`)
-    family: str = "message"
-    feedback: str = ""
-    # every rendered value is cut to this many characters (the run's --feedback-cut; the paper: 240)
-    cut: int | None = None
-    _render: ItemRenderer | None = field(default=None, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        if self._render is None:  # not resolved for a suite yet: it renders as the message family does
-            feedback, renderer = _message_family(self.shows)
-            object.__setattr__(self, "feedback", feedback)
-            object.__setattr__(self, "_render", renderer)
-
-    def items(self, violation: Violation) -> list[str]:
-        """The feedback lines about one rejected call (one message in the message family)."""
-        assert self._render is not None  # set by __post_init__ or resolve
-        return self._render(violation, self.cut)
-
-    def render(self, violation: Violation) -> str:
-        return "\n".join(self.items(violation))
 
     def review_prompt(self) -> str | None:
         return review_prompt(self.arbiter)
-
-    def sets(self, key: str) -> Any:
-        """What this condition sets in the environment under `key` (None when it sets nothing)."""
-        return self.env.get(key)
 
     def record(self) -> dict[str, Any]:
         """What a record keeps beside the name the user wrote: the canonical composition (two
@@ -126,7 +103,40 @@ class Condition:
         }
 
 
-CONDITIONS: Registry[Condition] = Registry("condition")
+@dataclass(frozen=True)
+class Condition:
+    """A condition resolved for a suite's feedback family and the run's feedback cut: the value an
+    episode is played under (`envs.contract.Condition`, the Protocol that environments and the
+    loop read: they never import this package). Made by `resolve` only, once per run."""
+
+    definition: ConditionDef
+    # whose renderers write its feedback, and the name of what it shows there
+    family: str
+    feedback: str
+    # every rendered value is cut to this many characters (the run's --feedback-cut; the paper: 240)
+    cut: int | None
+    lines: ItemRenderer = field(repr=False, compare=False)
+
+    @property
+    def name(self) -> str:
+        return self.definition.name
+
+    def items(self, violation: Violation) -> list[str]:
+        """The feedback lines about one rejected call (one message in the message family)."""
+        return self.lines(violation, self.cut)
+
+    def review_prompt(self) -> str | None:
+        return self.definition.review_prompt()
+
+    def sets(self, key: str) -> Any:
+        """What this condition sets in the environment under `key` (None when it sets nothing)."""
+        return self.definition.env.get(key)
+
+    def record(self) -> dict[str, Any]:
+        return self.definition.record()
+
+
+CONDITIONS: Registry[ConditionDef] = Registry("condition")
 
 
 def register_condition(
@@ -136,7 +146,7 @@ def register_condition(
     arbiter: Arbiter = "validator",
     env: dict[str, Any] | None = None,
     paper_name: str | None = None,
-) -> Condition:
+) -> ConditionDef:
     """Name a condition: a composition (`"retry+location@json"`) or a renderer of a Violation of
     one's own (a function `(violation, cut) -> message`), with who judges and what it sets."""
     if arbiter not in ARBITERS:
@@ -144,7 +154,7 @@ def register_condition(
     if is_composition(name):
         raise UserError(f"a condition's name cannot contain '@' ({name!r}): that spells a composition")
     feedback: Feedback = parse(shows) if isinstance(shows, str) else Renderer(name, shows)
-    return CONDITIONS.register(name, Condition(name, feedback, arbiter, paper_name, description, dict(env or {})))
+    return CONDITIONS.register(name, ConditionDef(name, feedback, arbiter, paper_name, description, dict(env or {})))
 
 
 # the paper's four and the floor, as compositions; they play exactly as they always did
@@ -205,13 +215,13 @@ register_condition(
 COMPOSING = f"or a composition PART+PART+...@FORM (parts {', '.join(PARTS)}, allowed=K; forms {', '.join(FORMS)})"
 
 
-def get_condition(name: str) -> Condition:
-    """A named condition, or the composition a name spells."""
+def get_condition(name: str) -> ConditionDef:
+    """What a name means: a named condition, or the composition it spells."""
     if name in CONDITIONS or not is_composition(name):
         if name not in CONDITIONS:
             raise UnknownName("condition", name, CONDITIONS.names(), listing=f"{', '.join(CONDITIONS)}; {COMPOSING}")
         return CONDITIONS.get(name)
-    return Condition(name, parse(name), description="a composition")
+    return ConditionDef(name, parse(name), description="a composition")
 
 
 class UnplayableCondition(UserError):
@@ -230,8 +240,8 @@ def resolve(name: str, family_name: str, who: str = "this suite", cut: int | Non
             f"{who} cannot play condition {name!r} ({condition.shows.spelled()}): its {family_name} feedback "
             f"renders {family.renders} only; allowed: {', '.join(playable)}"
         )
-    feedback, renderer = found
-    return dataclasses.replace(condition, family=family_name, feedback=feedback, cut=cut, _render=renderer)
+    feedback, lines = found
+    return Condition(condition, family_name, feedback, cut, lines)
 
 
 PART_TEXT = {

@@ -94,6 +94,20 @@ class Violation(BaseModel):
         )
 
     @classmethod
+    def refusal(cls, text: str) -> Violation:
+        """A server that constrains output answered with a refusal instead of a call."""
+        return cls(code="refusal", message="the model refused", observed=text[:OBSERVED_CHARS])
+
+    @classmethod
+    def cut_at_max_tokens(cls, text: str) -> Violation:
+        """Constrained output cut by max_tokens: unfinished JSON, neither a call nor an answer."""
+        return cls(
+            code="cut_at_max_tokens",
+            message="the answer was cut at max_tokens before its JSON ended",
+            observed=text[:OBSERVED_CHARS],
+        )
+
+    @classmethod
     def unparseable_call(cls, error: str, text: str) -> Violation:
         """The text looked like a tool call that could not be read."""
         return cls(code="unparseable_call", message=error, observed=text[:OBSERVED_CHARS], raw=error)

@@ -13,12 +13,12 @@ from envs.contract import Condition, Task
 from envs.errors import UnknownName, UserError
 from harness import defaults, fork, shards
 from harness.replay import Replay
-from harness.spec import resolved
+from harness.spec import Resolved
 from harness.types import EpisodeKey, RunSpec
 
 
-def select_tasks(spec: RunSpec) -> list[Task]:
-    plan = resolved(spec)
+def select_tasks(plan: Resolved) -> list[Task]:
+    spec = plan.spec
     tasks = plan.suite.tasks(plan.options)
     if spec.task_ids:
         known = {t.task_id: t for t in tasks}
@@ -44,9 +44,9 @@ class Episode:
     origin: dict[str, Any] | None = None
 
 
-def expand(spec: RunSpec, tasks: list[Task]) -> list[Episode]:
+def expand(plan: Resolved, tasks: list[Task]) -> list[Episode]:
     """Task-major order, so an interrupted run has whole tasks across conditions."""
-    plan = resolved(spec)
+    spec = plan.spec
     return [
         Episode(
             EpisodeKey(suite=spec.suite, task_id=t.task_id, model=m, condition=c, budget=b, sample_seed=s, constrain=k),
@@ -70,10 +70,11 @@ def shard(spec: RunSpec, episodes: list[Episode]) -> list[Episode]:
     return [e for e in episodes if shards.shard_of(e.key, count) == index]
 
 
-async def grid_of(spec: RunSpec, tasks: list[Task], console: Console) -> tuple[list[Episode], dict[str, int]]:
+async def grid_of(plan: Resolved, tasks: list[Task], console: Console) -> tuple[list[Episode], dict[str, int]]:
     """The spec's episodes (a fork's: one per fork point, condition, model and seed, its points'
     states rebuilt first) and the fork points refused, by reason; the grid is counted first."""
-    size = len(tasks) * len(spec.models) * len(spec.constrain) * len(resolved(spec).budgets)
+    spec = plan.spec
+    size = len(tasks) * len(spec.models) * len(spec.constrain) * len(plan.budgets)
     size *= len(spec.sample_seeds) * len(spec.conditions)
     if size > defaults.MAX_EPISODES:  # counted before an episode is made: each costs memory
         raise UserError(
@@ -81,8 +82,8 @@ async def grid_of(spec: RunSpec, tasks: list[Task], console: Console) -> tuple[l
             "memory each before the first plays): split it into several runs (fewer seeds, tasks or conditions each)"
         )
     if spec.fork is None:
-        return expand(spec, tasks), {}
-    planned, reasons = await fork.plan(spec, tasks)
+        return expand(plan, tasks), {}
+    planned, reasons = await fork.plan(plan, tasks)
     episodes = [Episode(p.key, p.task, p.condition, p.replay, p.origin) for p in planned]
     console.print(
         f"{len({e.key.fork for e in episodes})} fork points rebuilt: every replayed call's outcome as recorded, "

@@ -26,6 +26,7 @@ from envs.errors import UserError
 from harness.loop import call_env, run_episode
 from harness.plugins import Plugin
 from harness.replay import PrefixEnd, Replay, Replaying
+from harness.spec import Resolved, resolved
 from harness.types import SCHEMA_VERSION, EpisodeKey, ForkSpec, ModelTurn, RunSpec
 from results import rundir
 
@@ -189,12 +190,10 @@ def source_spec(source: Source, fork: RunSpec) -> RunSpec:
     return RunSpec(**{k: v for k, v in source.spec.items() if k in RunSpec.model_fields}, plugins=fork.plugins)
 
 
-async def rebuild(spec: RunSpec, point: Point, task: Task, before: Any) -> Rebuilt | str:
+async def rebuild(plan: Resolved, point: Point, task: Task, before: Any) -> Rebuilt | str:
     """Replay a fork point's prefix with no player: the budget it had left, or why its state
     cannot be rebuilt."""
-    from harness.spec import resolved
-
-    plan = resolved(spec)
+    spec = plan.spec
     ctx = EpisodeContext(budget=1, decoding=spec.decoding, tool_mode=spec.tool_mode, condition=before)
     replay = point.replay(before)
     env = await call_env(plan.suite, plan.suite.make, task, plan.options, ctx)
@@ -263,11 +262,10 @@ class Planned:
     origin: dict[str, Any]
 
 
-async def plan(spec: RunSpec, tasks: list[Task]) -> tuple[list[Planned], Counter[str]]:
+async def plan(run: Resolved, tasks: list[Task]) -> tuple[list[Planned], Counter[str]]:
     """Every fork point's episodes, and the points refused (by reason). Each point's state is
     rebuilt once here, with no player, before any episode plays."""
-    from harness.spec import resolved
-
+    spec = run.spec
     assert spec.fork is not None
     fork = spec.fork
     sources = load_sources(fork.sources)
@@ -276,8 +274,8 @@ async def plan(spec: RunSpec, tasks: list[Task]) -> tuple[list[Planned], Counter
         where = ", ".join(fork.sources)
         raise ForkError(f"{where}: no scored episode has a rejected call (--at {fork.at}): no fork point")
     by_id = {t.task_id: t for t in tasks}
-    conditions = resolved(spec).conditions
-    changed = _changed_plugins(sources, resolved(spec).plugins)
+    conditions = run.conditions
+    changed = _changed_plugins(sources, run.plugins)
     befores: dict[str, dict[str, Any]] = {}
     out: list[Planned] = []
     for point in found:
@@ -297,7 +295,7 @@ async def plan(spec: RunSpec, tasks: list[Task]) -> tuple[list[Planned], Counter
         if unlike:
             refused[f"condition {unlike[0]} sets the environment otherwise than {r['condition']}"] += 1
             continue
-        rebuilt = await rebuild(spec, point, task, before)
+        rebuilt = await rebuild(run, point, task, before)
         if isinstance(rebuilt, str):
             refused[rebuilt] += 1
             continue
@@ -350,9 +348,10 @@ def dry_run_text(spec: RunSpec) -> str:
     """`fork --dry-run`: the fork points, the episodes and the refusals; nothing is written."""
     import asyncio
 
-    from harness.episodes import select_tasks
+    from harness.episodes import select_tasks  # harness.episodes imports this module
 
-    planned, refused = asyncio.run(plan(spec, select_tasks(spec)))
+    run = resolved(spec)
+    planned, refused = asyncio.run(plan(run, select_tasks(run)))
     replayed = sum(p.replay.calls for p in planned)
     lines = [
         f"{len({p.key.fork for p in planned})} fork points, {len(planned)} episodes; "

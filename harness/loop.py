@@ -9,12 +9,10 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from envs.contract import (
-    OBSERVED_CHARS,
     Accepted,
     Action,
     BudgetUnit,
@@ -102,16 +100,11 @@ class WordCounts:
 
 def _actions(turn: ModelTurn, opening: Opening, constrained: bool = False) -> list[Action] | Violation:
     if turn.refusal:  # a server that constrains output may answer with a refusal instead
-        return Violation(code="refusal", message="the model refused", observed=turn.refusal[:OBSERVED_CHARS])
+        return Violation.refusal(turn.refusal)
     if turn.tool_calls:
         return list(turn.tool_calls)
     if constrained and turn.finish_reason == "length":
-        # constrained output cut by max_tokens: unfinished JSON, neither a call nor an answer
-        return Violation(
-            code="cut_at_max_tokens",
-            message="the answer was cut at max_tokens before its JSON ended",
-            observed=turn.text[:OBSERVED_CHARS],
-        )
+        return Violation.cut_at_max_tokens(turn.text)
     if "text" in opening.accepts:
         return [TextAnswer(text=turn.text, fenced=turn.fenced)]
     if turn.parse_error:
@@ -297,8 +290,7 @@ async def _play(
         result.calls.append(log)
         # the fork point's feedback is the episode's own condition's; earlier ones the source's
         said = replay.before if replay and replayed and len(result.calls) < prefix else condition
-        render = None if writer is not None else said.render
-        outcome, replies, submitted = await _submit_all(env, actions, render, native, room)
+        outcome, replies, submitted, feedback = await _submit_all(env, actions, said, writer is None, native, room)
         log.outcome = _label(outcome)
         if isinstance(outcome, Violation):
             rejected.add(log.signature)
@@ -322,7 +314,7 @@ async def _play(
             tools = outcome.tools
         if writer is not None:
             assert isinstance(outcome, Violation)  # anything else ended the episode above
-            messages = writer.retry_messages(said.items(outcome))  # a prompt built, no I/O
+            messages = writer.retry_messages(feedback)  # a prompt built, no I/O
         elif opening.history == "last":
             messages = _with_feedback(opening, turn.text, "\n\n".join(r["content"] for r in replies))
         else:
@@ -332,19 +324,23 @@ async def _play(
 async def _submit_all(
     env: Env,
     actions: list[Action] | Violation,
-    render: Callable[[Violation], str] | None,
+    condition: Condition,
+    replies_say_it: bool,
     native: bool,
     room: int | None = None,
-) -> tuple[Outcome, list[dict[str, Any]], int]:
+) -> tuple[Outcome, list[dict[str, Any]], int, list[str]]:
     """Submit the turn's actions in order; a rejection, the end of the game or a spent budget
     (`room`: tool calls left, when the budget counts tool calls) stops the rest. Returns the last
-    outcome, one reply message per action (native tool calls each need their answer) and how
-    many actions reached the environment. With no `render` (the env writes the retry) a
-    rejection gets no reply: nothing would send it."""
+    outcome, one reply message per action (native tool calls each need their answer), how many
+    actions reached the environment and the condition's feedback lines about a rejection (the one
+    place they are rendered). With `replies_say_it` false (the env writes the retry around the
+    lines) a rejection gets no reply: nothing would send it."""
     if isinstance(actions, Violation):
-        return actions, ([] if render is None else [{"role": "user", "content": render(actions)}]), 0
+        feedback = condition.items(actions)
+        return actions, ([{"role": "user", "content": "\n".join(feedback)}] if replies_say_it else []), 0, feedback
     replies: list[dict[str, Any]] = []
     outcome: Outcome | None = None
+    feedback = []
     stopped = False
     submitted = 0
     for i, action in enumerate(actions):
@@ -361,15 +357,16 @@ async def _submit_all(
         submitted += 1
         outcome = await call_env(env, env.submit, action)
         if isinstance(outcome, Violation):
-            if render is not None:
-                replies.append(_reply(render(outcome), action, i, native))
+            feedback = condition.items(outcome)
+            if replies_say_it:
+                replies.append(_reply("\n".join(feedback), action, i, native))
             stopped = True
         else:
             replies.append(_reply(outcome.observation, action, i, native))
             if outcome.done:
                 stopped = True
     assert outcome is not None
-    return outcome, replies, submitted
+    return outcome, replies, submitted, feedback
 
 
 def signature(actions: list[Action] | Violation, turn: ModelTurn) -> str:

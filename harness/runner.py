@@ -50,7 +50,8 @@ def dry_plan(spec: RunSpec) -> Plan:
             done.add(EpisodeKey.of(row).id())
         except (ValueError, TypeError):
             continue
-    left = {e.key.model for e in shard(spec, expand(spec, select_tasks(spec))) if e.key.id() not in done}
+    plan = resolved(spec)
+    left = {e.key.model for e in shard(spec, expand(plan, select_tasks(plan))) if e.key.id() not in done}
     return plan_servers(spec, [m for m in spec.models if m in left])
 
 
@@ -93,18 +94,19 @@ async def run(
     its first episode (harness.serving.preflight); a failed check stops the run. `suite_check`: first,
     gold plays each task (harness.suite_check); a task it cannot win stops the run."""
     console = console or Console(stderr=True)
-    tasks = select_tasks(spec)
+    plan = resolved(spec)  # the run's one resolution, handed down
+    tasks = select_tasks(plan)
     if suite_check and spec.fork is None:  # a fork checks more: every replayed outcome (harness.fork)
-        await check_suite(spec, tasks)
+        await check_suite(plan, tasks)
     if spec.tasks is not None and len(tasks) < spec.tasks:
         among = " among the --task-ids given" if spec.task_ids else ""
-        draws = "n_tasks" in resolved(spec).suite.options_model.model_fields and not spec.task_ids
+        draws = "n_tasks" in plan.suite.options_model.model_fields and not spec.task_ids
         console.print(
             f"{spec.tasks:,} tasks asked for; {spec.suite} has {len(tasks)}{among}: all {len(tasks)} play"
             + (f" (--env n_tasks={spec.tasks} draws more)" if draws else ""),
             highlight=False,
         )
-    episodes, refused = await grid_of(spec, tasks, console)
+    episodes, refused = await grid_of(plan, tasks, console)
     after_start = None
     if spec.shard:  # this machine's part of the grid; the folder's plan.json names every part
         index, count = shards.parse(spec.shard)
@@ -117,7 +119,7 @@ async def run(
         after_start = functools.partial(shards.write_plan, Path(spec.out).parent, entries, index)
     episodes = shard(spec, episodes)
     store = RunDir(spec.out, Redactor.from_env(spec.api_key_env, public=(spec.suite, *spec.models, *spec.conditions)))
-    done = store.open(spec, resolved(spec).plugins, plugin_changed)
+    done = store.open(spec, plan.plugins, plugin_changed)
     if store.lost_transcripts:
         console.print(
             f"{store.lost_transcripts} records had lost their transcripts (a crash before they reached the disk): "
@@ -131,7 +133,7 @@ async def run(
         summary = RunSummary(total=len(episodes), skipped=len(episodes) - len(pending), refused=refused)
         summary.errors_on_record = 0 if retry_errors else store.errors_on_record()
         if pending:
-            await _play_all(spec, pending, store, summary, console, retry_errors, preflight, after_start)
+            await _play_all(plan, pending, store, summary, console, retry_errors, preflight, after_start)
         elif retry_errors:
             store.move_errors_aside()
         return summary
@@ -140,7 +142,7 @@ async def run(
 
 
 async def _play_all(
-    spec: RunSpec,
+    plan: Resolved,
     pending: list[Episode],
     store: RunDir,
     summary: RunSummary,
@@ -151,10 +153,11 @@ async def _play_all(
 ) -> None:
     """Play the pending episodes phase by phase (harness.serving.placement): open a phase's
     models and check them, play their episodes, stop each model's server once they are done."""
+    spec = plan.spec
     placed = _plan_phases(spec, pending, console)
     async with contextlib.AsyncExitStack() as stack:
         pool = ModelPool(spec, stack, warn=functools.partial(_warn, console))
-        session = _Session(spec, resolved(spec), store, summary, console, pool, pending)
+        session = _Session(plan, store, summary, console, pool, pending)
         with contextlib.ExitStack() as shown:
             for number, phase in enumerate(placed.phases, start=1):
                 if len(placed.phases) > 1 or placed.inventory.gpus:
@@ -206,7 +209,6 @@ class _Session:
     """One `run`'s play: the models' queues of episodes, the run.json session it keeps up to
     date, and what the phases learnt (each model's concurrency, the constraints not enforced)."""
 
-    spec: RunSpec
     plan: Resolved
     store: RunDir
     summary: RunSummary
@@ -234,11 +236,9 @@ class _Session:
             except HarnessError as exc:
                 raise StartFailed(str(exc)) from None
         if preflight:
-            await check_models(backends, self.pool, self.spec, self.console)
+            await check_models(backends, self.pool, self.plan.spec, self.console)
         # a style said in an earlier phase is not said again
-        self.found = await _unenforced(
-            self.spec, self.plan, self.pending[0], backends, self.console, said=frozenset(self.unenforced)
-        )
+        self.found = await _unenforced(self.plan, self.pending[0], backends, self.console, frozenset(self.unenforced))
         self.unenforced |= self.found
         self.summary.served = self.pool.served
         return backends
@@ -281,7 +281,7 @@ class _Session:
         return self.summary.stopped is not None
 
     async def _one(self, e: Episode, backend: Backend) -> asyncio.Future[EpisodeRecord]:
-        saved, fatal = await _one(self.spec, self.plan, e, backend, self.store)
+        saved, fatal = await _one(self.plan, e, backend, self.store)
         if fatal is not None and self.summary.stopped is None:
             self.summary.stopped = f"the model server failed: {fatal}"
         saved.add_done_callback(self.counter.count)
@@ -289,7 +289,6 @@ class _Session:
 
 
 async def _unenforced(
-    spec: RunSpec,
     plan: Resolved,
     first: Episode,
     backends: dict[str, list[Backend]],
@@ -299,10 +298,11 @@ async def _unenforced(
     """Under `--constrain schema`, the keywords of the tools' schemas that a server cannot
     constrain (harness.serving.backends.constrain.unenforced), said once per run: those values are
     checked by the tools only. The tools are those of the first task's opening."""
+    spec = plan.spec
     styles = {s for bs in backends.values() for b in bs if (s := getattr(b, "constrain_style", None))} - said
     if "schema" not in spec.constrain or not styles:
         return {}
-    from harness.serving import unenforced
+    from harness.serving import unenforced  # the constraint styles: only under --constrain schema
 
     ctx = EpisodeContext(budget=1, decoding=spec.decoding, tool_mode=spec.tool_mode, condition=first.condition)
     env = await call_env(plan.suite, plan.suite.make, first.task, plan.options, ctx)
@@ -339,7 +339,6 @@ async def _all(coroutines: Any) -> None:
 
 
 async def _one(
-    spec: RunSpec,
     plan: Resolved,
     episode: Episode,
     backend: Backend,
@@ -350,6 +349,7 @@ async def _one(
     stays inside this episode: an environment crash, a transcript that cannot be written, a
     record that cannot be built are this episode's harness error, never an exception that would
     close the clients of the others."""
+    spec = plan.spec
     key, condition = episode.key, episode.condition
     decoding = spec.decoding.model_copy(
         update={

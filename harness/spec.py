@@ -14,10 +14,10 @@ from typing import Any, get_args
 
 from pydantic import BaseModel, ValidationError
 
-from conditions import CONDITIONS, UnplayableCondition
+from conditions import CONDITIONS, Condition, UnplayableCondition
 from conditions import resolve as resolve_condition
 from envs import get_suite, options_model, suite_entry, suite_names
-from envs.contract import Condition, Suite
+from envs.contract import Suite
 from envs.errors import UserError
 from harness.plugins import Plugin
 from harness.plugins import load as load_plugins
@@ -69,9 +69,11 @@ def _explain(exc: ValidationError, source: str, model: type[BaseModel]) -> SpecE
 
 @dataclass(frozen=True)
 class Resolved:
-    """What a spec's names mean, looked up once when the spec loads: the suite, its validated
-    options, each condition as it plays in the suite's feedback family, the budgets."""
+    """What a spec's names mean: the suite, its validated options, each condition as it plays in
+    the suite's feedback family, the budgets. Made by `resolved` (a value beside the spec, never
+    kept on it): `build_spec` makes one to check the names, `run` one that the run reads throughout."""
 
+    spec: RunSpec
     suite: Suite
     options: BaseModel
     conditions: dict[str, Condition]
@@ -116,10 +118,8 @@ def _one_name_each(names: list[str], plan: Resolved) -> list[str]:
 
 
 def resolved(spec: RunSpec, source: str = "spec") -> Resolved:
-    """The spec's resolution, made on its first call and kept on the spec (`build_spec` makes it,
-    the runner reads it): every name checked against its registry, nothing looked up twice."""
-    if spec._resolved is not None:
-        return spec._resolved
+    """The spec's resolution: every name checked against its registry. The runner makes it once
+    per run and hands it down; nothing looks a name up again."""
     plugins = load_plugins(spec.plugins)  # first: a plugin's suite or condition is a name like any other
     suite = get_suite(spec.suite)
     budgets = spec.budgets if spec.budgets is not None else [suite_entry(spec.suite).budget]
@@ -144,17 +144,16 @@ def resolved(spec: RunSpec, source: str = "spec") -> Resolved:
             )
         except UnplayableCondition as exc:
             raise SpecError(f"{source}: {exc}") from None
-        missing = sorted(set(condition.env) - keys)
+        missing = sorted(set(condition.definition.env) - keys)
         if missing:
             raise SpecError(
                 f"{source}: condition {name!r} sets {', '.join(missing)}, which suite {spec.suite!r} does not have "
                 "(it needs a suite with backend faults)"
             )
         conditions[name] = condition
-    spec._resolved = Resolved(
-        suite=suite, options=options, conditions=conditions, budgets=list(budgets), plugins=plugins
+    return Resolved(
+        spec=spec, suite=suite, options=options, conditions=conditions, budgets=list(budgets), plugins=plugins
     )
-    return spec._resolved
 
 
 def _protocol_suites() -> str:

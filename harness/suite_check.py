@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from envs import suite_entry
 from envs.contract import EpisodeContext, Task, Violation
 from harness.agents.base import GoldAgent, NoReference
+from harness.episodes import select_tasks
 from harness.errors import SuiteCheckFailed
 from harness.loop import call_env, run_episode
-from harness.spec import resolved
-from harness.types import RunSpec
+from harness.spec import Resolved, resolved
 
 
 @dataclass(frozen=True)
@@ -28,9 +28,9 @@ class Verdict:
     unchecked: int  # tasks that state no solution (their reference is empty)
 
 
-async def check_suite(spec: RunSpec, tasks: list[Task]) -> Verdict:
+async def check_suite(plan: Resolved, tasks: list[Task]) -> Verdict:
     """Gold plays each task once; raises SuiteCheckFailed at the first it does not win."""
-    plan = resolved(spec)
+    spec = plan.spec
     # gold reads no feedback: a condition that sets nothing in the environment and asks no review
     plain = [c for c in plan.conditions.values() if not c.sets("fault_shape") and c.review_prompt() is None]
     condition = (plain or list(plan.conditions.values()))[0]
@@ -86,11 +86,11 @@ def verify_text(suite: str, plugins: list[str]) -> str:
     """`suites NAME --verify`: the check alone, on every task of the suite at its defaults."""
     import asyncio
 
-    from harness.episodes import select_tasks
     from harness.spec import build_spec
 
     spec = build_spec({"suite": suite, "models": ["agent:gold"], "conditions": ["raw"], "plugins": plugins})
-    verdict = asyncio.run(check_suite(spec, select_tasks(spec)))
+    plan = resolved(spec)
+    verdict = asyncio.run(check_suite(plan, select_tasks(plan)))
     won = verdict.tasks - verdict.unchecked
     unchecked = f"; {verdict.unchecked} state no solution, unchecked" if verdict.unchecked else ""
     return f"{suite}: agent:gold wins {won} of {verdict.tasks} tasks{unchecked}"

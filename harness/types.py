@@ -18,7 +18,6 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
-    PrivateAttr,
     SerializerFunctionWrapHandler,
     field_validator,
     model_serializer,
@@ -108,7 +107,6 @@ class RunSpec(Strict):
     # a fork's source (harness.fork); None: episodes played from their start
     fork: ForkSpec | None = None
     # what the names mean (harness.spec.resolved): looked up once, never part of a dump
-    _resolved: Any = PrivateAttr(default=None)
 
     @field_validator("endpoints")
     @classmethod

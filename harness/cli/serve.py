@@ -61,12 +61,12 @@ def local(
 ) -> None:
     """The embedded model: SmolLM2-135M-Instruct on the CPU, one server, two aliases."""
     from harness.cli.common import out
-    from harness.serving import LocalServer, local_model_name
+    from harness.serving import LlamaSettings, LocalServer, local_model_name
 
     if port is not None and not 1 <= port <= 65535:
         raise UserError(f"--port must be in 1..65535, got {port}")
     key = serve_key(host, api_key_env, insecure_no_key)
-    server = LocalServer(port=port, n_ctx=n_ctx, n_threads=threads, host=host, api_key=key)
+    server = LocalServer(port=port, settings=LlamaSettings(n_ctx=n_ctx, n_threads=threads), host=host, api_key=key)
     if key:
         out.print(f"requests must carry the key in ${api_key_env} (run --api-key-env {api_key_env})", highlight=False)
     out.print(f"prompt mode: --model {local_model_name('prompt')}   native mode: --model {local_model_name('native')}")

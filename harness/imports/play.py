@@ -31,7 +31,7 @@ from harness.recording import build_record, unsaved_record
 from harness.redact import Redactor
 from harness.replay import Replay, Replaying
 from harness.rundir.store import RunDir
-from harness.spec import resolved
+from harness.spec import Resolved, resolved
 from harness.types import ModelTurn, RunSpec
 
 # a record's `config` holds the run's decoding and tool mode; an import knows not the model's
@@ -111,8 +111,7 @@ class Watched:
         return outcome
 
 
-async def _play(spec: RunSpec, ep: Recorded, ctx: EpisodeContext) -> tuple[EpisodeResult, dict[str, Any]]:
-    plan = resolved(spec)
+async def _play(plan: Resolved, ep: Recorded, ctx: EpisodeContext) -> tuple[EpisodeResult, dict[str, Any]]:
     if ep.error is not None:
         return EpisodeResult(harness_error=ep.error), {}
     replay = Replay(turns=ep.turns, outcomes=[None] * len(ep.turns), before=ctx.condition, budget=len(ep.turns))
@@ -140,7 +139,8 @@ async def _write(batch: Batch, console: Console) -> Written:
     done = store.open(spec)
     try:
         # the spec names one model, condition, budget and seed: one episode (key, condition) a task
-        grid = expand(spec, [ep.task for ep in batch.episodes])
+        plan = resolved(spec)  # the batch's one resolution
+        grid = expand(plan, [ep.task for ep in batch.episodes])
         todo = []
         for planned, ep in zip(grid, batch.episodes, strict=True):
             if planned.key.id() in done:
@@ -154,7 +154,7 @@ async def _write(batch: Batch, console: Console) -> Written:
             ctx = EpisodeContext(
                 budget=max(1, len(ep.turns)), decoding=spec.decoding, tool_mode=spec.tool_mode, condition=condition
             )
-            result, extra = await _play(spec, ep, ctx)
+            result, extra = await _play(plan, ep, ctx)
             written.fidelity.update({k: v for k, v in extra.get("replay", {}).items() if isinstance(v, int)})
             record = build_record(
                 key,

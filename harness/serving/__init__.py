@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from harness.serving.batch import Lane
     from harness.serving.kinds import describe_models
     from harness.serving.llama.doctor import diagnose
-    from harness.serving.llama.local import LOCAL_MODEL, LocalServer, local_model_name
+    from harness.serving.llama.local import LOCAL_MODEL, LlamaSettings, LocalServer, local_model_name
     from harness.serving.models import ModelPool, validate_model
     from harness.serving.placement import Plan, describe_phase, render, to_json
     from harness.serving.placement import plan as plan_servers
@@ -37,7 +37,7 @@ _HOME: dict[str, tuple[str, str]] = {
     "Lane": ("batch", "Lane"),
     "describe_models": ("kinds", "describe_models"),
     "diagnose": ("llama.doctor", "diagnose"),
-    **{n: ("llama.local", n) for n in ("LOCAL_MODEL", "LocalServer", "local_model_name")},
+    **{n: ("llama.local", n) for n in ("LOCAL_MODEL", "LlamaSettings", "LocalServer", "local_model_name")},
     **{n: ("models", n) for n in ("ModelPool", "validate_model")},
     **{n: ("placement", n) for n in ("Plan", "describe_phase", "render", "to_json")},
     "plan_servers": ("placement", "plan"),
@@ -51,6 +51,7 @@ __all__ = [
     "Backend",
     "DEFAULT_KEY_ENV",
     "LOCAL_MODEL",
+    "LlamaSettings",
     "Lane",
     "LocalServer",
     "ManagedServer",

@@ -16,6 +16,7 @@ from envs import get_suite
 from envs.contract import EpisodeContext, ToolCall, Violation
 from envs.errors import UnknownName
 from harness.agents.reader import plant, put
+from tests.conditions.said import said
 
 V = Violation(
     code="literal_error",
@@ -68,13 +69,13 @@ BEFORE = {
 
 @pytest.mark.parametrize("alias", list(ALIASES))
 def test_each_alias_renders_as_before_and_as_its_composition(alias):
-    assert get_condition(alias).render(V) == BEFORE[alias]
-    assert get_condition(ALIASES[alias]).render(V) == BEFORE[alias]
+    assert said(alias, V) == BEFORE[alias]
+    assert said(ALIASES[alias], V) == BEFORE[alias]
     assert get_condition(alias).record()["composition"] == ALIASES[alias]
 
 
 def test_the_problem_form_is_an_rfc_9457_problem_with_invalid_params():
-    text = get_condition("retry+message+code+location+observed+allowed@problem").render(V)
+    text = said("retry+message+code+location+observed+allowed@problem", V)
     first, body = text.split("\n")
     problem = json.loads(body)
     assert first == RETRY
@@ -84,13 +85,13 @@ def test_the_problem_form_is_an_rfc_9457_problem_with_invalid_params():
     assert entry["name"] == V.location and entry["reason"] and entry["observed"] == "fruad"
     assert entry["allowed"] == V.allowed
     # without code the problem type is RFC 9457's default, without location the entry has no name
-    bare = json.loads(get_condition("observed@problem").render(V))
+    bare = json.loads(said("observed@problem", V))
     assert bare["type"] == "about:blank" and "name" not in bare["invalid-params"][0] and "detail" not in bare
 
 
 def test_allowed_k_shows_the_first_k_in_the_environments_order():
-    assert json.loads(get_condition("allowed=2@json").render(V)) == {"allowed": ["duplicate", "fraud"]}
-    assert get_condition("frame+invalid@prose").render(V) == f"{FRAME}\n{INVALID}"
+    assert json.loads(said("allowed=2@json", V)) == {"allowed": ["duplicate", "fraud"]}
+    assert said("frame+invalid@prose", V) == f"{FRAME}\n{INVALID}"
 
 
 def test_the_veriharness_family_plays_the_papers_four_and_refuses_the_rest():

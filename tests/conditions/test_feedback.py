@@ -3,10 +3,11 @@ import re
 
 import pytest
 
-from conditions import CONDITIONS, get_condition, resolve
+from conditions import CONDITIONS, get_condition
 from envs import study
 from envs.contract import Violation
 from envs.errors import UnknownName
+from tests.conditions.said import said
 
 V = Violation(
     code="invalid_action",
@@ -35,42 +36,42 @@ def parse_json(text: str) -> dict:
 
 
 def test_prose_and_json_carry_the_same_information():
-    prose = parse_prose(get_condition("allowed_prose").render(V))
-    keyed = parse_json(get_condition("allowed_json").render(V))
+    prose = parse_prose(said("allowed_prose", V))
+    keyed = parse_json(said("allowed_json", V))
     assert prose == keyed == {"error": V.code, "location": V.location, "observed": V.observed, "allowed": V.allowed}
 
 
 @pytest.mark.parametrize("name", ["loc_obs", "raw", "none", "self_check", "self_check_wait"])
 def test_conditions_without_alternatives_never_leak_an_allowed_value(name):
-    text = get_condition(name).render(V)
+    text = said(name, V)
     for value in V.allowed:
         assert value not in text, (name, value)
 
 
 def test_loc_obs_shows_location_and_observed_as_keys():
-    fields = parse_json(get_condition("loc_obs").render(V))
+    fields = parse_json(said("loc_obs", V))
     assert fields == {"error": "invalid_action", "location": "commands[1]", "observed": "take the golden key"}
 
 
 def test_raw_shows_the_validator_message_and_traceback_the_exception():
-    assert V.message in get_condition("raw").render(V)
-    assert "location" not in get_condition("raw").render(V)
-    assert "Traceback (most recent call last)" in get_condition("traceback").render(V)
+    assert V.message in said("raw", V)
+    assert "location" not in said("raw", V)
+    assert "Traceback (most recent call last)" in said("traceback", V)
 
 
 def test_cut_truncates_each_value_mid_list_like_the_paper():
     long = V.model_copy(update={"allowed": [f"take object number {i}" for i in range(40)]})
-    keyed = parse_json(resolve("allowed_json", "message", cut=60).render(long))
+    keyed = parse_json(said("allowed_json", cut=60, violation=long))
     assert isinstance(keyed["allowed"], str) and len(keyed["allowed"]) == 60
     assert keyed["allowed"].startswith("take object number 0, take object number 1")
-    full = parse_json(resolve("allowed_json", "message").render(long))
+    full = parse_json(said("allowed_json", long))
     assert full["allowed"] == long.allowed
 
 
 def test_empty_allowed_list_is_said_not_invented():
     v = V.model_copy(update={"allowed": []})
-    assert "no list of allowed values" in get_condition("allowed_prose").render(v)
-    assert parse_json(get_condition("allowed_json").render(v))["allowed"] == []
+    assert "no list of allowed values" in said("allowed_prose", v)
+    assert parse_json(said("allowed_json", v))["allowed"] == []
 
 
 def test_registry_lists_paper_conditions_and_rejects_unknown_names():
@@ -87,7 +88,7 @@ def test_self_check_arms_have_review_prompts_and_validator_has_none():
 
 
 def test_bfcl_native_is_bfcls_own_text_with_nothing_of_ours_around_it():
-    said = "Error during execution: GorillaFileSystem.sort() got an unexpected keyword argument 'sort_by'"
-    v = Violation(code="unexpected_keyword_argument", location="arguments.sort_by", message="ours", raw=said)
-    assert get_condition("bfcl-native").render(v) == said
-    assert get_condition("bfcl-native").render(v.model_copy(update={"raw": ""})) == "ours"
+    text = "Error during execution: GorillaFileSystem.sort() got an unexpected keyword argument 'sort_by'"
+    v = Violation(code="unexpected_keyword_argument", location="arguments.sort_by", message="ours", raw=text)
+    assert said("bfcl-native", v) == text
+    assert said("bfcl-native", v.model_copy(update={"raw": ""})) == "ours"

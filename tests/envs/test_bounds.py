@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel, Field
 
-from conditions import get_condition
 from envs.contract import Bounds, Violation
 from envs.validation import TypedTool
 from harness.agents.reader import Mistake, read_bounds, repair
+from tests.conditions.said import said
 from tests.harness.cli.invoke import invoke
 from tests.registries import no_plugin_left  # noqa: F401  (autouse: each test's plugins are gone after it)
 
@@ -58,7 +58,7 @@ V = Violation(
     ],
 )
 def test_the_allowed_part_renders_the_bounds_in_every_form(condition, shows):
-    text = get_condition(condition).render(V)
+    text = said(condition, V)
     if shows is None:
         assert "2048" not in text and "bounds" not in text
     else:
@@ -67,11 +67,11 @@ def test_the_allowed_part_renders_the_bounds_in_every_form(condition, shows):
 
 @pytest.mark.parametrize("condition", ["allowed_prose", "allowed_json", "retry+code+location+allowed@problem"])
 def test_the_reader_moves_a_number_into_the_bounds_it_is_shown(condition):
-    text = get_condition(condition).render(V)
+    text = said(condition, V)
     assert read_bounds(text)["arguments.disk_gb"] == {"ge": 10.0, "le": 2048.0}
     mistake = Mistake(0, "out_of_range", "arguments.disk_gb", "disk_gb", -1, None, 4096)
     assert repair(mistake, text) == (True, 2048)
-    assert repair(mistake, get_condition("loc_obs").render(V)) == (False, 4096)
+    assert repair(mistake, said("loc_obs", V)) == (False, 4096)
 
 
 def test_a_forked_out_of_range_failure_is_repaired_under_allowed_compositions_only(tmp_path):

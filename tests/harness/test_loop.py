@@ -11,7 +11,7 @@ import asyncio
 import threading
 from typing import Any
 
-from conditions import get_condition
+from conditions import resolve as resolve_condition
 from envs.contract import (
     Accepted,
     Action,
@@ -115,7 +115,7 @@ class FakeEnv:
 
 
 def play(env: FakeEnv, backend: FakeBackend, condition: str = "allowed_json", budget: int = 4):
-    ctx = EpisodeContext(budget=budget, condition=get_condition(condition))
+    ctx = EpisodeContext(budget=budget, condition=resolve_condition(condition, "message"))
     return asyncio.run(run_episode(env, backend, ctx))
 
 

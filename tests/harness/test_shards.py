@@ -10,7 +10,7 @@ import pytest
 
 from harness import shards
 from harness.runner import expand, select_tasks
-from harness.spec import build_spec
+from harness.spec import build_spec, resolved
 from tests.harness.cli.invoke import invoke
 
 GRID = [
@@ -48,7 +48,8 @@ def test_the_partition_is_disjoint_complete_and_stable_when_the_grid_grows():
                 "tasks": tasks,
             }
         )
-        return [e.key for e in expand(spec, select_tasks(spec))]
+        plan = resolved(spec)
+        return [e.key for e in expand(plan, select_tasks(plan))]
 
     small, large = keys(10), keys(20)
     parts = [{k.id() for k in small if shards.shard_of(k, 3) == i} for i in range(3)]

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from envs.errors import UserError
-from harness.serving.llama.local import N_CTX, SEED, LlamaServer
+from harness.serving.llama.local import DEFAULT_SETTINGS, LlamaServer, LlamaSettings
 
 PREFIX = "gguf:"
 _MAGIC = b"GGUF"
@@ -113,22 +113,11 @@ class GgufServer(LlamaServer):
         self,
         path: Path,
         *,
-        n_ctx: int = N_CTX,
-        n_threads: int = 2,
-        seed: int = SEED,
+        settings: LlamaSettings = DEFAULT_SETTINGS,
         startup_timeout_s: float = 180.0,
         log_path: str | Path | None = None,
     ):
         self.alias = served_alias(path)
-        entry: dict[str, Any] = {
-            "model": str(path),
-            "model_alias": self.alias,
-            "chat_format": "chat_template.default",
-            "n_ctx": n_ctx,
-            "n_threads": n_threads,
-            "n_threads_batch": n_threads,
-            "seed": seed,
-            "verbose": False,
-            "n_gpu_layers": 0,
-        }
+        # its own chat template, from the file's metadata
+        entry = settings.entry(path, self.alias, "chat_template.default")
         super().__init__([entry], startup_timeout_s=startup_timeout_s, log_path=log_path)

@@ -39,6 +39,7 @@ import json
 import os
 import sys
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -110,25 +111,43 @@ def check_llama_server() -> None:
             )
 
 
-def server_config(
-    port: int, *, n_ctx: int = N_CTX, n_threads: int = 2, seed: int = SEED, host: str = "127.0.0.1"
-) -> dict[str, Any]:
+@dataclass(frozen=True)
+class LlamaSettings:
+    """What every model entry of our llama.cpp server is loaded with: the one home of these
+    settings, for the embedded model's two aliases and for any GGUF file."""
+
+    n_ctx: int = N_CTX
+    n_threads: int = 2
+    seed: int = SEED
+
+    def entry(self, model: Path, alias: str, chat_format: str) -> dict[str, Any]:
+        """One model entry of the llama_cpp.server config file (on the CPU: no GPU layers)."""
+        return {
+            "model": str(model),
+            "model_alias": alias,
+            "chat_format": chat_format,
+            "n_ctx": self.n_ctx,
+            "n_threads": self.n_threads,
+            "n_threads_batch": self.n_threads,
+            "seed": self.seed,
+            "verbose": False,
+            "n_gpu_layers": 0,
+        }
+
+
+# the settings a server gets when none are given (frozen: one value shared by every default)
+DEFAULT_SETTINGS = LlamaSettings()
+
+
+def server_config(port: int, settings: LlamaSettings = DEFAULT_SETTINGS, host: str = "127.0.0.1") -> dict[str, Any]:
     """The llama_cpp.server config file: one GGUF, two aliases that differ in chat format."""
-    common = {
-        "model": str(gguf_path()),
-        "n_ctx": n_ctx,
-        "n_threads": n_threads,
-        "n_threads_batch": n_threads,
-        "seed": seed,
-        "verbose": False,
-        "n_gpu_layers": 0,
-    }
+    model = gguf_path()
     return {
         "host": host,
         "port": port,
         "models": [
-            {**common, "model_alias": PROMPT_ALIAS, "chat_format": "chatml"},
-            {**common, "model_alias": NATIVE_ALIAS, "chat_format": "chatml-function-calling"},
+            settings.entry(model, PROMPT_ALIAS, "chatml"),
+            settings.entry(model, NATIVE_ALIAS, "chatml-function-calling"),
         ],
     }
 
@@ -215,9 +234,7 @@ class LocalServer(LlamaServer):
         self,
         *,
         port: int | None = None,
-        n_ctx: int = N_CTX,
-        n_threads: int = 2,
-        seed: int = SEED,
+        settings: LlamaSettings = DEFAULT_SETTINGS,
         startup_timeout_s: float = 120.0,
         stop_timeout_s: float = 10.0,
         log_path: str | Path | None = None,
@@ -226,7 +243,7 @@ class LocalServer(LlamaServer):
     ):
         check_llama_server()
         port = port or free_port()
-        models = server_config(port, n_ctx=n_ctx, n_threads=n_threads, seed=seed, host=host)["models"]
+        models = server_config(port, settings, host=host)["models"]
         super().__init__(
             models,
             port=port,

@@ -119,10 +119,7 @@ class VllmInprocBackend:
                 os.environ.setdefault(key, value)
             llm = vllm.LLM(
                 model=self.preset.weights or self.preset.hf_id,
-                max_model_len=self.preset.max_model_len,
-                quantization=self.preset.quantization,
-                generation_config="vllm",
-                **{**self.preset.engine, **llm_kwargs},
+                **{**self.preset.engine_args(), **llm_kwargs},
             )
             sampling_params_cls = vllm.SamplingParams
             if self.preset.chat_template:  # what `vllm serve --chat-template` would render with

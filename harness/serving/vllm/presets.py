@@ -172,9 +172,6 @@ def vllm_command(
         cmd += ["--enable-auto-tool-choice", "--tool-call-parser", p.tool_parser]
         if p.chat_template:
             cmd += ["--chat-template", p.chat_template]
-    cmd += ["--max-model-len", str(p.max_model_len)]
-    if p.quantization:
-        cmd += ["--quantization", p.quantization]
     if gpu_memory_utilization is not None:
         if not 0 < gpu_memory_utilization <= 1:
             raise VllmConfigError(f"--gpu-memory-utilization must be in (0, 1], got {gpu_memory_utilization}")
@@ -188,13 +185,10 @@ def vllm_command(
         host,
         "--port",
         str(port),
-        # decoding defaults from vLLM, not from the model's generation_config.json (paper setting)
-        "--generation-config",
-        "vllm",
         # answer to the HF id and to the preset's short name alike
         "--served-model-name",
         *dict.fromkeys([p.hf_id, p.name]),
-        *engine_flags(p.engine),
+        *engine_flags(p.engine_args()),
         *p.extra_flags,
     ]
     return cmd

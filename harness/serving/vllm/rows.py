@@ -35,6 +35,16 @@ class VllmPreset(BaseModel):
     # GPUs per server (vLLM's --tensor-parallel-size); the plan doubles it where one GPU is too small
     tp: int = Field(1, ge=1)
 
+    def engine_args(self) -> dict[str, Any]:
+        """What vLLM loads this row with, the one list of it: `vllm serve`'s flags (presets.vllm_command)
+        and `vllm.LLM`'s keywords (inproc) alike. The paper's settings (the context length, the
+        quantization, vLLM's decoding defaults rather than the model's generation_config.json),
+        then the row's own engine arguments."""
+        core: dict[str, Any] = {"max_model_len": self.max_model_len, "generation_config": "vllm"}
+        if self.quantization:
+            core["quantization"] = self.quantization
+        return {**core, **self.engine}
+
 
 PRESETS: Registry[VllmPreset] = Registry("vLLM preset")
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conditions import get_condition
+from conditions import resolve as resolve_condition
 from envs.bfcl import data
 from envs.bfcl.calls import NotACall, call_string, parse
 from envs.bfcl.env import MORE_FUNCTIONS, BfclEnv
@@ -165,7 +165,7 @@ def test_miss_func_adds_the_held_back_functions_at_their_turn_through_the_loop()
 
     env = BfclEnv(env.task, "miss_func")
     backend = Recording(get_agent("agent:gold").for_episode(env))
-    ctx = EpisodeContext(budget=40, condition=get_condition("raw"))
+    ctx = EpisodeContext(budget=40, condition=resolve_condition("raw", "message"))
     result = asyncio.run(run_episode(env, backend, ctx))
     assert result.won, env.verdict
     assert "sort" not in backend.tools[0] and "sort" in backend.tools[-1]

@@ -7,8 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from conditions import get_condition
-from conditions import resolve as resolve_condition
 from envs import study
 from envs.contract import Violation
 from envs.errors import UnknownName
@@ -16,6 +14,7 @@ from harness.agents.reader import Mistake, read_feedback, repair
 from harness.runner import run
 from harness.serving.kinds import resolve
 from harness.spec import build_spec
+from tests.conditions.said import said
 
 PAPER = list(study.CONDITIONS)
 
@@ -131,16 +130,14 @@ def _violation(allowed):
 @pytest.mark.parametrize("condition", ["allowed_prose", "allowed_json"])
 @pytest.mark.parametrize("cut", [None, 240])
 def test_reader_reads_each_rendering_of_the_alternatives(condition, cut):
-    text = resolve_condition(condition, "message", cut=cut).render(
-        _violation(["go east", "take red key", "take red box"])
-    )
+    text = said(condition, cut=cut, violation=_violation(["go east", "take red key", "take red box"]))
     m = Mistake(0, "inadmissible_command", "commands[1]", "", 1, "take red key", "take red kye")
     assert repair(m, text) == (True, "take red key")
 
 
 @pytest.mark.parametrize("condition", ["none", "raw", "loc_obs"])
 def test_reader_finds_nothing_to_repair_from_feedback_without_alternatives(condition):
-    text = get_condition(condition).render(_violation(["take red key"]))
+    text = said(condition, _violation(["take red key"]))
     m = Mistake(0, "inadmissible_command", "commands[1]", "", 1, "take red key", "take red kye")
     assert repair(m, text) == (False, "take red kye")
 
@@ -148,6 +145,6 @@ def test_reader_finds_nothing_to_repair_from_feedback_without_alternatives(condi
 def test_reader_puts_back_a_missing_field_once_the_feedback_names_it():
     v = Violation(code="missing", location="arguments.reason", message="open_dispute: reason: Field required")
     m = Mistake(0, "missing_field", "arguments.reason", "reason", -1, "fraud", None)
-    assert repair(m, get_condition("loc_obs").render(v)) == (True, "fraud")
-    assert repair(m, get_condition("none").render(v)) == (False, None)
-    assert read_feedback(get_condition("allowed_json").render(v)) == [("arguments.reason", [])]
+    assert repair(m, said("loc_obs", v)) == (True, "fraud")
+    assert repair(m, said("none", v)) == (False, None)
+    assert read_feedback(said("allowed_json", v)) == [("arguments.reason", [])]

@@ -118,7 +118,7 @@ def test_the_llama_grammar_compiles_for_every_suites_tools():
         spec = build_spec({"suite": suite, "models": ["agent:gold"], "conditions": ["raw"], "tasks": 1})
         plan = resolved(spec)
         env = plan.suite.make(
-            select_tasks(spec)[0], plan.options, EpisodeContext(budget=4, condition=plan.conditions["raw"])
+            select_tasks(plan)[0], plan.options, EpisodeContext(budget=4, condition=plan.conditions["raw"])
         )
         schemas[suite] = output_schema(env.reset().tools, "llama.cpp")
     code = (
