@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import struct
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Unpack
 
 from envs.errors import UserError
-from harness.serving.llama.local import DEFAULT_SETTINGS, LlamaServer, LlamaSettings
+from harness.serving.llama.local import DEFAULT_SETTINGS, LlamaServer, LlamaSettings, ServerKeywords
 
 PREFIX = "gguf:"
 _MAGIC = b"GGUF"
@@ -109,15 +109,9 @@ class GgufServer(LlamaServer):
 
     label = "llama.cpp server (gguf)"
 
-    def __init__(
-        self,
-        path: Path,
-        *,
-        settings: LlamaSettings = DEFAULT_SETTINGS,
-        startup_timeout_s: float = 180.0,
-        log_path: str | Path | None = None,
-    ):
+    def __init__(self, path: Path, *, settings: LlamaSettings = DEFAULT_SETTINGS, **server: Unpack[ServerKeywords]):
         self.alias = served_alias(path)
         # its own chat template, from the file's metadata
         entry = settings.entry(path, self.alias, "chat_template.default")
-        super().__init__([entry], startup_timeout_s=startup_timeout_s, log_path=log_path)
+        server.setdefault("startup_timeout_s", 180.0)  # a larger file than the embedded one loads longer
+        super().__init__([entry], **server)

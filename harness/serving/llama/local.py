@@ -41,7 +41,7 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
 from harness.defaults import N_CTX  # the context length, defined there for `serve local --help`
 from harness.serving.serve_auth import LLAMA_KEY_ENV
@@ -139,17 +139,25 @@ class LlamaSettings:
 DEFAULT_SETTINGS = LlamaSettings()
 
 
-def server_config(port: int, settings: LlamaSettings = DEFAULT_SETTINGS, host: str = "127.0.0.1") -> dict[str, Any]:
-    """The llama_cpp.server config file: one GGUF, two aliases that differ in chat format."""
+def local_entries(settings: LlamaSettings = DEFAULT_SETTINGS) -> list[dict[str, Any]]:
+    """The embedded model's entries of the config file: one GGUF, two aliases that differ in chat format."""
     model = gguf_path()
-    return {
-        "host": host,
-        "port": port,
-        "models": [
-            settings.entry(model, PROMPT_ALIAS, "chatml"),
-            settings.entry(model, NATIVE_ALIAS, "chatml-function-calling"),
-        ],
-    }
+    return [
+        settings.entry(model, PROMPT_ALIAS, "chatml"),
+        settings.entry(model, NATIVE_ALIAS, "chatml-function-calling"),
+    ]
+
+
+class ServerKeywords(TypedDict, total=False):
+    """Where and how a llama.cpp server runs: `LlamaServer`'s keywords, which the servers of one
+    model (`LocalServer`, `GgufServer`) pass on as they are."""
+
+    port: int | None
+    startup_timeout_s: float
+    stop_timeout_s: float
+    log_path: str | Path | None
+    host: str
+    api_key: str | None
 
 
 class LlamaServer(ManagedServer):
@@ -230,26 +238,6 @@ class LocalServer(LlamaServer):
         client.chat.completions.create(model=local_model_name("native"), ...)
     """
 
-    def __init__(
-        self,
-        *,
-        port: int | None = None,
-        settings: LlamaSettings = DEFAULT_SETTINGS,
-        startup_timeout_s: float = 120.0,
-        stop_timeout_s: float = 10.0,
-        log_path: str | Path | None = None,
-        host: str = "127.0.0.1",
-        api_key: str | None = None,
-    ):
-        check_llama_server()
-        port = port or free_port()
-        models = server_config(port, settings, host=host)["models"]
-        super().__init__(
-            models,
-            port=port,
-            startup_timeout_s=startup_timeout_s,
-            stop_timeout_s=stop_timeout_s,
-            log_path=log_path,
-            host=host,
-            api_key=api_key,
-        )
+    def __init__(self, *, settings: LlamaSettings = DEFAULT_SETTINGS, **server: Unpack[ServerKeywords]) -> None:
+        check_llama_server()  # before the GGUF is looked for: the server is what is missing more often
+        super().__init__(local_entries(settings), **server)

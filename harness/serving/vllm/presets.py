@@ -17,7 +17,7 @@ import os
 import shlex
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from envs.errors import UserError
 from harness.serving.serve_auth import VLLM_KEY_ENV
@@ -142,23 +142,33 @@ def _validate(p: VllmPreset, tp: int, dp: int, port: int, native_tools: bool) ->
         raise VllmConfigError("; ".join(problems))
 
 
+class ServeKeywords(TypedDict, total=False):
+    """How one `vllm serve` runs a row: `vllm_command`'s keywords, which `VllmServer` passes on as
+    they are (defaults: tp 1, dp 1, port 8000, loopback, native tool calls, vLLM's own memory share)."""
+
+    tp: int
+    dp: int
+    port: int
+    host: str
+    native_tools: bool
+    # the share of each GPU the server may take (harness.serving.placement)
+    gpu_memory_utilization: float | None
+
+
 def vllm_command(
     preset: str | VllmPreset,
-    tp: int = 1,
-    dp: int = 1,
-    port: int = 8000,
-    host: str = "127.0.0.1",
-    native_tools: bool = True,
     *,
     tool_parser: str | None = None,
     chat_template: str | None = None,
     max_model_len: int | None = None,
-    gpu_memory_utilization: float | None = None,
     launcher: tuple[str, ...] = ("vllm", "serve"),
+    **serve: Unpack[ServeKeywords],
 ) -> list[str]:
     """The `vllm serve` argv for a preset (name or row) or a raw Hugging Face id (`org/name`,
-    which needs `tool_parser` unless native_tools is off). Raises VllmConfigError before launch.
-    `gpu_memory_utilization`: the share of each GPU the server may take (harness.serving.placement)."""
+    which needs `tool_parser` unless native_tools is off). Raises VllmConfigError before launch."""
+    tp, dp, port = serve.get("tp", 1), serve.get("dp", 1), serve.get("port", 8000)
+    host, native_tools = serve.get("host", "127.0.0.1"), serve.get("native_tools", True)
+    gpu_memory_utilization = serve.get("gpu_memory_utilization")
     p = preset_row(
         preset,
         tool_parser=tool_parser,
@@ -287,33 +297,21 @@ class VllmServer(ManagedServer):
         self,
         preset: str | VllmPreset,
         *,
-        tp: int = 1,
-        dp: int = 1,
-        port: int = 8000,
-        host: str = "127.0.0.1",
-        native_tools: bool = True,
         tool_parser: str | None = None,
         chat_template: str | None = None,
         startup_timeout_s: float = 1800.0,
         log_path: str | Path | None = None,
         api_key: str | None = None,
         gpus: tuple[str, ...] = (),
-        gpu_memory_utilization: float | None = None,
+        **serve: Unpack[ServeKeywords],
     ):
+        native_tools = serve.get("native_tools", True)
         preset = preset_row(preset, tool_parser=tool_parser, chat_template=chat_template, native_tools=native_tools)
         if not native_tools:
             preset = preset.model_copy(update={"chat_template": None})
         preset = prepare(preset)
-        command = vllm_command(
-            preset,
-            tp=tp,
-            dp=dp,
-            port=port,
-            host=host,
-            native_tools=native_tools,
-            gpu_memory_utilization=gpu_memory_utilization,
-            launcher=launcher(),
-        )
+        command = vllm_command(preset, launcher=launcher(), **serve)
+        host, port = serve.get("host", "127.0.0.1"), serve.get("port", 8000)
         env = {**preset.env, **({VLLM_KEY_ENV: api_key} if api_key else {})}
         if gpus:  # the GPUs of its placement (harness.serving.placement): the server sees those only
             env["CUDA_VISIBLE_DEVICES"] = ",".join(gpus)

@@ -38,7 +38,11 @@ def test_model_names_per_tool_mode():
 
 
 def test_config_serves_one_gguf_under_two_aliases_on_loopback():
-    cfg = local.server_config(8123)
+    server = LocalServer(port=8123)
+    try:
+        cfg = json.loads(server.config_path.read_text())
+    finally:
+        server.stop()
     assert cfg["host"] == "127.0.0.1" and cfg["port"] == 8123
     assert [(m["model_alias"], m["chat_format"]) for m in cfg["models"]] == [
         (PROMPT_ALIAS, "chatml"),
