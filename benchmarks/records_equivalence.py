@@ -4,7 +4,8 @@
     python benchmarks/records_equivalence.py compare OUT_BEFORE OUT_AFTER
 
 `play` runs, per suite (and per protocol of the TextWorld suites), `agent:gold` and
-`agent:reader` under every condition the suite can play, through the CLI as a user would. The
+`agent:reader` under every condition the suite can play, through the CLI as a user would, then
+forks some of those runs with `agent:reader` under other conditions (FORKS). The
 reference agents call no model, so the records are a function of the code alone. `compare`
 reads each pair of `records.jsonl` and says, per run, whether the records are byte-identical
 once what differs by construction is set aside: the run id, the timings (`latency_s`, per call
@@ -38,9 +39,17 @@ RUNS: dict[str, tuple[list[str], list[str]]] = {
     # BFCL's multi-turn suites need bfcl-eval (the test command installs it)
     **{f"bfcl-{c}": (["--suite", f"bfcl-{c}"], []) for c in ("base", "miss-param", "miss-func", "long-context")},
 }
+# forks of some of those runs (`fork SOURCE --model agent:reader`): the replayed prefix, the rebuilt
+# state and the repair under other conditions go through the loop too
+FORKS: dict[str, list[str]] = {
+    "bank-disputes": ["raw", "allowed_json", "retry+location+allowed@problem"],
+    "tools-bank": ["loc_obs", "allowed_prose"],
+    "tools-calendar": ["raw", "allowed_json"],
+    "bfcl-base": ["raw", "allowed_json"],
+}
 ALL = ["none", "traceback", "raw", "loc_obs", "allowed_prose", "allowed_json", "self_check", "self_check_wait"]
 FAULTS = ["fault_raw", "fault_problem"]
-TIMINGS = {"latency_s", "run_id"}
+TIMINGS = {"latency_s", "run_id"}  # the run id and the timings differ by construction
 
 
 def play(out: Path, tasks: int) -> None:
@@ -67,23 +76,46 @@ def play(out: Path, tasks: int) -> None:
         if done.returncode not in (0,):
             print(done.stderr[-3000:])
             raise SystemExit(1)
+    for name, conds in FORKS.items():
+        cmd = [sys.executable, "-m", "harness.cli", "fork", str(out / name), "--model", "agent:reader"]
+        cmd += ["--conditions", ",".join(conds), "--out", str(out / f"{name}-fork")]
+        t0 = time.monotonic()
+        done = subprocess.run(cmd, capture_output=True, text=True)
+        print(f"{name + '-fork':<30} exit {done.returncode} in {time.monotonic() - t0:.1f} s", flush=True)
+        if done.returncode != 0:
+            print(done.stderr[-3000:])
+            raise SystemExit(1)
+
+
+def _unsourced(record: dict[str, Any]) -> dict[str, Any]:
+    """A fork's record without its source's run id, which differs by construction between two
+    plays of the source: in the fork point's id, in `fork_of` and in the transcript's name (a
+    hash of the key)."""
+    if not record.get("fork") or record.get("fork") == "none":
+        return record
+    out = dict(record, fork=record["fork"].split(":", 1)[1], transcript=None)
+    out["fork_of"] = {k: v for k, v in (record.get("fork_of") or {}).items() if k != "run_id"}
+    return out
 
 
 def _normal(record: dict[str, Any], ignore: set[str]) -> dict[str, Any]:
+    record = _unsourced(record)
     out = {k: v for k, v in record.items() if k not in TIMINGS | ignore}
     out["calls"] = [{k: v for k, v in c.items() if k not in TIMINGS | ignore} for c in record.get("calls", [])]
     return out
 
 
 def _key(record: dict[str, Any]) -> tuple:
+    record = _unsourced(record)
     return tuple(
-        record.get(k, "none") for k in ("suite", "task_id", "model", "condition", "budget", "sample_seed", "constrain")
+        record.get(k, "none")
+        for k in ("suite", "task_id", "model", "condition", "budget", "sample_seed", "constrain", "fork")
     )
 
 
 def compare(before: Path, after: Path, ignore: set[str]) -> int:
     failed = 0
-    for name in RUNS:
+    for name in [*RUNS, *(f"{n}-fork" for n in FORKS)]:
         a, b = before / name / "records.jsonl", after / name / "records.jsonl"
         ra = {_key(r): r for r in map(json.loads, a.read_text().splitlines())}
         rb = {_key(r): r for r in map(json.loads, b.read_text().splitlines())}
