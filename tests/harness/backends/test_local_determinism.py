@@ -8,7 +8,7 @@ from envs.contract import EpisodeContext
 from harness.backends.local import LocalServer, local_model_name
 from harness.backends.prompt_tools import with_tools_prompt
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.extra("local")]
 
 
 def test_answer_does_not_depend_on_the_previous_request():
