@@ -6,11 +6,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import envs
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.extra("bfcl")
 def test_every_line_of_the_table_binds_a_suite_of_its_name() -> None:
     for name, entry in envs.SUITES.items():
         suite = envs.get_suite(name)

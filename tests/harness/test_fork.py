@@ -145,7 +145,7 @@ def test_report_pairs_a_fork_by_its_fork_points(reader_source, tmp_path):
         pytest.param(["--suite", "tools-bank"], id="tools-bank"),
         pytest.param(["--suite", "tools-calendar"], id="tools-calendar"),
         pytest.param(["--suite", "tools-travel", "--env", "contract=strict"], id="tools-travel"),
-        pytest.param(["--suite", "bfcl-base"], id="bfcl-base"),
+        pytest.param(["--suite", "bfcl-base"], id="bfcl-base", marks=pytest.mark.extra("bfcl")),
         pytest.param(["--suite", "paper-textworld"], id="paper-textworld-plan", marks=pytest.mark.slow),
         pytest.param(["--suite", "paper-textworld", "--env", "protocol=step"], id="paper-textworld-step"),
     ],

@@ -111,6 +111,7 @@ def test_concurrency_given_bounds_the_batch_filling(tmp_path, vllm_log, monkeypa
 
 
 @pytest.mark.slow
+@pytest.mark.extra("local")
 def test_max_servers_1_plays_local_models_one_after_another(tmp_path, monkeypatch):
     """The real embedded llama.cpp server, twice: never two alive at once, both models recorded."""
     alive_at_spawn, spans = [], []

@@ -34,9 +34,15 @@ def _fresh(method: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-# replacing llama_cpp's methods is the point of this module; mypy refuses any assignment to a method
-Llama.create_chat_completion = _fresh(Llama.create_chat_completion)  # type: ignore[method-assign]
-Llama.create_completion = _fresh(Llama.create_completion)  # type: ignore[method-assign]
+def _replace(owner: type, name: str, wrap: Callable[[Any], Any]) -> None:
+    """Replace a class's method by `wrap` of it: the point of this module. setattr, because mypy
+    refuses an assignment to a method where llama_cpp is installed, and sees nothing to refuse
+    where it is not (the `[dev]` extra alone), so no one spelling type-checks in both."""
+    setattr(owner, name, wrap(getattr(owner, name)))
+
+
+for _method in ("create_chat_completion", "create_completion"):
+    _replace(Llama, _method, _fresh)
 
 
 def _with_key(load: Callable[P, ConfigFileSettings], key: str) -> Callable[P, ConfigFileSettings]:
@@ -55,5 +61,5 @@ if __name__ == "__main__":
     key = os.environ.pop(LLAMA_KEY_ENV, None)
     if key:
         # as above: the settings class's loader is replaced on purpose
-        ConfigFileSettings.model_validate_json = _with_key(ConfigFileSettings.model_validate_json, key)  # type: ignore[method-assign]
+        _replace(ConfigFileSettings, "model_validate_json", functools.partial(_with_key, key=key))
     main()

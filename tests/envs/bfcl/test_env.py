@@ -13,7 +13,6 @@ import pytest
 from conditions import resolve as resolve_condition
 from envs.bfcl import data
 from envs.bfcl.calls import NotACall, call_string, parse
-from envs.bfcl.env import MORE_FUNCTIONS, BfclEnv
 from envs.bfcl.judge import judge
 from envs.bfcl.suite import Base, LongContext, MissFunc, MissParam
 from envs.contract import Accepted, EpisodeContext, TextAnswer, ToolCall, Violation
@@ -24,6 +23,8 @@ SUITES = (Base, MissParam, MissFunc, LongContext)
 
 
 def _env(suite, entry_id):
+    from envs.bfcl.env import BfclEnv  # imports bfcl_eval: in the tests, so the module collects without it
+
     s = suite()
     task = next(t for t in s.tasks(s.options_model()) if t.params["entry_id"] == entry_id)
     env = BfclEnv(task, s.category)
@@ -39,7 +40,10 @@ def _play(env, actions):
 
 
 @pytest.mark.parametrize("suite", SUITES, ids=lambda s: s.name)
+@pytest.mark.extra("bfcl")
 def test_gold_wins_every_entry_by_bfcls_checker_and_is_never_rejected(suite):
+    from envs.bfcl.env import BfclEnv
+
     s = suite()
     tasks = s.tasks(s.options_model())
     assert len(tasks) == 200
@@ -51,6 +55,7 @@ def test_gold_wins_every_entry_by_bfcls_checker_and_is_never_rejected(suite):
         assert outcomes[-1].done and outcomes[-1].won, (task.task_id, env.verdict)
 
 
+@pytest.mark.extra("bfcl")
 def test_a_second_check_of_the_same_entry_is_not_fooled_by_the_first_ones_instances():
     env = _env(Base, "multi_turn_base_0")
     gold = env.reference()
@@ -63,11 +68,13 @@ def test_a_second_check_of_the_same_entry_is_not_fooled_by_the_first_ones_instan
     assert not [k for k in vars(multi_turn_utils) if k.startswith("repair_harness_")]  # instances dropped
 
 
+@pytest.mark.extra("bfcl")
 def test_fewer_turns_than_the_entry_has_is_a_failure():
     env = _env(Base, "multi_turn_base_0")
     assert judge(env.entry, [[]])["error_type"] == "multi_turn:turns_not_reached"
 
 
+@pytest.mark.extra("bfcl")
 def test_positional_ground_truth_arguments_are_named_by_the_backends_signature_not_the_docs_order():
     from envs.bfcl.backends import Backends
 
@@ -96,6 +103,7 @@ def test_positional_ground_truth_arguments_are_named_by_the_backends_signature_n
         (ToolCall(name="cd", arguments={"folder": 3}), "string_type", "arguments.folder"),
     ],
 )
+@pytest.mark.extra("bfcl")
 def test_a_call_that_breaks_its_doc_is_rejected_before_it_runs(call, code, location):
     env = _env(Base, "multi_turn_base_0")
     out = env.submit(call)
@@ -103,6 +111,7 @@ def test_a_call_that_breaks_its_doc_is_rejected_before_it_runs(call, code, locat
     assert env.executed == [[]]  # not executed: the checker never sees it
 
 
+@pytest.mark.extra("bfcl")
 def test_an_enum_stated_only_in_a_description_is_checked_and_listed():
     entry_id = next(
         i for i in data.entry_ids("base") if "VehicleControlAPI" in data.entry("base", i)["involved_classes"]
@@ -113,12 +122,14 @@ def test_an_enum_stated_only_in_a_description_is_checked_and_listed():
     assert isinstance(env.submit(ToolCall(name="setHeadlights", arguments={"mode": "on"})), Accepted)
 
 
+@pytest.mark.extra("bfcl")
 def test_a_string_ticket_id_is_accepted_where_bfcls_ground_truth_passes_one():
     from envs.bfcl.checks import ground_truth_passes
 
     assert "string" in ground_truth_passes()[("close_ticket", "ticket_id")]
 
 
+@pytest.mark.extra("bfcl")
 def test_a_backend_error_is_a_violation_with_bfcls_own_text_the_quoted_argument_and_live_values():
     env = _env(Base, "multi_turn_base_0")
     out = env.submit(ToolCall(name="cd", arguments={"folder": "documnet"}))
@@ -141,6 +152,7 @@ def test_a_backend_error_is_a_violation_with_bfcls_own_text_the_quoted_argument_
     assert env.executed == [[{"name": "cd", "arguments": {"folder": "documnet"}}]]  # executed: the checker replays it
 
 
+@pytest.mark.extra("bfcl")
 def test_an_exception_reads_as_bfcl_shows_it_and_no_credential_is_ever_listed():
     entry_id = next(i for i in data.entry_ids("base") if "TwitterAPI" in data.entry("base", i)["involved_classes"])
     env = _env(Base, entry_id)
@@ -150,7 +162,10 @@ def test_an_exception_reads_as_bfcl_shows_it_and_no_credential_is_ever_listed():
     assert password and password not in seen
 
 
+@pytest.mark.extra("bfcl")
 def test_miss_func_adds_the_held_back_functions_at_their_turn_through_the_loop():
+    from envs.bfcl.env import MORE_FUNCTIONS, BfclEnv
+
     env = _env(MissFunc, "multi_turn_miss_func_0")
     held = {t: [d["name"] for d in docs] for t, docs in env.held.items()}
     assert held == {3: ["sort"]}
@@ -173,6 +188,7 @@ def test_miss_func_adds_the_held_back_functions_at_their_turn_through_the_loop()
     assert MORE_FUNCTIONS in asked and env.entry["question"][1][0]["content"] in asked
 
 
+@pytest.mark.extra("bfcl")
 def test_model_text_never_reaches_the_checker_as_code(tmp_path):
     marker = tmp_path / "pwned"
     attack = f"__import__('pathlib').Path({str(marker)!r}).touch()"
@@ -205,6 +221,7 @@ def test_a_missing_package_names_the_install_command_and_exits_2(tmp_path):
     assert p.returncode == 0 and "bfcl-base" in p.stdout and "tools-bank" in p.stdout
 
 
+@pytest.mark.extra("bfcl")
 def test_an_error_quoting_two_arguments_is_located_at_the_one_the_live_state_lacks():
     env = _env(Base, "multi_turn_base_0")
     assert isinstance(env.submit(ToolCall(name="cd", arguments={"folder": "document"})), Accepted)
@@ -226,6 +243,7 @@ def test_an_error_quoting_two_arguments_is_located_at_the_one_the_live_state_lac
         (ToolCall(name="cat<|channel|>", arguments={}), "Error during execution: invalid syntax"),
     ],
 )
+@pytest.mark.extra("bfcl")
 def test_a_call_our_checks_refuse_carries_as_raw_what_bfcls_own_execution_would_have_said(call, said):
     env = _env(Base, "multi_turn_base_0")
     before = env.backends.instances["GorillaFileSystem"]._current_dir.name
@@ -234,6 +252,7 @@ def test_a_call_our_checks_refuse_carries_as_raw_what_bfcls_own_execution_would_
     assert env.executed == [[]] and env.backends.instances["GorillaFileSystem"]._current_dir.name == before
 
 
+@pytest.mark.extra("bfcl")
 def test_a_backend_methods_mutable_default_is_never_shared_between_episodes_or_checks():
     """`post_tweet(mentions=[])` then `mention` extends the tweet's list, which is the default
     itself: left alone, every later tweet (and BFCL's checker's replays) would carry the mention."""
@@ -256,6 +275,7 @@ def test_a_backend_methods_mutable_default_is_never_shared_between_episodes_or_c
     assert len(verdicts) == 1  # the same check twice: the same verdict
 
 
+@pytest.mark.extra("bfcl")
 def test_each_turn_is_judged_as_it_ends_and_a_fork_knows_the_turn_it_is_in():
     env = _env(Base, "multi_turn_base_0")
     gold = env.reference()

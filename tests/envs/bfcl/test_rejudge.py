@@ -10,6 +10,8 @@ from typer.testing import CliRunner
 
 from harness.cli import app
 
+pytestmark = pytest.mark.extra("bfcl")
+
 
 def _bfcl_data():
     import bfcl_eval

@@ -44,6 +44,7 @@ def test_a_presets_hf_id_means_the_preset():
     assert cmd[cmd.index("--tool-call-parser") + 1] == "hermes" and cmd[cmd.index("--quantization") + 1] == "awq"
 
 
+@pytest.mark.extra("local")
 def test_dry_run_of_local_serves_the_converted_folder_on_the_cpu(tmp_path, monkeypatch):
     monkeypatch.setenv("REPAIR_HARNESS_CACHE", str(tmp_path))
     res = _run("vllm", "--model", "local", "--dry-run")
@@ -95,6 +96,7 @@ def test_serving_without_vllm_names_the_extra():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGKILL])
+@pytest.mark.extra("local")
 def test_serve_local_prints_the_url_and_leaves_no_server_behind(sig):
     # as a terminal's foreground job: a shell without job control starts background jobs (`cmd &`,
     # as a CI script may run pytest) with SIGINT ignored, the CLI inherits that, and Python then

@@ -30,6 +30,7 @@ def imported(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     return out, text
 
 
+@pytest.mark.extra("bfcl")
 def test_one_record_per_entry_of_each_model_and_category(imported):
     out, text = imported
     runs = sorted(p.name for p in out.iterdir())
@@ -47,6 +48,7 @@ def test_one_record_per_entry_of_each_model_and_category(imported):
     assert "base_182" not in _records(out / "Salesforce_Llama-xLAM-2-8b-fc-r--bfcl-base")
 
 
+@pytest.mark.extra("bfcl")
 def test_records_carry_the_model_the_condition_and_bfcls_budget(imported):
     out, _ = imported
     r = _records(out / GPT)["base_11"]
@@ -60,6 +62,7 @@ def test_records_carry_the_model_the_condition_and_bfcls_budget(imported):
     assert r["prompt_tokens"] > 0 and r["usage_missing"] == 0  # the file's own counts
 
 
+@pytest.mark.extra("bfcl")
 def test_run_json_names_each_source_file_with_its_sha256_and_bfcl_eval(imported):
     out, _ = imported
     meta = json.loads((out / GPT / "run.json").read_text())
@@ -73,6 +76,7 @@ def test_run_json_names_each_source_file_with_its_sha256_and_bfcl_eval(imported)
     assert source["bfcl_eval"] == "2026.3.23" and source["scores"]["path"].endswith("_score.json")
 
 
+@pytest.mark.extra("bfcl")
 def test_each_variant_of_the_format(imported):
     out, _ = imported
     gpt, hand = _records(out / GPT), _records(out / "handwritten--bfcl-base")
@@ -94,6 +98,7 @@ def test_each_variant_of_the_format(imported):
     assert "not literals" in hand["base_11"]["harness_error"]
 
 
+@pytest.mark.extra("bfcl")
 def test_replayed_calls_get_the_text_bfcl_gave_and_its_checker_agrees_with_the_published_verdicts(imported):
     out, _ = imported
     for r in _records(out / GPT).values():
@@ -148,6 +153,7 @@ def _independent_counts(file: Path, keep: set[str]) -> collections.Counter:
     return counts
 
 
+@pytest.mark.extra("bfcl")
 def test_the_after_an_error_table_equals_a_count_made_from_the_raw_file(imported):
     out, _ = imported
     result, text = invoke("report", out / GPT, "--format", "json")
@@ -162,6 +168,7 @@ def test_the_after_an_error_table_equals_a_count_made_from_the_raw_file(imported
     assert "After an error: what the next attempt did" in flat and "bfcl-native 6 0.0% 16.7% 83.3% 0.0% 0.0%" in flat
 
 
+@pytest.mark.extra("bfcl")
 def test_a_second_import_adds_nothing(imported, tmp_path):
     out, _ = imported
     copy = tmp_path / "again"
@@ -176,8 +183,18 @@ def test_a_second_import_adds_nothing(imported, tmp_path):
     ("name", "content", "says"),
     [
         ("notes.json", "{}", "not a BFCL multi-turn result file"),
-        ("BFCL_v4_multi_turn_base_result.json", "this is not json\n", "line 1 is not JSON"),
-        ("BFCL_v4_multi_turn_base_result.json", '{"name": "x"}\n', 'has no "id" and "result"'),
+        pytest.param(
+            "BFCL_v4_multi_turn_base_result.json",
+            "this is not json\n",
+            "line 1 is not JSON",
+            marks=pytest.mark.extra("bfcl"),
+        ),
+        pytest.param(
+            "BFCL_v4_multi_turn_base_result.json",
+            '{"name": "x"}\n',
+            'has no "id" and "result"',
+            marks=pytest.mark.extra("bfcl"),
+        ),
     ],
 )
 def test_a_file_not_in_the_format_is_one_line_and_exit_2(tmp_path, name, content, says):
@@ -194,12 +211,14 @@ def test_an_unknown_format_names_the_known_ones(tmp_path):
     assert result.exit_code == 2 and "tau2" in text and "bfcl" in text
 
 
+@pytest.mark.extra("bfcl")
 def test_a_fork_of_imports_needs_a_repairing_model(imported, tmp_path):
     out, _ = imported
     result, text = invoke("fork", out / GPT, "--conditions", "raw", "--out", tmp_path / "fork")
     assert result.exit_code == 2 and "imported transcripts" in text and "--model" in text
 
 
+@pytest.mark.extra("bfcl")
 def test_the_reader_repairs_real_failures_only_when_shown_the_allowed_values(imported, tmp_path):
     out, _ = imported
     fork = tmp_path / "fork"
@@ -232,6 +251,7 @@ def test_a_plugin_registers_an_importer_of_another_format(tmp_path):
     assert result.exit_code == 0 and "read 1 paths for m" in text
 
 
+@pytest.mark.extra("bfcl")
 def test_show_tells_bfcls_feedback_from_the_environments_answers(imported):
     out, _ = imported
     result, text = invoke("show", out / GPT, "--task", "base_11")

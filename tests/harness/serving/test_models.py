@@ -37,6 +37,7 @@ def _spec(models, **kw):
     return build_spec({"suite": "bank-disputes", "models": models, "conditions": ["raw"], **kw})
 
 
+@pytest.mark.extra("local")
 def test_names_resolve_to_local_gguf_presets_by_name_or_hf_id_and_ids():
     assert resolve("local").kind.name == "local"
     by_name, by_id = resolve("qwen2.5-coder-14b-awq"), resolve("Qwen/Qwen2.5-Coder-14B-Instruct-AWQ")
@@ -47,6 +48,7 @@ def test_names_resolve_to_local_gguf_presets_by_name_or_hf_id_and_ids():
     assert ref.kind.name == "gguf" and ref.gguf == gguf_path().resolve()
 
 
+@pytest.mark.extra("local")
 def test_the_shipped_gguf_declares_its_chatml_template():
     meta = metadata(gguf_path())
     assert "<|im_start|>" in meta["tokenizer.chat_template"] and meta["general.name"].startswith("Smollm2")
@@ -71,6 +73,7 @@ def test_bad_gguf_paths_say_what_to_pass(tmp_path):
         gguf_file(f"gguf:{tmp_path / 'cut.gguf'}")
 
 
+@pytest.mark.extra("local")
 def test_gguf_models_are_served_by_the_harness_only():
     with pytest.raises(GgufError, match="drop --endpoint"):
         _spec([f"gguf:{gguf_path()}"], endpoints=["http://127.0.0.1:9/v1"])
@@ -126,6 +129,7 @@ def test_backend_vllm_in_native_mode_needs_a_known_tool_parser(monkeypatch):
 
 
 @pytest.mark.slow
+@pytest.mark.extra("local")
 def test_a_grid_of_local_and_a_gguf_records_real_usage_under_the_gguf_template(tmp_path):
     """The shipped GGUF twice: as `local` (llama.cpp's chatml) and as gguf:PATH (the file's own
     template). With a system message first the two templates render the same prompt."""

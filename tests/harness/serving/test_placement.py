@@ -117,6 +117,7 @@ def test_memory_in_use_by_others_is_left_to_them(monkeypatch):
     assert all(s.utilization <= MAX_UTILIZATION - 60 / 80 for s in busy)
 
 
+@pytest.mark.extra("local")
 def test_llama_cpp_servers_count_toward_max_servers_and_unserved_models_play_first():
     shipped = f"gguf:{gguf_path()}"
     models = ["local", shipped, "agent:gold"]

@@ -192,6 +192,7 @@ def test_check_names_the_failed_check_and_exits_3():
 
 
 @pytest.mark.slow
+@pytest.mark.extra("local")
 def test_check_passes_on_the_embedded_model_in_seconds():
     result, text = invoke("check", "--model", "local")
     text = flat(text)

@@ -53,6 +53,7 @@ def test_vllm_dry_run_beyond_loopback_needs_the_variable_and_never_shows_its_val
 
 
 @pytest.mark.slow
+@pytest.mark.extra("local")
 def test_a_keyed_server_on_all_interfaces_refuses_requests_without_the_key():
     """Bound to 0.0.0.0, talked to only through 127.0.0.1."""
     with LocalServer(host="0.0.0.0", api_key=KEY) as server:

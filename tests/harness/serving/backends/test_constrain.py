@@ -110,6 +110,7 @@ def test_a_refusal_and_a_cut_mid_json_are_outcomes_of_their_own():
     assert not hasattr(_actions(ModelTurn(text="{", finish_reason="length"), opening), "code")
 
 
+@pytest.mark.extra("local")
 def test_the_llama_grammar_compiles_for_every_suites_tools():
     """llama-cpp-python compiles the schema its server is sent into a grammar; a grammar its own
     parser rejects kills the server (SIGSEGV), so this compiles each in a child process."""

