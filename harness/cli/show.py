@@ -55,8 +55,9 @@ def show(
     ),
 ) -> None:
     """Print one episode's conversation: what was sent, what came back, what the condition told the agent."""
+    # pydantic (the records' models): not for --help
     from harness.readers import transcripts
-    from results.columns import C
+    from results.columns import C  # help and listing import no `results` (test_startup_imports)
 
     asked = {C.task_id: task, C.condition: condition, C.model: model, C.budget: budget, C.sample_seed: seed}
     record, matches = transcripts.pick(transcripts.episode_records(run_dir), asked, FLAGS, run_dir)
@@ -65,10 +66,14 @@ def show(
 
 
 def print_blocks(blocks: list[Block]) -> None:
+    # rich: not for --help
     from rich.panel import Panel
     from rich.text import Text
 
+    # out/err: rich consoles made on use (common.__getattr__): not for --help
     from harness.cli.common import out
+
+    # pydantic (the records' models): not for --help
     from harness.readers.transcripts import visible
 
     for b in blocks:
