@@ -22,9 +22,7 @@ def _suite_and_options(suite: str, generation: dict[str, int | None], **flags: A
     """The game suite and its options from the flags (those not given, None: the suite's defaults):
     `generation` (rooms, objects, quest_length), then seeds, cache_dir, protocol."""
     from envs.options import validate  # here: help and listing import no pydantic
-
-    # textworld: not for --help
-    from envs.textworld.suite import game_suite
+    from envs.textworld.suite import game_suite  # textworld: not for --help
 
     s = game_suite(suite)
     if s.name == "paper-textworld" and any(v is not None for v in generation.values()):

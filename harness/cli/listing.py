@@ -15,8 +15,7 @@ app = group()
 
 
 def _plugins(files: list[Path] | None) -> None:
-    # hashlib (3 ms): not for --help
-    from harness.plugins import load
+    from harness.plugins import load  # hashlib (3 ms): not for --help
 
     load(files or [])
 

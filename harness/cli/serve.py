@@ -31,8 +31,7 @@ app = group("serve", help="Serve a model: the embedded CPU model or vLLM.")
 
 def _hold(server: ManagedServer) -> None:
     """Keep the server up until Ctrl-C or SIGTERM; stop it on every way out."""
-    # out/err: rich consoles made on use (common.__getattr__): not for --help
-    from harness.cli.common import out
+    from harness.cli.common import out  # out/err: rich consoles made on use (common.__getattr__): not for --help
 
     received: list[int] = []
     try:

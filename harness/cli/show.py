@@ -66,15 +66,11 @@ def show(
 
 
 def print_blocks(blocks: list[Block]) -> None:
-    # rich: not for --help
-    from rich.panel import Panel
-    from rich.text import Text
+    from rich.panel import Panel  # rich: not for --help
+    from rich.text import Text  # rich: not for --help
 
-    # out/err: rich consoles made on use (common.__getattr__): not for --help
-    from harness.cli.common import out
-
-    # pydantic (the records' models): not for --help
-    from harness.readers.transcripts import visible
+    from harness.cli.common import out  # out/err: rich consoles made on use (common.__getattr__): not for --help
+    from harness.readers.transcripts import visible  # pydantic (the records' models): not for --help
 
     for b in blocks:
         text = Text.assemble(*((visible(piece), STYLES[kind]) for piece, kind in b.pieces))
