@@ -21,7 +21,7 @@ from harness.serving.kinds import LOCAL, MODEL_ID, ModelRef, describe_models, kn
 from harness.serving.llama.gguf import GgufError
 from harness.serving.llama.local import NATIVE_ALIAS, PROMPT_ALIAS
 from harness.serving.vllm.inproc import VllmInprocBackend
-from harness.serving.vllm.presets import VllmServer, check_vllm
+from harness.serving.vllm.presets import VllmServer
 from harness.types import RunSpec
 
 if TYPE_CHECKING:  # the openai SDK (half a second to import) only when a run opens a client
@@ -67,6 +67,8 @@ def validate_model(name: str, spec: RunSpec) -> None:
             "drop --endpoint and --backend vllm for it (or run it in a grid of its own)"
         )
     if spec.backend == "vllm":
+        from harness.serving.vllm.presets import check_vllm  # read when called: tests replace check_vllm
+
         check_vllm()
         if ref.kind is MODEL_ID and spec.tool_mode == "native":
             raise UnknownName(
