@@ -36,6 +36,7 @@ from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
+from envs import register_suite
 from envs.contract import (
     Accepted,
     Action,
@@ -373,8 +374,6 @@ def register(suite: ToolSuite[Any], budget: int, description: str) -> ToolSuite[
     """Register the suite under its name (`repair-harness suites` lists it; `run --suite` plays it).
     The definition is checked first: a wrong type where the harness reads it (a tool that is no
     ToolDef, gold calls given as dicts) is one line naming the field, here rather than in a run."""
-    from envs import register_suite
-
     if not isinstance(suite, ToolSuite):
         raise SuiteDefinitionError(f"register() takes an envs.authoring.ToolSuite, got a {type(suite).__name__}")
     _check_tools(suite)

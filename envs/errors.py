@@ -8,6 +8,10 @@ of the imports (`envs` is what every package may import), so each package raises
 
 from __future__ import annotations
 
+import traceback
+
+from envs.tracebacks import portable_path
+
 
 class UserError(ValueError):
     """Bad input: an unknown name, a malformed spec, a run directory that cannot be used."""
@@ -35,9 +39,5 @@ class SuiteBug(RuntimeError):
 
 def where(exc: BaseException) -> str:
     """The file and line an exception was raised at (the innermost frame), as a portable path."""
-    import traceback
-
-    from envs.tracebacks import portable_path
-
     frames = traceback.extract_tb(exc.__traceback__) if exc.__traceback__ is not None else []
     return f"{portable_path(frames[-1].filename)}:{frames[-1].lineno}" if frames else "no traceback"

@@ -10,6 +10,8 @@ import types
 import typing
 from typing import TYPE_CHECKING, Any
 
+from pydantic import ValidationError
+
 from envs.errors import UserError
 
 if TYPE_CHECKING:
@@ -31,8 +33,6 @@ def option_rows(model: type[BaseModel]) -> list[tuple[str, str, str, str]]:
 
 def validate(model: type[M], values: dict[str, Any]) -> M:
     """The options model from `values`; a UserError with one `key: message` per bad value."""
-    from pydantic import ValidationError
-
     try:
         return model.model_validate(values)
     except ValidationError as exc:

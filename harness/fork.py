@@ -15,6 +15,7 @@ changed, a plugin whose source differs) is refused, named and counted, never pla
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections import Counter
 from dataclasses import dataclass
@@ -346,8 +347,6 @@ def _settings(condition: Any) -> Any:
 
 def dry_run_text(spec: RunSpec) -> str:
     """`fork --dry-run`: the fork points, the episodes and the refusals; nothing is written."""
-    import asyncio
-
     from harness.episodes import select_tasks  # harness.episodes imports this module
 
     run = resolved(spec)

@@ -138,6 +138,7 @@ def _may_declare() -> bool:
 def _installed() -> list[Plugin]:
     if not _may_declare():
         return []
+    # the entry-point scan: listing imports no importlib.metadata (test_startup_imports)
     from importlib import metadata
 
     plugins = []

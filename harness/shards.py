@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from envs.errors import UserError
+from results import rundir
 
 if TYPE_CHECKING:  # keys are only read here; harness.types imports this module for --shard's syntax
     from harness.types import EpisodeKey
@@ -66,8 +67,6 @@ def plan_entries(keys: list[EpisodeKey], count: int, identity: dict[str, Any]) -
 def write_plan(folder: Path, entries: list[dict[str, Any]], writer: int) -> None:
     """The folder's plan.json, unless it already says the same (every shard writes the same; each
     through a file of its own, `writer` its index, so that shards starting at once never collide)."""
-    from results import rundir
-
     path = rundir.plan_file(folder)
     try:
         if json.loads(path.read_text(encoding="utf-8")).get("runs") == json.loads(json.dumps(entries, default=str)):

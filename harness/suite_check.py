@@ -9,6 +9,7 @@ runs it alone.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 from dataclasses import dataclass
@@ -19,7 +20,7 @@ from harness.agents.base import GoldAgent, NoReference
 from harness.episodes import select_tasks
 from harness.errors import SuiteCheckFailed
 from harness.loop import call_env, run_episode
-from harness.spec import Resolved, resolved
+from harness.spec import Resolved, build_spec, resolved
 
 
 @dataclass(frozen=True)
@@ -84,10 +85,6 @@ def _why(suite: str, task: Task, result: object) -> str:
 
 def verify_text(suite: str, plugins: list[str]) -> str:
     """`suites NAME --verify`: the check alone, on every task of the suite at its defaults."""
-    import asyncio
-
-    from harness.spec import build_spec
-
     spec = build_spec({"suite": suite, "models": ["agent:gold"], "conditions": ["raw"], "plugins": plugins})
     plan = resolved(spec)
     verdict = asyncio.run(check_suite(plan, select_tasks(plan)))

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from results import grid, paper
+from results import grid, paper, tables
 from results.columns import C
 from results.contrasts import contrasts as run_contrasts
 from results.contrasts import parse_contrasts
@@ -359,6 +359,5 @@ def render_report(
     report = build_report(df, contrasts=contrasts, by=by, planned=planned, factors=factors)
     if fmt == "json":
         return (report if headline else report.model_copy(update={"headline": []})).to_json()
-    from results import tables
 
     return tables.RENDERERS[fmt](report, width=width, headline=headline)

@@ -44,6 +44,7 @@ class BfclMissing(UserError):
 def package_dir() -> Path:
     """The installed bfcl_eval package; a clear error naming the install command when it is not."""
     try:
+        # bfcl-eval: installed apart, with --no-deps (pyproject.toml, the [bfcl] extra)
         import bfcl_eval
         import mpmath  # noqa: F401  (MathAPI's backend imports it)
     except ImportError as exc:

@@ -26,6 +26,7 @@ _LOCK = threading.Lock()  # one check at a time: they share the checker module's
 def judge(entry: dict[str, Any], executed: list[list[dict[str, Any]]]) -> dict[str, Any]:
     """BFCL's verdict ({"valid": bool, ...}) on the calls executed per turn (`{"name", "arguments"}`
     each). Fewer turns than the entry has is a failure before the checker runs."""
+    # bfcl-eval: installed apart, with --no-deps (pyproject.toml, the [bfcl] extra)
     from bfcl_eval.eval_checker.multi_turn_eval import multi_turn_checker as checker
     from bfcl_eval.eval_checker.multi_turn_eval import multi_turn_utils as utils
 

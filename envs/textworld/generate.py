@@ -13,7 +13,11 @@ import sys
 from importlib.metadata import version
 from pathlib import Path
 
+import textworld
+
+from envs.textworld.engine import GameModel
 from envs.textworld.manifest import GameEntry, GenParams
+from envs.textworld.zmachine import INFOS
 
 STORY_NAME = "game"
 # Z-machine header bytes 0x12..0x17 hold the serial number, which Inform sets to the compile
@@ -42,8 +46,6 @@ def sha256_game_json(path: Path) -> str:
 
 def generate_into(params: GenParams, dest: Path) -> Path:
     """Make and compile the game into `dest/game.{z8,json,ni}`; returns the .z8 path."""
-    import textworld
-
     options = textworld.GameOptions()
     options.seeds = params.seed
     options.nb_rooms = params.rooms
@@ -60,11 +62,6 @@ def generate_into(params: GenParams, dest: Path) -> Path:
 def describe_game(z8: Path, params: GenParams) -> GameEntry:
     """Play the compiled game once: read its opening and check that its walkthrough wins,
     on the Z-machine and on the pure-Python engine the plan protocol replays with."""
-    import textworld
-
-    from envs.textworld.engine import GameModel
-    from envs.textworld.zmachine import INFOS
-
     env = textworld.start(str(z8), INFOS)
     try:
         state = env.reset()

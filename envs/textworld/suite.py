@@ -7,10 +7,11 @@ rather than in the middle; `make()` opens one game under the protocol the option
 from __future__ import annotations
 
 from collections.abc import Callable
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
-from envs import study
+from envs import SUITES, get_suite, study
 from envs.contract import Env, EpisodeContext, Task
 from envs.errors import UnknownName
 from envs.textworld import cache
@@ -19,6 +20,7 @@ from envs.textworld.manifest import GameEntry, GenParams, Manifest
 from envs.textworld.options import PaperOptions, PlayOptions, TextWorldOptions
 from envs.textworld.plan import PlanEnv
 from envs.textworld.step import StepEnv
+from envs.textworld.veriharness.env import VeriharnessEnv
 
 
 class _TextWorldSuite:
@@ -37,8 +39,6 @@ class _TextWorldSuite:
         on_done: Callable[[GameEntry, bool], None] | None = None,
     ) -> Manifest:
         """Every game of the suite, generated where missing; the manifest of the suite."""
-        from importlib.metadata import version
-
         games = cache.build(options.cache_path(), self.params(options), jobs=jobs, on_done=on_done)
         return Manifest(suite=self.name, textworld_version=version("textworld"), games=games)
 
@@ -58,8 +58,6 @@ class _TextWorldSuite:
         if options.protocol == "step":
             return StepEnv(entry, files.z8, options, ctx.budget)
         if options.protocol == "veriharness":
-            from envs.textworld.veriharness.env import VeriharnessEnv
-
             return VeriharnessEnv(entry, load_model(files.json), options, ctx)
         return PlanEnv(entry, load_model(files.json), options, ctx.budget)
 
@@ -111,7 +109,6 @@ class TextWorld(_TextWorldSuite):
 
 def game_suite(name: str) -> _TextWorldSuite:
     """A registered suite that generates TextWorld games (what `games build` can build)."""
-    from envs import SUITES, get_suite
 
     def generates_games(declared: object) -> bool:
         return isinstance(declared, _TextWorldSuite) or (

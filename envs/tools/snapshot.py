@@ -16,9 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from envs.contract import EpisodeContext
+from envs.tools.bank.disputes import BANK_DISPUTES
+from envs.tools.bank.domain import BankTools
+from envs.tools.calendar.domain import CalendarTools
 from envs.tools.options import ToolsOptions
 from envs.tools.suite import ToolsSuite
 from envs.tools.tooling import SchemaView
+from envs.tools.travel.domain import TravelTools
 
 SCHEMA_DIR = Path(__file__).parent / "schemas"
 REFERENCE_TASK = 0
@@ -26,10 +30,6 @@ VIEWS: tuple[SchemaView, ...] = ("open", "enum")
 
 
 def suites() -> list[ToolsSuite]:
-    from envs.tools.bank.domain import BankTools
-    from envs.tools.calendar.domain import CalendarTools
-    from envs.tools.travel.domain import TravelTools
-
     return [BankTools(), TravelTools(), CalendarTools()]
 
 
@@ -47,10 +47,8 @@ DISPUTES_PATH = SCHEMA_DIR / "bank-disputes.json"
 
 
 def disputes_current() -> dict[str, Any]:
-    from envs.tools.bank.disputes import BANK_DISPUTES as suite
-
-    options = suite.options_model(n_tasks=REFERENCE_TASK + 1)
-    env = suite.make(suite.tasks(options)[REFERENCE_TASK], options, EpisodeContext(budget=4))
+    options = BANK_DISPUTES.options_model(n_tasks=REFERENCE_TASK + 1)
+    env = BANK_DISPUTES.make(BANK_DISPUTES.tasks(options)[REFERENCE_TASK], options, EpisodeContext(budget=4))
     return {spec.name: spec.openai() for spec in env.reset().tools}
 
 

@@ -17,6 +17,7 @@ app = group(help="Measure how LLM agents repair a failed tool call.")
 
 def _version(value: bool) -> None:
     if value:
+        # importlib.metadata (harness.provenance): only for --version
         from harness.provenance import version_line
 
         echo(version_line())

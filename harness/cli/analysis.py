@@ -13,6 +13,7 @@ import typer
 
 from envs.errors import UserError
 from harness.cli.common import PLUGIN_HELP, echo, group, split_list, terminal_width
+from harness.rundir.files import storage_guard, written_whole
 
 app = group()
 
@@ -61,6 +62,7 @@ def report(
 
     if fmt not in FORMATS:  # before reading records: a typo should not wait for a big load
         raise UserError(f"unknown format {fmt!r}; allowed: {', '.join(FORMATS)}")
+    # hashlib (3 ms): not for --help
     from harness.plugins import load as load_plugins
 
     load_plugins(plugin or [])
@@ -88,7 +90,7 @@ def plot(
 ) -> None:
     """Seven figures, PNG and PDF: success_by_condition, success_vs_budget, tokens_per_success,
     repair_funnel, failure_codes, repair_dynamics, factor_effects (docs/reports.md)."""
-    from harness.rundir.files import storage_guard
+    # pandas, pydantic (results): not for --help
     from results import load
     from results.plots import save_figures  # matplotlib only when plotting
     from results.rundir import run_dirs
@@ -119,11 +121,12 @@ def export(
     """Write the runs as Parquet (one row per episode) and/or as inspect_ai logs for `inspect view`."""
     if parquet is None and inspect_dir is None:
         raise UserError("export needs a format: --parquet FILE and/or --inspect FOLDER")
+    # pydantic (results.rundir): not for --help
     from results.rundir import run_dirs
 
     runs = run_dirs(dirs)
     if parquet is not None:
-        from harness.rundir.files import written_whole
+        # pandas: not for --help
         from results import load, to_parquet
 
         df = load(runs)
@@ -132,7 +135,10 @@ def export(
             to_parquet(df, part)
         echo(f"{len(df)} episodes -> {parquet}")
     if inspect_dir is not None:
+        # out/err: rich consoles made on use (common.__getattr__): not for --help
         from harness.cli.common import err
+
+        # pandas (results.load): not for --help
         from harness.readers.inspect_log import export as to_inspect
 
         done = to_inspect(runs, inspect_dir)

@@ -27,8 +27,10 @@ def check(
 ) -> None:
     """Check a served model before a grid: native tool calls, tool results in the template, greedy determinism,
     the context length. Exit 3 names the failed check and its likely fix."""
+    # asyncio: not for --help
     import asyncio
 
+    # pydantic, the spec and serving modules: not for --help
     from harness.serving import check_served, failure
     from harness.spec import build_spec
 

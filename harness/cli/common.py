@@ -19,6 +19,7 @@ from envs.errors import UserError
 from envs.textworld.errors import GameGenerationError
 from harness.errors import PreflightFailed, ServerDied, ServerStartError, StartFailed, StorageError, SuiteCheckFailed
 from harness.interrupts import terminate_as_interrupt
+from harness.redact import redacted_console
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
 def console(stderr: bool = False) -> Console:
     """A rich console on stdout (`out`) or stderr (`err`), made when a command prints: `--help`
     imports no rich. Made per command run, it reads the terminal's width (COLUMNS) of that run."""
-    from rich.console import Console
+    from rich.console import Console  # rich: not for --help
 
     return Console(stderr=stderr)
 
@@ -64,8 +65,6 @@ class GuardedGroup(TyperGroup):
     """A command group whose commands all run under the one guard (see FAILURES)."""
 
     def invoke(self, ctx: Any) -> Any:
-        from harness.redact import redacted_console
-
         with redacted_console():  # no line a command prints shows a key a server echoed
             return self._guarded(ctx)
 
@@ -73,7 +72,7 @@ class GuardedGroup(TyperGroup):
         try:
             return super().invoke(ctx)
         except tuple(kind for kind, _, _ in FAILURES) as exc:
-            from rich.markup import escape
+            from rich.markup import escape  # rich: not for --help
 
             label, code = next((label, code) for kind, label, code in FAILURES if isinstance(exc, kind))
             # escaped: messages hold brackets, e.g. repair-harness[vllm]
@@ -154,10 +153,10 @@ def run_spec(
 ) -> None:
     """Play a spec's grid, with progress and a summary on stderr. Exit codes: 3 when the server
     stopped the run, 4 when episodes are recorded as harness errors, 130/143 on SIGINT/SIGTERM."""
-    from rich.markup import escape
+    from rich.markup import escape  # rich: not for --help
 
-    from harness.runner import play
-    from results import rundir
+    from harness.runner import play  # the runner, pydantic (results.rundir): not for --help
+    from results import rundir  # the runner, pydantic (results.rundir): not for --help
 
     err = console(stderr=True)
     err.print(
@@ -208,7 +207,7 @@ def terminal_width() -> int:
 def print_report(dirs: list[Any], lane: str | None = None) -> None:
     """One report over the run directories (their suites side by side), at the terminal's width;
     with a `reproduce paper` lane, also the artifact's own statistics of that lane."""
-    from results import artifact_stats, grid, load, render_report
+    from results import artifact_stats, grid, load, render_report  # pandas, scipy (results): not for --help
 
     df = load(dirs)
     echo(render_report(df, fmt="table", width=terminal_width(), planned=grid.plans(dirs)).rstrip("\n"))

@@ -34,9 +34,13 @@ def demo(
     the figures and the next run. Rerun the same command to resume. It first checks that the
     embedded model can run here (`repair-harness doctor`).
     """
+    # rich: not for --help
     from rich.markup import escape
 
+    # out/err: rich consoles made on use (common.__getattr__): not for --help
     from harness.cli.common import err
+
+    # the serving front door imports its module on use: not for --help
     from harness.serving import diagnose
 
     # `doctor`'s verdict, before any episode: a build this CPU cannot run stops here (exit 3),
@@ -51,6 +55,8 @@ def demo(
         raise typer.Exit(EXIT_SERVER)
     err.print(f"doctor: {d.summary}", highlight=False)
     from harness.study_specs import demo_specs  # here: listing and help import no agent, env or pydantic
+
+    # pandas (results): not for --help
     from results.grid import write_plan
 
     specs = demo_specs(out, bank_tasks, games, max_tokens, [str(p) for p in plugin or []])
@@ -59,6 +65,7 @@ def demo(
     write_plan(out, [(Path(s.out).name, s.identity()) for s in specs])
     for spec in specs:
         run_spec(spec, retry_errors=retry_errors)
+    # pandas (results): not for --help
     from harness.readers.demo_page import PAGE_WIDTH, page
     from results import load
 

@@ -19,6 +19,7 @@ def doctor(
 
     Exit code 0 when it runs, 3 when it cannot (the line says why and what fixes it).
     """
+    # the serving front door imports its module on use: not for --help
     from harness.serving import diagnose
 
     d = diagnose(scan)

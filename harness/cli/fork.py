@@ -49,8 +49,9 @@ def fork(
 ) -> None:
     """Fork recorded failures: each one's state rebuilt, its feedback rendered under each condition,
     the agent playing on; a rerun with the same --out resumes."""
+    # pydantic, the spec machinery: not for --help
     from harness import shards
-    from harness.fork import ForkError, check_at, fork_spec_values, groups, load_sources
+    from harness.fork import ForkError, check_at, dry_run_text, fork_spec_values, groups, load_sources
     from harness.spec import build_spec
 
     every = load_sources([str(s) for s in source])
@@ -89,14 +90,13 @@ def fork(
         ] or [build_spec(values)]
     for spec in specs:
         if dry_run:
-            from harness.fork import dry_run_text
-
             echo(dry_run_text(spec))
             continue
         try:
             run_spec(spec, retry_errors, preflight)
         finally:
             if check:
+                # only with --check
                 from harness.readers.fork_check import reproduced
 
                 found = reproduced(spec.out)  # None: the fork stopped before it recorded anything

@@ -11,7 +11,7 @@ from typing import Any
 
 import typer
 
-from envs import study
+from envs import study, suite_entry
 from envs.errors import UserError
 from harness.cli.common import group
 
@@ -22,7 +22,7 @@ def _suite_and_options(suite: str, generation: dict[str, int | None], **flags: A
     """The game suite and its options from the flags (those not given, None: the suite's defaults):
     `generation` (rooms, objects, quest_length), then seeds, cache_dir, protocol."""
     from envs.options import validate  # here: help and listing import no pydantic
-    from envs.textworld.suite import game_suite
+    from envs.textworld.suite import game_suite  # textworld: not for --help
 
     s = game_suite(suite)
     if s.name == "paper-textworld" and any(v is not None for v in generation.values()):
@@ -53,10 +53,14 @@ def build(
     jobs: int | None = typer.Option(None, "--jobs", min=1, help="games generated at once (default: CPU count)"),
 ) -> None:
     """Generate the suite's games that are not cached yet and write its manifest.json."""
+    # rich: not for --help
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.table import Table
 
+    # pydantic (the manifest): not for --help
     from envs.textworld.manifest import write_manifest
+
+    # out/err: rich consoles made on use (common.__getattr__): not for --help
     from harness.cli.common import err, out
 
     generation = {"rooms": rooms, "objects": objects, "quest_length": quest_length}
@@ -122,10 +126,13 @@ def show(
     cache_dir: Path | None = _CACHE,
 ) -> None:
     """Print the opening one game gives the agent (generating the game if needed)."""
+    # rich: not for --help
     from rich.panel import Panel
 
-    from envs import suite_entry
+    # pydantic (envs.contract): not for --help
     from envs.contract import EpisodeContext, Task
+
+    # out/err: rich consoles made on use (common.__getattr__): not for --help
     from harness.cli.common import out
 
     generation = {"rooms": rooms, "objects": objects, "quest_length": quest_length}

@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 from harness.cli.common import PLUGIN_HELP, echo, group
+from harness.imports import IMPORTERS
 
 app = group()
 
@@ -21,10 +22,13 @@ def import_(
 ) -> None:
     """Import published transcripts: each recorded call played again on the suite's environment,
     judged by our contract and the suite's own checker, one record per entry; a rerun resumes."""
+    # rich: not for --help
     from rich.console import Console
 
-    from harness.imports import IMPORTERS
+    # the episode loop, pydantic: not for --help
     from harness.imports.play import write
+
+    # hashlib (3 ms): not for --help
     from harness.plugins import load
 
     load(plugin or [])

@@ -15,7 +15,7 @@ app = group()
 
 
 def _plugins(files: list[Path] | None) -> None:
-    from harness.plugins import load
+    from harness.plugins import load  # hashlib (3 ms): not for --help
 
     load(files or [])
 
@@ -26,11 +26,15 @@ def list_conditions(
     plugin: list[Path] | None = typer.Option(None, "--plugin", help=PLUGIN_HELP),
 ) -> None:
     """List the conditions, and the parts and forms any other one is composed of (PART+PART@FORM)."""
-    from rich import box  # here, as in every command: help imports no rich
+    # rich: not for --help
+    from rich import box
     from rich.markup import escape
     from rich.table import Column, Table
 
-    from conditions import listing  # here: help and `suites` import no condition or pydantic model
+    # here: help and `suites` import no condition or pydantic model
+    from conditions import listing
+
+    # out/err: rich consoles made on use (common.__getattr__): not for --help
     from harness.cli.common import out
 
     if fmt not in ("table", "json"):
@@ -72,14 +76,17 @@ def list_suites(
     ),
 ) -> None:
     """List the suites, or show one suite's --env options and the budget `run` uses."""
+    # rich: not for --help
     from rich import box
     from rich.markup import escape
     from rich.table import Column, Table
 
+    # out/err: rich consoles made on use (common.__getattr__): not for --help
     from harness.cli.common import out
 
     _plugins(plugin)
     if verify:
+        # the episode loop, pydantic: only with --verify
         from harness.suite_check import verify_text
 
         if name is None:

@@ -27,7 +27,10 @@ def reproduce_paper(
     ),
 ) -> None:
     """Ray & Goyal 2026: 50 TextWorld games x 4 conditions, budget 4, greedy, 512 tokens."""
+    # out/err: rich consoles made on use (common.__getattr__): not for --help
     from harness.cli.common import err
+
+    # the serving front door imports its module on use: not for --help
     from harness.serving import LOCAL_MODEL
     from harness.study_specs import paper_spec  # here: help and listing import no spec machinery
 

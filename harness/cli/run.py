@@ -172,6 +172,7 @@ def run(
         if not sep:
             raise UserError(f"--env expects KEY=VALUE, got {item!r}")
         values.setdefault("env_options", {})[key] = _literal(raw)
+    # pydantic (results.rundir): not for --help
     from harness import shards
 
     source = str(config) if config else "flags"
@@ -183,6 +184,7 @@ def run(
         build_spec({**values, "shard": f"{i}/{n}", "out": str(shards.directory(out, i, n))}, source) for i, n in parts
     ] or [build_spec(values, source)]
     if dry_run:
+        # the runner, pydantic: only for --dry-run
         from harness.runner import dry_plan
         from harness.serving import render, to_json
 

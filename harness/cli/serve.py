@@ -31,7 +31,7 @@ app = group("serve", help="Serve a model: the embedded CPU model or vLLM.")
 
 def _hold(server: ManagedServer) -> None:
     """Keep the server up until Ctrl-C or SIGTERM; stop it on every way out."""
-    from harness.cli.common import out
+    from harness.cli.common import out  # out/err: rich consoles made on use (common.__getattr__): not for --help
 
     received: list[int] = []
     try:
@@ -60,7 +60,10 @@ def local(
     insecure_no_key: bool = typer.Option(False, WAIVER_FLAG, help=WAIVER_HELP),
 ) -> None:
     """The embedded model: SmolLM2-135M-Instruct on the CPU, one server, two aliases."""
+    # out/err: rich consoles made on use (common.__getattr__): not for --help
     from harness.cli.common import out
+
+    # the serving front door imports its modules on use: not for --help
     from harness.serving import LlamaSettings, LocalServer, local_model_name
 
     if port is not None and not 1 <= port <= 65535:
@@ -90,6 +93,7 @@ def vllm(
     dry_run: bool = typer.Option(False, "--dry-run", help="print the command and exit"),
 ) -> None:
     """vLLM's OpenAI-compatible server for a preset or a model id, checked before launch."""
+    # out/err: rich consoles made on use (common.__getattr__): not for --help
     from harness.cli.common import out
     from harness.serving import VllmServer, preset_row, vllm_command  # pydantic: not for help
 

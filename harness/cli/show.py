@@ -55,8 +55,9 @@ def show(
     ),
 ) -> None:
     """Print one episode's conversation: what was sent, what came back, what the condition told the agent."""
+    # pydantic (the records' models): not for --help
     from harness.readers import transcripts
-    from results.columns import C
+    from results.columns import C  # help and listing import no `results` (test_startup_imports)
 
     asked = {C.task_id: task, C.condition: condition, C.model: model, C.budget: budget, C.sample_seed: seed}
     record, matches = transcripts.pick(transcripts.episode_records(run_dir), asked, FLAGS, run_dir)
@@ -65,11 +66,11 @@ def show(
 
 
 def print_blocks(blocks: list[Block]) -> None:
-    from rich.panel import Panel
-    from rich.text import Text
+    from rich.panel import Panel  # rich: not for --help
+    from rich.text import Text  # rich: not for --help
 
-    from harness.cli.common import out
-    from harness.readers.transcripts import visible
+    from harness.cli.common import out  # out/err: rich consoles made on use (common.__getattr__): not for --help
+    from harness.readers.transcripts import visible  # pydantic (the records' models): not for --help
 
     for b in blocks:
         text = Text.assemble(*((visible(piece), STYLES[kind]) for piece, kind in b.pieces))

@@ -4,9 +4,16 @@ records and specs (issue 40: at most 60 lines of at most 80 columns)."""
 from __future__ import annotations
 
 import shlex
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from harness.agents import is_agent
+from harness.serving import LOCAL_MODEL
+from results import rundir
+from results.columns import C
+from results.solved import label, render, solved_grid
 
 if TYPE_CHECKING:
     from harness.types import RunSpec
@@ -45,8 +52,6 @@ def page(df: Any, specs: Sequence[RunSpec], width: int = PAGE_WIDTH) -> list[str
     """What the demo prints after its runs, from their records (`df`, `results.load`) and specs:
     one table of solved/N (suite and condition x player), what it shows and what it does not, the
     run folders and the commands to go on with; the full report is `report` on the folder."""
-    from results.solved import render, solved_grid
-
     players = list(dict.fromkeys(m for s in specs for m in s.models))
     solved = solved_grid(df, players)
     lines = [*_wrap(TITLE, width), *render(solved, width)]
@@ -62,9 +67,6 @@ def page(df: Any, specs: Sequence[RunSpec], width: int = PAGE_WIDTH) -> list[str
 def _cost(df: Any) -> tuple[float, float] | None:
     """What one bank-disputes episode of the embedded model cost in this demo (seconds of model
     calls, tokens): the cost of the next run the page suggests, measured here, not assumed."""
-    from harness.serving import LOCAL_MODEL
-    from results.columns import C
-
     mine = df[(df[C.model] == LOCAL_MODEL) & (df[C.suite] == "bank-disputes") & df[C.success].notna()]
     if mine.empty:
         return None
@@ -74,10 +76,6 @@ def _cost(df: Any) -> tuple[float, float] | None:
 
 def _verdict(solved: Solved, specs: Sequence[RunSpec]) -> list[str]:
     """What the table shows and what it does not: the models' results, then what the reference agents are for."""
-    from harness.agents import is_agent
-    from harness.serving import LOCAL_MODEL
-    from results.solved import label
-
     tasks = min(s.tasks or 0 for s in specs)
     out = []
     for model in (p for p in solved.players if not is_agent(p)):
@@ -104,8 +102,6 @@ def _verdict(solved: Solved, specs: Sequence[RunSpec]) -> list[str]:
 
 
 def _wrap(text: str, width: int, indent: str = "") -> list[str]:
-    import textwrap
-
     return textwrap.wrap(
         text, width, initial_indent=indent, subsequent_indent=indent, break_on_hyphens=False, break_long_words=False
     )
@@ -114,8 +110,6 @@ def _wrap(text: str, width: int, indent: str = "") -> list[str]:
 def next_steps(specs: Sequence[RunSpec], width: int = PAGE_WIDTH, cost: tuple[float, float] | None = None) -> list[str]:
     """The run folders and the commands worth trying on them (`report`, `plot` and `export` take
     the folder of both runs); `cost`: the embedded model's seconds and tokens an episode here."""
-    from results import rundir
-
     folders = []
     pad = max(len(str(s.out)) for s in specs)
     for s in specs:

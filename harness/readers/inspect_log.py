@@ -25,6 +25,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,8 @@ from envs.errors import UserError
 from harness.errors import StorageError
 from harness.readers.inspect_messages import inspect_model, messages
 from harness.rundir.files import written_whole
+from results import rundir
+from results.load import read_records
 
 INSTALL = 'pip install -e ".[inspect]"'
 PROMPT_MODE_NOTE = (
@@ -42,6 +45,7 @@ PROMPT_MODE_NOTE = (
 
 def _inspect() -> Any:
     try:
+        # the [inspect] extra
         import inspect_ai.log as log
     except ImportError:
         raise UserError(f"export --inspect needs inspect_ai, which this install lacks: {INSTALL}") from None
@@ -76,9 +80,6 @@ class Cell:
 
 
 def read_run(path: Path) -> RunFiles:
-    from results import rundir
-    from results.load import read_records
-
     records, cut = read_records(path)
     meta_file = rundir.meta_file(path)
     meta = json.loads(meta_file.read_text(encoding="utf-8")) if meta_file.exists() else {}
@@ -127,6 +128,7 @@ def _transcript(run: RunFiles, rec: dict[str, Any]) -> dict[str, Any]:
 
 def sample(run: RunFiles, rec: dict[str, Any]) -> Any:
     log, m = _inspect(), inspect_model()
+    # the [inspect] extra
     from inspect_ai.scorer import Score
 
     model_id = rec.get("model_id") or rec["model"]
@@ -253,6 +255,7 @@ class Exported:
 
 
 def _usage(samples: list[Any]) -> dict[str, Any]:
+    # the [inspect] extra
     from inspect_ai.model import ModelUsage
 
     total: dict[str, Any] = {}
@@ -268,7 +271,6 @@ def _usage(samples: list[Any]) -> dict[str, Any]:
 def export(run_dirs: Sequence[Path], out_dir: Path) -> Exported:
     """Write one log per cell into `out_dir`."""
     log = _inspect()
-    from importlib.metadata import version
 
     runs = [read_run(Path(d)) for d in run_dirs]
     versions = {"inspect_ai": version("inspect_ai")}

@@ -24,6 +24,7 @@ def _message(m: dict[str, Any], mid: str) -> Any:
 
 
 def inspect_model() -> Any:
+    # the [inspect] extra
     import inspect_ai.model as model
 
     return model
@@ -32,6 +33,7 @@ def inspect_model() -> Any:
 def messages(transcript: dict[str, Any], model_id: str) -> list[Any]:
     """The episode's conversation: the opening, then per call the model's answer (its tool calls)
     and per call a tool message with the environment's answer (an error for a rejected call)."""
+    # the [inspect] extra
     from inspect_ai.tool import ToolCall, ToolCallError
 
     m = inspect_model()

@@ -16,6 +16,7 @@ import asyncio
 import math
 from collections.abc import Awaitable, Callable
 from typing import Any
+from urllib.parse import urlsplit
 
 from harness import defaults
 
@@ -82,8 +83,7 @@ class Lane:
             self._wake.set()
 
     async def _poll(self, queue: asyncio.Queue[Any]) -> None:
-        from urllib.parse import urlsplit
-
+        # aiohttp: only when a lane polls a server's metrics (the runner loads this module)
         from harness.serving.backends.transport import Transport, TransportError
 
         url = urlsplit(str(self.metrics_url))

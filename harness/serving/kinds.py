@@ -27,9 +27,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from envs.registry import Registry
-from harness.serving.llama.gguf import gguf_file, is_gguf_name
+from harness.agents import AGENTS, get_agent, is_agent
+from harness.serving.llama.gguf import GgufServer, gguf_file, is_gguf_name, served_alias
 from harness.serving.llama.local import LOCAL_MODEL as LOCAL
-from harness.serving.llama.local import local_model_name
+from harness.serving.llama.local import LocalServer, local_model_name
+from harness.serving.server_proc import free_port
+from harness.serving.vllm.local_hf import HF_ID
+from harness.serving.vllm.presets import VllmServer
+from harness.serving.vllm.rows import PRESETS
 
 if TYPE_CHECKING:
     from harness.serving.backends.base import ToolMode
@@ -66,60 +71,41 @@ class ModelKind:
 
 def _local_served_as(ref: ModelRef, mode: ToolMode) -> list[str]:
     """llama.cpp's alias of the tool mode (`serve local`), or vLLM's served names (`serve vllm --model local`)."""
-    from harness.serving.vllm.local_hf import HF_ID  # the converter's module: only when a client opens
-
     return [local_model_name(mode), LOCAL, HF_ID]
 
 
 def _start_local(ref: ModelRef, native: bool, where: dict[str, Any]) -> Any:
-    from harness.serving.llama.local import LocalServer
-
     return LocalServer()
 
 
 def _start_gguf(ref: ModelRef, native: bool, where: dict[str, Any]) -> Any:
-    from harness.serving.llama.gguf import GgufServer
-
     assert ref.gguf is not None  # the gguf kind's claim sets it
     return GgufServer(ref.gguf)
 
 
 def _gguf_served_as(ref: ModelRef, mode: ToolMode) -> list[str]:
-    from harness.serving.llama.gguf import served_alias
-
     assert ref.gguf is not None
     return [served_alias(ref.gguf)]
 
 
 def _start_vllm(ref: ModelRef, native: bool, where: dict[str, Any]) -> Any:
-    from harness.serving.server_proc import free_port
-    from harness.serving.vllm.presets import VllmServer
-
     return VllmServer(ref.preset, port=free_port(), native_tools=native, **where)
 
 
 def preset_names() -> list[str]:
-    from harness.serving.vllm.rows import PRESETS  # pydantic: not for `--help`
-
     return sorted(PRESETS)
 
 
 def _claim_preset(name: str) -> ModelRef | None:
-    from harness.serving.vllm.rows import PRESETS
-
     row = PRESETS.get(name) if name in PRESETS else next((p for _, p in PRESETS.items() if p.hf_id == name), None)
     return ModelRef(name, PRESET, preset=row) if row else None
 
 
 def _agent_names() -> list[str]:
-    from harness.agents import AGENTS  # the agents import the backends' answer types
-
     return list(AGENTS)
 
 
 def _claim_agent(name: str) -> ModelRef | None:
-    from harness.agents import get_agent, is_agent
-
     if not is_agent(name):
         return None
     get_agent(name)  # an unknown agent name is refused here, with the known ones

@@ -14,11 +14,14 @@ from typing import TYPE_CHECKING, Any
 
 from envs.errors import UnknownName, UserError
 from harness import defaults
+from harness.agents import get_agent
 from harness.serving.backends.base import Backend
 from harness.serving.batch import Lane
 from harness.serving.kinds import LOCAL, MODEL_ID, ModelRef, describe_models, known_models, preset_names, resolve
 from harness.serving.llama.gguf import GgufError
 from harness.serving.llama.local import NATIVE_ALIAS, PROMPT_ALIAS
+from harness.serving.vllm.inproc import VllmInprocBackend
+from harness.serving.vllm.presets import VllmServer
 from harness.types import RunSpec
 
 if TYPE_CHECKING:  # the openai SDK (half a second to import) only when a run opens a client
@@ -64,7 +67,7 @@ def validate_model(name: str, spec: RunSpec) -> None:
             "drop --endpoint and --backend vllm for it (or run it in a grid of its own)"
         )
     if spec.backend == "vllm":
-        from harness.serving.vllm.presets import check_vllm
+        from harness.serving.vllm.presets import check_vllm  # read when called: tests replace check_vllm
 
         check_vllm()
         if ref.kind is MODEL_ID and spec.tool_mode == "native":
@@ -114,8 +117,6 @@ class ModelPool:
     def lane(self, backend: Backend) -> Lane:
         """A fixed lane (--concurrency, else the default), or for a vLLM server the harness started,
         one that keeps its batch full (harness.serving.batch), bounded by --concurrency."""
-        from harness.serving.vllm.presets import VllmServer
-
         url = getattr(backend, "base_url", None)
         server = self.servers.get(url) if url else None
         if isinstance(server, VllmServer):
@@ -125,6 +126,7 @@ class ModelPool:
         return Lane(self.spec.concurrency or defaults.CONCURRENCY)
 
     def _client(self, url: str, model: str, flatten: bool = False, style: Style = "openai") -> OpenAIBackend:
+        # openai, aiohttp: only when a run opens a client
         from harness.serving.backends.openai_compat import OpenAIBackend
 
         server = self.servers.get(url)
@@ -147,8 +149,6 @@ class ModelPool:
     async def _open(self, name: str, placed: Any) -> list[Backend]:
         ref = resolve(name)
         if ref.kind.in_process:
-            from harness.agents import get_agent
-
             self.served[name] = {"backend": "reference-agent", "model_id": await get_agent(name).model_id()}
             return [get_agent(name)]
         if self.spec.backend == "vllm":
@@ -203,8 +203,6 @@ class ModelPool:
         return server.base_url
 
     async def _inproc(self, ref: ModelRef) -> Backend:
-        from harness.serving.vllm.inproc import VllmInprocBackend
-
         backend = VllmInprocBackend(
             ref.kind.inproc(ref), text_calls=self.spec.text_calls, native_tools=self.spec.tool_mode == "native"
         )

@@ -16,6 +16,7 @@ phase; `run --dry-run` prints the plan.
 from __future__ import annotations
 
 import math
+import shlex
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +25,8 @@ from typing import Any
 from envs.errors import UserError
 from harness.serving.gpus import Estimate, Inventory, estimate, fraction_up, inventory
 from harness.serving.kinds import ServerKind, resolve
+from harness.serving.server_proc import free_port
+from harness.serving.vllm.presets import launcher, shown_row, vllm_command
 from harness.types import RunSpec
 
 # what the servers sharing one GPU may ask for together; a server alone on its GPUs asks for SOLO
@@ -194,7 +197,6 @@ def commands(server: ServerPlan, spec: RunSpec, port: int) -> tuple[list[str], d
         return [sys.executable, "-m", "harness.serving.llama.entry", "--config_file", "CONFIG.json"], {
             "OMP_WAIT_POLICY": "PASSIVE"
         }
-    from harness.serving.vllm.presets import launcher, shown_row, vllm_command
 
     native = spec.tool_mode == "native"
     row = shown_row(_preset(server.model), native)
@@ -241,8 +243,6 @@ def _missing_files(command: list[str]) -> list[str]:
 
 def to_json(placed: Plan, spec: RunSpec) -> dict[str, Any]:
     """The plan as `run --dry-run --format json` prints it."""
-    from harness.serving.server_proc import free_port
-
     phases = []
     for phase in placed.phases:
         servers = []
@@ -284,8 +284,6 @@ def to_json(placed: Plan, spec: RunSpec) -> dict[str, Any]:
 def render(placed: Plan, spec: RunSpec) -> str:
     """The plan as `run --dry-run` prints it: GPUs, each estimate and its inputs, each phase's
     servers with the exact command and environment."""
-    import shlex
-
     data = to_json(placed, spec)
     inv = placed.inventory
     lines = [

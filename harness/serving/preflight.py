@@ -19,6 +19,7 @@ the first two checks are skipped.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import time
@@ -26,8 +27,12 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from envs.contract import Decoding, ToolSpec
-from harness.errors import HarnessError, PreflightFailed
+from harness.errors import HarnessError, PreflightFailed, StartFailed
+from harness.serving import placement
 from harness.serving.backends.turns import BAD_ARGUMENTS
+from harness.serving.kinds import resolve
+from harness.serving.llama.local import N_CTX
+from harness.serving.models import ModelPool
 
 Status = Literal["pass", "fail", "warn", "skip"]
 TOOL = ToolSpec(
@@ -205,9 +210,6 @@ async def _context(backend: Any, expected: int | None, llama: bool) -> Check:
 
 async def check(backend: Any, model: str, tool_mode: str) -> Result:
     """The checks of one served model's backend (an OpenAIBackend)."""
-    from harness.serving.kinds import resolve
-    from harness.serving.llama.local import N_CTX
-
     ref = resolve(model)
     preset = ref.preset
     expected = preset.max_model_len if preset is not None else N_CTX if ref.kind.server == "llama.cpp" else None
@@ -276,12 +278,6 @@ async def check_models(backends: dict[str, list[Any]], pool: Any, spec: Any, con
 async def check_served(spec: Any) -> list[Result]:
     """`repair-harness check`: open each model of the spec as a run would (its endpoints, or a
     server started for the check and stopped after it) and check it."""
-    import contextlib
-
-    from harness.errors import StartFailed
-    from harness.serving import placement
-    from harness.serving.models import ModelPool
-
     placed = placement.plan(spec, list(spec.models))
     results = []
     async with contextlib.AsyncExitStack() as stack:

@@ -8,7 +8,9 @@ which then stops the server itself.
 
 from __future__ import annotations
 
+import asyncio
 import atexit
+import concurrent.futures
 import ctypes
 import json
 import os
@@ -68,8 +70,6 @@ def _die_with_parent() -> None:
 
 
 async def _to_thread(fn: Any) -> Any:
-    import asyncio  # here: listing and help load this module but start no server
-
     return await asyncio.to_thread(fn)
 
 
@@ -164,10 +164,7 @@ class ManagedServer:
         self.startup_s = time.monotonic() - self._t0
 
     def _wait_ready(self, t0: float) -> None:
-        import asyncio
-        import concurrent.futures
-
-        # here, not at import: listing and help load this module but start no server
+        # aiohttp: only when a server starts (`run --dry-run` and the runner load this module)
         from harness.serving.backends.transport import Transport, TransportError
 
         deadline = t0 + self.startup_timeout_s

@@ -19,6 +19,7 @@ shows what the host lets a process run.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import platform
 import re
@@ -27,6 +28,8 @@ import sys
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
+
+from harness.serving.server_death import signal_words
 
 PORTABLE_CMAKE_ARGS = "-DGGML_NATIVE=OFF"
 LLAMA_REQUIREMENT = "llama-cpp-python[server]>=0.3.36"
@@ -151,7 +154,6 @@ def verdict(build: list[str], flags: set[str], probe: Probe, machine: str | None
     signalled = False
     if probe.returncode is not None and probe.returncode < 0:
         signalled = True
-        from harness.serving.server_death import signal_words
 
         reasons.append(f"loading the model killed the probe with {signal_words(-probe.returncode, 'llama.cpp')}")
     elif probe.returncode:
@@ -203,8 +205,6 @@ def package_versions() -> dict[str, str | None]:
 
 def library_files() -> list[Path]:
     """The shared libraries of the installed llama_cpp package (libllama, libggml*, libmtmd...)."""
-    import importlib.util
-
     spec = importlib.util.find_spec("llama_cpp")
     if spec is None or not spec.submodule_search_locations:
         return []

@@ -37,6 +37,7 @@ import importlib.metadata
 import importlib.util
 import json
 import os
+import signal
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -44,6 +45,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
 from harness.defaults import N_CTX  # the context length, defined there for `serve local --help`
+from harness.serving.llama.build import install_command, reinstall_command
 from harness.serving.serve_auth import LLAMA_KEY_ENV
 from harness.serving.server_proc import ManagedServer, MissingExtra, free_port
 
@@ -98,8 +100,6 @@ def gguf_path() -> Path:
 
 def check_llama_server() -> None:
     if importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec("llama_cpp.server") is None:
-        from harness.serving.llama.build import install_command
-
         raise MissingExtra(
             "the embedded model needs llama-cpp-python's server, which is not installed; "
             f"install it portably (builds from source, ~6 min on 2 cores): {install_command()}"
@@ -216,10 +216,6 @@ class LlamaServer(ManagedServer):
         self.config_path.unlink(missing_ok=True)
 
     def fix(self, returncode: int) -> str:
-        import signal
-
-        from harness.serving.llama.build import reinstall_command
-
         if returncode == -signal.SIGILL:
             return (
                 f"install the portable llama.cpp build: {reinstall_command()}\n"

@@ -13,6 +13,7 @@ import time
 
 
 def main(gguf: str) -> None:
+    # the [local] extra
     import llama_cpp
 
     info = llama_cpp.llama_print_system_info()

@@ -55,6 +55,7 @@ def convert(gguf: Path, out: Path) -> Path:
         raise MissingExtra(
             f"turning {gguf.name} into a Hugging Face folder needs {', '.join(missing)}; install: {EXTRA_HINT}"
         )
+    # torch, transformers: the [vllm] extra
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
