@@ -110,3 +110,41 @@ def test_a_module_inside_serving_imported_from_outside_is_caught() -> None:
     assert reaches_inside_serving(Import("harness/runner.py", 1, "harness.serving", ("placement",)))
     assert not reaches_inside_serving(Import("harness/runner.py", 1, "harness.serving", ("Lane",)))
     assert not reaches_inside_serving(Import("harness/serving/models.py", 1, "harness.serving.batch", ("Lane",)))
+
+
+def inner_imports_without_a_reason(folder: Path) -> list[str]:
+    """Imports inside a function (kept there for a light start-up, an optional extra, a cycle or a
+    test's monkeypatch) that give no reason: a comment on the import's lines, or a comment line
+    right above the group of imports it starts."""
+    out = []
+    for path in sorted(folder.rglob("*.py")):
+        lines = path.read_text().splitlines()
+        functions = [
+            n for n in ast.walk(ast.parse("\n".join(lines))) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+        ]
+        for node in {i for f in functions for i in ast.walk(f) if isinstance(i, ast.Import | ast.ImportFrom)}:
+            said = any("#" in line for line in lines[node.lineno - 1 : node.end_lineno])
+            above = node.lineno - 2
+            while not said and above >= 0:
+                text = lines[above].strip()
+                said = text.startswith("#")
+                if said or not (text.startswith(("import ", "from ")) or text.endswith((",", "(")) or text == ")"):
+                    break
+                above -= 1
+            if not said:
+                out.append(f"{path.relative_to(folder.parent)}:{node.lineno}: {lines[node.lineno - 1].strip()}")
+    return sorted(out)
+
+
+@pytest.mark.parametrize("folder", ["harness", "envs", "conditions", "results"])
+def test_an_import_inside_a_function_says_why_it_is_there(folder: str) -> None:
+    assert inner_imports_without_a_reason(ROOT / folder) == []
+
+
+def test_an_unexplained_import_inside_a_function_is_caught(tmp_path: Path) -> None:
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "m.py").write_text(
+        "def f():\n    import json\n\n    # pandas: not for --help\n    import pandas\n    import numpy\n"
+        "    import csv  # a reason on its line\n"
+    )
+    assert inner_imports_without_a_reason(tmp_path / "pkg") == ["pkg/m.py:2: import json"]
