@@ -58,7 +58,8 @@ class ModelKind:
     claims: Callable[[str], ModelRef | None]
     # the server the harness starts for it with no --endpoint (None: it starts none), and how
     server: ServerKind | None = None
-    start: Callable[[ModelRef, bool, dict[str, Any]], Any] | None = None  # (ref, native tools, placement)
+    # (ref, native tools, its placement: tp, gpus, memory share; a server that places nothing ignores it)
+    start: Callable[[ModelRef, bool, dict[str, Any]], Any] | None = None
     # the names its server may answer to, first preferred, by the run's tool mode
     served_as: Callable[[ModelRef, ToolMode], list[str]] = lambda ref, _mode: [ref.name]
     # what vLLM in-process loads for it: a preset row, or a name

@@ -149,8 +149,9 @@ class ModelPool:
     async def _open(self, name: str, placed: Any) -> list[Backend]:
         ref = resolve(name)
         if ref.kind.in_process:
-            self.served[name] = {"backend": "reference-agent", "model_id": await get_agent(name).model_id()}
-            return [get_agent(name)]
+            agent = get_agent(name)
+            self.served[name] = {"backend": "reference-agent", "model_id": await agent.model_id()}
+            return [agent]
         if self.spec.backend == "vllm":
             return [await self._inproc(ref)]
         urls = list(self.spec.endpoints) or [await self._serve(ref, placed)]
@@ -197,7 +198,7 @@ class ModelPool:
         if ref.kind.start is None:  # validate_model refused it: a model id needs an --endpoint
             raise UnknownName("model to serve", ref.name, known_models())
         where = {"tp": placed.tp, "gpus": placed.gpus, "gpu_memory_utilization": placed.utilization} if placed else {}
-        server = ref.kind.start(ref, self.spec.tool_mode == "native", where if ref.kind.server == "vllm" else {})
+        server = ref.kind.start(ref, self.spec.tool_mode == "native", where)
         await self.stack.enter_async_context(server)
         self.servers[server.base_url] = server
         return server.base_url

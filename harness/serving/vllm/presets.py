@@ -144,7 +144,7 @@ def _validate(p: VllmPreset, tp: int, dp: int, port: int, native_tools: bool) ->
 
 class ServeKeywords(TypedDict, total=False):
     """How one `vllm serve` runs a row: `vllm_command`'s keywords, which `VllmServer` passes on as
-    they are (defaults: tp 1, dp 1, port 8000, loopback, native tool calls, vLLM's own memory share)."""
+    they are; what is not given is `SERVE_DEFAULTS`'."""
 
     tp: int
     dp: int
@@ -153,6 +153,14 @@ class ServeKeywords(TypedDict, total=False):
     native_tools: bool
     # the share of each GPU the server may take (harness.serving.placement)
     gpu_memory_utilization: float | None
+
+
+# tp 1, dp 1, port 8000, loopback, native tool calls, vLLM's own memory share
+SERVE_DEFAULTS = ServeKeywords(tp=1, dp=1, port=8000, host="127.0.0.1", native_tools=True, gpu_memory_utilization=None)
+
+
+def _with_defaults(serve: ServeKeywords) -> ServeKeywords:
+    return {**SERVE_DEFAULTS, **serve}
 
 
 def vllm_command(
@@ -166,9 +174,9 @@ def vllm_command(
 ) -> list[str]:
     """The `vllm serve` argv for a preset (name or row) or a raw Hugging Face id (`org/name`,
     which needs `tool_parser` unless native_tools is off). Raises VllmConfigError before launch."""
-    tp, dp, port = serve.get("tp", 1), serve.get("dp", 1), serve.get("port", 8000)
-    host, native_tools = serve.get("host", "127.0.0.1"), serve.get("native_tools", True)
-    gpu_memory_utilization = serve.get("gpu_memory_utilization")
+    serve = _with_defaults(serve)
+    tp, dp, port, host = serve["tp"], serve["dp"], serve["port"], serve["host"]
+    native_tools, gpu_memory_utilization = serve["native_tools"], serve["gpu_memory_utilization"]
     p = preset_row(
         preset,
         tool_parser=tool_parser,
@@ -305,13 +313,14 @@ class VllmServer(ManagedServer):
         gpus: tuple[str, ...] = (),
         **serve: Unpack[ServeKeywords],
     ):
-        native_tools = serve.get("native_tools", True)
+        given = _with_defaults(serve)
+        native_tools = given["native_tools"]
         preset = preset_row(preset, tool_parser=tool_parser, chat_template=chat_template, native_tools=native_tools)
         if not native_tools:
             preset = preset.model_copy(update={"chat_template": None})
         preset = prepare(preset)
         command = vllm_command(preset, launcher=launcher(), **serve)
-        host, port = serve.get("host", "127.0.0.1"), serve.get("port", 8000)
+        host, port = given["host"], given["port"]
         env = {**preset.env, **({VLLM_KEY_ENV: api_key} if api_key else {})}
         if gpus:  # the GPUs of its placement (harness.serving.placement): the server sees those only
             env["CUDA_VISIBLE_DEVICES"] = ",".join(gpus)
