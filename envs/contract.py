@@ -201,6 +201,14 @@ class Opening(BaseModel):
     # the decoding this protocol's requests use when it is not the run's own (veriharness: the
     # artifact's request keys); None: the run's
     decoding: Decoding | None = None
+    # the protocol's rule for an answer of several calls: `until_rejected` stops at the first
+    # rejection (the rest are answered "Not executed"); `all` runs every call in order whatever
+    # the one before returned, as BFCL's `execute_multi_turn_func_call` does
+    answer_calls: Literal["until_rejected", "all"] = "until_rejected"
+    # answers with calls one part of the task (Segmented: a BFCL turn) may take; one more and the
+    # protocol ends the episode, lost (BFCL's force-quit after MAXIMUM_STEP_LIMIT = 20 steps).
+    # None: no limit but the budget
+    step_limit: int | None = None
 
 
 @runtime_checkable

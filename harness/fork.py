@@ -41,6 +41,11 @@ class ForkError(UserError):
     """A fork that cannot start: the message names the source and what is wrong; nothing is written."""
 
 
+class NothingToFork(ForkError):
+    """Sources with no fork point to play (no failure, or every point refused): of a folder of
+    several suites, that suite is named and skipped while another has points."""
+
+
 @dataclass(frozen=True)
 class Source:
     """A recorded run: its directory, its run.json and the spec it was played under."""
@@ -169,8 +174,19 @@ def points(sources: list[Source], at: str) -> tuple[list[Point], Counter[str]]:
             if turns is None or len(turns) != len(record["calls"]):
                 refused["the transcript is missing or does not match its record"] += len(calls)
                 continue
-            found.extend(Point(source, record, j, turns[: j + 1]) for j in calls)
+            shown = _shown_until(record)
+            late = [j for j in calls if shown is not None and j >= shown]
+            if late:  # the replay no longer answered as the model was shown: not the state it acted in
+                refused["at or after the import's first divergence from what the model was shown"] += len(late)
+            found.extend(Point(source, record, j, turns[: j + 1]) for j in calls if j not in late)
     return found, refused
+
+
+def _shown_until(record: dict[str, Any]) -> int | None:
+    """An imported record's answers replayed as the model was shown them (None: all of them)."""
+    divergence = ((record.get("extra") or {}).get("replay") or {}).get("divergence")
+    answer = divergence.get("answer") if isinstance(divergence, dict) else None
+    return answer if isinstance(answer, int) else None
 
 
 def _turns(source: Source, record: dict[str, Any]) -> list[dict[str, Any]] | None:
@@ -273,7 +289,7 @@ async def plan(run: Resolved, tasks: list[Task]) -> tuple[list[Planned], Counter
     found, refused = points(sources, fork.at)
     if not found and not refused:
         where = ", ".join(fork.sources)
-        raise ForkError(f"{where}: no scored episode has a rejected call (--at {fork.at}): no fork point")
+        raise NothingToFork(f"{where}: no scored episode has a rejected call (--at {fork.at}): no fork point")
     by_id = {t.task_id: t for t in tasks}
     conditions = run.conditions
     changed = _changed_plugins(sources, run.plugins)
@@ -319,7 +335,7 @@ async def plan(run: Resolved, tasks: list[Task]) -> tuple[list[Planned], Counter
                     out.append(Planned(key, task, condition, replay, point.origin()))
     if not out:
         reasons = "; ".join(f"{n} {reason}" for reason, n in refused.most_common())
-        raise ForkError(f"every fork point was refused, nothing to play: {reasons}")
+        raise NothingToFork(f"every fork point was refused, nothing to play: {reasons}")
     return out, refused
 
 

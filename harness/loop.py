@@ -68,6 +68,8 @@ class EpisodeResult:
     budget_unit: BudgetUnit = "model_calls"
     # a fork's: what its replayed prefix spent (the calls, lists and counts above are its own)
     prefix: Prefix | None = None
+    # the protocol ended the episode at its step limit (Opening.step_limit: BFCL's force-quit)
+    force_quit: bool = False
 
 
 def prompt_words(messages: list[dict[str, Any]]) -> int:
@@ -242,6 +244,8 @@ async def _play(
     rejected: set[str] = set()  # the signatures of the calls rejected so far
     before: list[dict[str, Any]] = []  # the previous action call's messages
     tools = opening.tools  # an environment may grow it (Accepted.tools)
+    run_all = opening.answer_calls == "all"
+    steps: dict[int | None, int] = {}  # answers with calls per part of the task (Opening.step_limit)
     while result.spent < limit:
         replayed = len(result.calls) < prefix
         mark = {"replayed": True} if replayed else {}
@@ -290,7 +294,10 @@ async def _play(
         result.calls.append(log)
         # the fork point's feedback is the episode's own condition's; earlier ones the source's
         said = replay.before if replay and replayed and len(result.calls) < prefix else condition
-        outcome, replies, submitted, feedback = await _submit_all(env, actions, said, writer is None, native, room)
+        part = env.segment() if isinstance(env, Segmented) else None
+        outcome, replies, submitted, feedback = await _submit_all(
+            env, actions, said, writer is None, native, room, run_all
+        )
         log.outcome = _label(outcome)
         if isinstance(outcome, Violation):
             rejected.add(log.signature)
@@ -310,6 +317,12 @@ async def _play(
         if isinstance(outcome, Accepted) and outcome.done:
             result.done, result.won, result.lost = True, outcome.won, outcome.lost
             return
+        if isinstance(actions, list) and any(isinstance(a, ToolCall) for a in actions):
+            steps[part] = steps.get(part, 0) + 1
+            if opening.step_limit is not None and steps[part] > opening.step_limit:
+                result.done = result.lost = result.force_quit = True
+                result.transcript[-1]["force_quit"] = True
+                return
         if isinstance(outcome, Accepted) and outcome.tools is not None:
             tools = outcome.tools
         if writer is not None:
@@ -328,18 +341,21 @@ async def _submit_all(
     replies_say_it: bool,
     native: bool,
     room: int | None = None,
+    run_all: bool = False,
 ) -> tuple[Outcome, list[dict[str, Any]], int, list[str]]:
-    """Submit the turn's actions in order; a rejection, the end of the game or a spent budget
-    (`room`: tool calls left, when the budget counts tool calls) stops the rest. Returns the last
-    outcome, one reply message per action (native tool calls each need their answer), how many
-    actions reached the environment and the condition's feedback lines about a rejection (the one
-    place they are rendered). With `replies_say_it` false (the env writes the retry around the
-    lines) a rejection gets no reply: nothing would send it."""
+    """Submit the turn's actions in order; a rejection (unless `run_all`: the protocol runs every
+    call, Opening.answer_calls), the end of the game or a spent budget (`room`: tool calls left,
+    when the budget counts tool calls) stops the rest. Returns the answer's outcome (its first
+    rejection, else the last outcome), one reply message per action (native tool calls each need
+    their answer), how many actions reached the environment and the condition's feedback lines
+    about the first rejection (the one place they are rendered). With `replies_say_it` false (the
+    env writes the retry around the lines) a rejection gets no reply: nothing would send it."""
     if isinstance(actions, Violation):
         feedback = condition.items(actions)
         return actions, ([{"role": "user", "content": "\n".join(feedback)}] if replies_say_it else []), 0, feedback
     replies: list[dict[str, Any]] = []
     outcome: Outcome | None = None
+    first_rejection: Violation | None = None
     feedback = []
     stopped = False
     submitted = 0
@@ -357,16 +373,19 @@ async def _submit_all(
         submitted += 1
         outcome = await call_env(env, env.submit, action)
         if isinstance(outcome, Violation):
-            feedback = condition.items(outcome)
+            lines = condition.items(outcome)
             if replies_say_it:
-                replies.append(_reply("\n".join(feedback), action, i, native))
-            stopped = True
+                replies.append(_reply("\n".join(lines), action, i, native))
+            if first_rejection is None:
+                first_rejection, feedback = outcome, lines
+            stopped = not run_all
         else:
             replies.append(_reply(outcome.observation, action, i, native))
             if outcome.done:
                 stopped = True
     assert outcome is not None
-    return outcome, replies, submitted, feedback
+    ended = isinstance(outcome, Accepted) and outcome.done
+    return (outcome if ended or first_rejection is None else first_rejection), replies, submitted, feedback
 
 
 def signature(actions: list[Action] | Violation, turn: ModelTurn) -> str:

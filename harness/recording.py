@@ -96,7 +96,11 @@ def build_record(
         latency_s=round(sum(c.latency_s for c in result.calls), 4),
         fenced_answers=sum(c.fenced for c in result.calls),
         calls=result.calls,
-        extra={"messages_to_user": result.outcome_kinds.count("message"), **(extra or {})},
+        extra={
+            "messages_to_user": result.outcome_kinds.count("message"),
+            **({"force_quit": True} if result.force_quit else {}),
+            **(extra or {}),
+        },
         harness_error=result.harness_error,
         transcript=transcript,
         **(_fork_fields(result, fork_of, extra or {}) if key.fork is not None else {}),

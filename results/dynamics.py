@@ -21,7 +21,9 @@ Definitions (docs/conditions.md, "How agents repair"):
   another function, an answer in text with no call (in BFCL's protocol that ends the turn: the
   model gave up on the call), or nothing (the episode ended there: a budget, BFCL's force-quit).
   Records older than the call log's `tools` leave these unknown.
-A rate with nothing to count is None, never 0.
+A rate with nothing to count is None, never 0. An imported episode whose replay diverged from what
+the model was shown (`extra.replay.divergence`) counts only its answers before the divergence: a
+failure after it is one the model never saw.
 
 `episode_columns` condenses one record's call logs into a few numbers as the record is read
 (results.load): the report then never holds the call logs of 100,000 episodes.
@@ -52,6 +54,7 @@ def episode_columns(record: dict[str, Any]) -> dict[str, Any]:
     """One episode's repair path, from its call logs (`dyn.*` columns)."""
     logs, config = record.get(C.calls), record.get(C.config)
     calls: list[Any] = logs if isinstance(logs, list) else []
+    calls = calls[: _shown_until(record)]
     decoding = (config or {}).get("decoding") if isinstance(config, dict) else None
     temperature = decoding.get("temperature") if isinstance(decoding, dict) else None
     # (index in calls, call) of each attempt
@@ -81,6 +84,15 @@ def episode_columns(record: dict[str, Any]) -> dict[str, Any]:
         f"{PREFIX}greedy": None if temperature is None else temperature == 0,
         **{f"{PREFIX}next_{n}": None if nexts is None else nexts.count(n) for n in NEXT},
     }
+
+
+def _shown_until(record: dict[str, Any]) -> int | None:
+    """How many of an imported episode's answers were answered as the model was shown (None: all)."""
+    extra = record.get(C.extra)
+    replay = extra.get("replay") if isinstance(extra, dict) else None
+    divergence = replay.get("divergence") if isinstance(replay, dict) else None
+    answer = divergence.get("answer") if isinstance(divergence, dict) else None
+    return answer if isinstance(answer, int) else None
 
 
 def _after_errors(attempts: list[Any], rejected: list[bool]) -> list[str] | None:

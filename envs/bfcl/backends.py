@@ -15,6 +15,7 @@ import inspect
 import json
 from typing import Any
 
+from envs.bfcl.calls import BLOCKED, eval_error
 from envs.bfcl.data import CLASSES
 from envs.contract import ToolCall
 
@@ -94,11 +95,17 @@ class Backends:
         that is an error: BFCL runs every decoded call, so the call runs here on a copy of its
         backend (the episode's state is untouched); an unknown name is the `NameError` its
         `eval` meets."""
+        if "(" in call.name:  # a whole call text whose arguments are not literals (calls.eval_error)
+            said = eval_error(call.name)
+            if said is not None:
+                return f"{ERROR_PREFIX}{said}", True
         if not call.name.isidentifier():  # a model's stray tokens in the name: BFCL's `eval` cannot read it
             try:
                 compile(f"{call.name}()", "<string>", "eval")
             except SyntaxError as exc:
                 return f"{ERROR_PREFIX}{exc}", True
+        if call.name in BLOCKED:
+            return f"{ERROR_PREFIX}Function call {call.name} is not allowed.", True
         if call.name not in self.methods:
             return f"{ERROR_PREFIX}name {call.name!r} is not defined", True
         cls = self.methods[call.name][0]

@@ -10,6 +10,7 @@ JSON data written with `repr`: model text never reaches the checker as code.
 from __future__ import annotations
 
 import ast
+import builtins
 import inspect
 import keyword
 from collections.abc import Callable
@@ -63,3 +64,26 @@ def call_string(call: ToolCall) -> str:
     if not is_data(call.arguments):
         raise NotACall(f"arguments of {call.name!r} are not JSON data")
     return f"{call.name}({', '.join(f'{k}={v!r}' for k, v in call.arguments.items())})"
+
+
+# names `execute_multi_turn_func_call` refuses to evaluate, whatever they are
+BLOCKED = frozenset({"kill", "exit", "quit", "remove", "unlink", "popen", "Popen", "run"})
+
+
+def eval_error(text: str) -> str | None:
+    """The error BFCL's `eval` meets on a call text that is not a name and literals, found without
+    evaluating anything: its SyntaxError, or the NameError of the first name it would look up that
+    is no builtin (`ls(a=true)`: "name 'true' is not defined"). None: no such error can be told
+    (the text would compute something), so it cannot be answered as BFCL answered it."""
+    try:  # named as `eval` names its source, which its message quotes
+        node = ast.parse(text.strip(), filename="<string>", mode="eval").body
+    except SyntaxError as exc:
+        return str(exc)
+    if not isinstance(node, ast.Call):
+        return None
+    # Python evaluates the callee, the positional arguments, then the keywords' values, in order
+    for part in [*node.args, *(k.value for k in node.keywords)]:
+        for sub in ast.walk(part):
+            if isinstance(sub, ast.Name) and not hasattr(builtins, sub.id):
+                return f"name {sub.id!r} is not defined"
+    return None

@@ -19,6 +19,7 @@ from envs.errors import UserError
 VERSION = "2026.3.23"
 INSTALL = f'pip install --no-deps "bfcl-eval=={VERSION}" mpmath'
 CATEGORIES = ("base", "miss_param", "miss_func", "long_context")
+STEP_LIMIT = 20  # bfcl_eval.constants.default_prompts.MAXIMUM_STEP_LIMIT (checked by a test)
 _PREFIX = "BFCL_v4"
 _HINT = " Note that the provided function is in Python 3 syntax."
 # BFCL's multi-turn classes -> the module in func_source_code and the doc file of each (one name

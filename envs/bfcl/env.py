@@ -6,12 +6,19 @@ agent calls tools until it answers in text, which ends the turn and brings the n
 the user says BFCL's "I have updated some more functions you can choose from. What about now?".
 After the last turn's answer BFCL's `multi_turn_checker` judges the executed calls. An episode
 that runs out of budget before the last answer reached fewer turns than the entry has: lost.
+
+Two protocols (the suite's `protocol` option). `harness`: our contract checks each call against
+BFCL's docs before it runs, a rejected call is not executed and ends the answer (the feedback
+conditions' ground). `bfcl`: the leaderboard's own, so that a served model's run compares with its
+published result file and an import replays what happened: every call of an answer runs in order
+on the live backends whatever the one before returned, a call fails when BFCL's execution fails
+(an exception or an `{"error": ...}`), and a turn is force-quit after BFCL's 20 steps.
 """
 
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import Any, Literal
 
 from bfcl_eval.constants.type_mappings import GORILLA_TO_OPENAPI
 
@@ -21,7 +28,9 @@ from envs.bfcl.calls import parse
 from envs.bfcl.checks import check
 from envs.bfcl.failures import failed, violation
 from envs.bfcl.judge import judge
-from envs.contract import Accepted, Action, Opening, Outcome, Task, TextAnswer, ToolCall, ToolSpec
+from envs.contract import Accepted, Action, Opening, Outcome, Task, TextAnswer, ToolCall, ToolSpec, Violation
+
+Protocol = Literal["harness", "bfcl"]
 
 # BFCL's constants.default_prompts.DEFAULT_USER_PROMPT_FOR_ADDITIONAL_FUNCTION_FC
 MORE_FUNCTIONS = "I have updated some more functions you can choose from. What about now?"
@@ -56,8 +65,8 @@ class BfclEnv:
     # a call on the backends is microseconds of Python; the checker's replay at the end a few ms
     blocking = False
 
-    def __init__(self, task: Task, category: str):
-        self.task, self.category = task, category
+    def __init__(self, task: Task, category: str, protocol: Protocol = "harness"):
+        self.task, self.category, self.protocol = task, category, protocol
         self.entry = data.entry(category, task.params["entry_id"])
         self.functions = functions(self.entry["involved_classes"])  # for the ground truth's signatures
         self.backends: Backends | None = None
@@ -66,6 +75,8 @@ class BfclEnv:
         self.verdict: dict[str, Any] | None = None
         # BFCL's checker on the turns so far, each time one ends: the entry cut after that turn
         self.turns_solved: list[bool] = []
+        # calls our contract would have refused that BFCL's protocol ran (and its backend took)
+        self.refused_ran = 0
 
     def reset(self) -> Opening:
         self.backends = Backends(
@@ -74,11 +85,14 @@ class BfclEnv:
             long_context=self.category == "long_context",
         )
         self.docs, self.held = data.functions(self.entry)
-        self.turn, self.executed, self.verdict, self.turns_solved = 0, [[]], None, []
+        self.turn, self.executed, self.verdict, self.turns_solved, self.refused_ran = 0, [[]], None, [], 0
+        bfcl = self.protocol == "bfcl"
         return Opening(
             messages=[dict(m) for m in self.entry["question"][0]],
             tools=self._tools(),
             accepts=frozenset({"tool", "text"}),
+            answer_calls="all" if bfcl else "until_rejected",
+            step_limit=data.STEP_LIMIT if bfcl else None,
         )
 
     def _tools(self) -> list[ToolSpec]:
@@ -115,6 +129,8 @@ class BfclEnv:
         assert self.backends is not None
         doc = next((d for d in self.docs if d["name"] == call.name), None) or self._early().get(call.name)
         rejected = check(call, doc, [d["name"] for d in self.docs])
+        if self.protocol == "bfcl":
+            return self._run_as_bfcl(call, rejected)
         if rejected is not None:
             # `raw` is what BFCL would have told the model, had it run the call (it runs them all)
             said, error = self.backends.says(call)
@@ -125,6 +141,25 @@ class BfclEnv:
         shown, result, exc = self.backends.run(call.model_copy(update={"arguments": copy.deepcopy(call.arguments)}))
         if not failed(result, exc):
             return Accepted(observation=shown)
+        cls = self.backends.methods[call.name][0]
+        return violation(call, cls, self.backends.instances[cls], shown, exc)
+
+    def _run_as_bfcl(self, call: ToolCall, rejected: Violation | None) -> Outcome:
+        """BFCL's execution: any method of the entry's backends runs (a held-back one too), on the
+        live state; our check only gives a failure its structure (location, allowed values)."""
+        assert self.backends is not None
+        if call.name not in self.backends.methods:  # BFCL's `eval` fails on it: nothing ran
+            said, _ = self.backends.says(call)
+            refused = rejected or check(call, None, [])
+            assert refused is not None  # no doc: always an unknown tool
+            return refused.model_copy(update={"raw": said})
+        self.executed[self.turn].append({"name": call.name, "arguments": copy.deepcopy(call.arguments)})
+        shown, result, exc = self.backends.run(call.model_copy(update={"arguments": copy.deepcopy(call.arguments)}))
+        if not failed(result, exc):
+            self.refused_ran += rejected is not None
+            return Accepted(observation=shown)
+        if rejected is not None:
+            return rejected.model_copy(update={"raw": shown})
         cls = self.backends.methods[call.name][0]
         return violation(call, cls, self.backends.instances[cls], shown, exc)
 
@@ -169,6 +204,7 @@ class BfclEnv:
                 "verdict": self.verdict,
             },
             "segments_solved": self.turns_solved,
+            **({"protocol": "bfcl", "refused_ran": self.refused_ran} if self.protocol == "bfcl" else {}),
         }
 
     def close(self) -> None:

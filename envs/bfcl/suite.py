@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict
 
 from envs.bfcl import data
@@ -9,9 +11,12 @@ from envs.contract import Env, EpisodeContext, Task
 
 
 class BfclOptions(BaseModel):
-    """BFCL's entries are played as they are: no options."""
+    """BFCL's entries are played as they are; `protocol` says whose rules an answer's calls meet:
+    `harness` (our contract checks each call before it runs; a rejection ends the answer) or
+    `bfcl` (the leaderboard's: every call runs on the backends, 20 steps a turn), envs.bfcl.env."""
 
     model_config = ConfigDict(extra="forbid")
+    protocol: Literal["harness", "bfcl"] = "harness"
 
 
 class BfclSuite:
@@ -32,7 +37,8 @@ class BfclSuite:
     def make(self, task: Task, options: BaseModel, ctx: EpisodeContext) -> Env:
         from envs.bfcl.env import BfclEnv  # the backends' modules load with the first episode
 
-        return BfclEnv(task, self.category)
+        assert isinstance(options, BfclOptions)
+        return BfclEnv(task, self.category, options.protocol)
 
     def feedback_family(self, options: BaseModel) -> str:
         return "message"

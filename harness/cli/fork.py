@@ -51,7 +51,7 @@ def fork(
     the agent playing on; a rerun with the same --out resumes."""
     # pydantic, the spec machinery: not for --help
     from harness import shards
-    from harness.fork import ForkError, check_at, dry_run_text, fork_spec_values, groups, load_sources
+    from harness.fork import ForkError, NothingToFork, check_at, dry_run_text, fork_spec_values, groups, load_sources
     from harness.spec import build_spec
 
     every = load_sources([str(s) for s in source])
@@ -88,14 +88,21 @@ def fork(
         specs += [
             build_spec({**values, "shard": f"{i}/{n}", "out": str(shards.directory(out, i, n))}) for i, n in parts
         ] or [build_spec(values)]
+    empty = 0
     for spec in specs:
-        if dry_run:
-            echo(dry_run_text(spec))
-            continue
         try:
-            run_spec(spec, retry_errors, preflight)
+            if dry_run:
+                echo(dry_run_text(spec))
+            else:
+                run_spec(spec, retry_errors, preflight)
+        except NothingToFork as exc:
+            empty += 1
+            if empty == len(specs):  # no source of any suite has a point: that is the error
+                raise
+            echo(f"skipped {spec.suite}: {exc}")  # a folder of several suites: the others fork
+            continue
         finally:
-            if check:
+            if check and not dry_run:
                 # only with --check
                 from harness.readers.fork_check import reproduced
 

@@ -6,6 +6,10 @@ and its ground truth from the installed bfcl-eval, each call judged by our contr
 carrying, as `raw`, what BFCL told the model), success by BFCL's own checker. The condition is
 `bfcl-native`, BFCL's own text, so a fork can replay the conversation as the model saw it.
 
+The entries are played under BFCL's own protocol (the suite's `protocol=bfcl`): every call of a
+step runs in order whatever the one before returned, a call fails where BFCL's execution failed,
+and a turn's 21st step with calls force-quits the entry, as BFCL's handler does.
+
 The model is named by the file's folder (`result/<model>/...`, or `result/<model>/multi_turn/...`)
 or by `--model`. The budget of every imported episode is BFCL's: at most 21 steps a turn (its
 force-quit after `MAXIMUM_STEP_LIMIT` = 20) times the most turns an entry has, so that imports of
@@ -31,14 +35,15 @@ from harness.imports.play import Batch, Recorded
 from harness.types import ModelTurn, RunSpec, Usage
 
 CONDITION = "bfcl-native"
+PROTOCOL = {"protocol": "bfcl"}  # the suite's options an import plays under (envs.bfcl.suite)
 # folders BFCL's newer layout puts between the model's folder and its files
 _GROUPING = frozenset({"multi_turn", "live", "non_live", "agentic", "result"})
-STEP_LIMIT = 20  # bfcl_eval.constants.default_prompts.MAXIMUM_STEP_LIMIT (checked by a test)
 
 
 def budget() -> int:
     """BFCL's most steps an entry can take: 21 a turn, times the most turns of any category."""
-    return (STEP_LIMIT + 1) * max(len(data.entry(c, i)["question"]) for c in data.CATEGORIES for i in data.entry_ids(c))
+    turns = max(len(data.entry(c, i)["question"]) for c in data.CATEGORIES for i in data.entry_ids(c))
+    return (data.STEP_LIMIT + 1) * turns
 
 
 def model_of(path: Path) -> str:
@@ -91,7 +96,8 @@ def _differs(entry: Entry, installed: dict[str, Any]) -> bool:
     """Whether the file's entry asked other questions than the installed one (turns where the
     installed entry has a question of its own; a held-back function's turn has none)."""
     for query, question in zip(entry.queries, installed["question"], strict=False):
-        if query is not None and question and query != [str(m["content"]) for m in question]:
+        asked = [str(m["content"]) for m in question if m.get("role") != "system"]
+        if query is not None and asked and query != asked:
             return True
     return False
 
@@ -115,10 +121,15 @@ def _state_differs(entry: Entry, installed: dict[str, Any], category: str) -> bo
     return False
 
 
-def _turns(entry: Entry, model: str) -> tuple[list[ModelTurn], list[str]]:
-    turns, said = [], []
+def _turns(entry: Entry, model: str) -> tuple[list[ModelTurn], list[str], list[int]]:
+    """The steps as the model's answers, BFCL's texts for their calls in order, and for each call
+    the answer it belongs to."""
+    turns: list[ModelTurn] = []
+    said: list[str] = []
+    answer_of: list[int] = []
     for steps in entry.turns:
         for step in steps:
+            answer_of.extend([len(turns)] * len(step.calls))
             turns.append(
                 ModelTurn(
                     text=step.text,
@@ -131,7 +142,7 @@ def _turns(entry: Entry, model: str) -> tuple[list[ModelTurn], list[str]]:
                 )
             )
             said.extend(step.said)
-    return turns, said
+    return turns, said, answer_of
 
 
 def _recorded(entry: Entry, category: str, model: str, source: dict[str, Any], verdicts: Any) -> Recorded:
@@ -144,14 +155,11 @@ def _recorded(entry: Entry, category: str, model: str, source: dict[str, Any], v
     if entry.handler_error is not None:
         error = f"BFCL's own inference failed for this entry (not the model's answer): {entry.handler_error}"
         return Recorded(task, [], [], extra, error=error)
-    turns, said = _turns(entry, model)
-    # BFCL's force-quit: a turn's 21st step with calls ends the entry (a step in text ends the turn first)
-    last = entry.turns[-1] if entry.turns else []
-    cut = bool(last and last[-1].calls and sum(1 for s in last if s.calls) > STEP_LIMIT)
-    extra["imported"]["force_quit"] = cut
+    turns, said, answer_of = _turns(entry, model)
+    extra["imported"]["closing_steps"] = sum(s.closing for steps in entry.turns for s in steps)
     if not turns:
         return Recorded(task, [], [], extra, error="the entry holds no step")
-    return Recorded(task, turns, said, extra, cut=cut)
+    return Recorded(task, turns, said if entry.logged else None, extra, answer_of=answer_of)
 
 
 def _suite(category: str) -> str:
@@ -226,6 +234,7 @@ def batches(paths: list[Path], out: Path, model: str | None) -> Iterator[Batch |
             conditions=[CONDITION],
             budgets=[steps],
             tool_mode="native",
+            env_options=dict(PROTOCOL),
             out=str(out / f"{name}--{_suite(category)}"),
         )
         for reason, n in skipped.items():

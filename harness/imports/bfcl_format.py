@@ -6,8 +6,16 @@ calling: gpt-oss, DeepSeek), a string of JSON (`[{"name", "arguments"}]` from xL
 list. What BFCL executed is in the entry's `inference_log`: per step, the `handler_log` with its
 `model_response_decoded` (call strings such as `cd(folder='document')`) or the decoding error
 that ended the turn, and one `tool` message per executed call, the text the model was shown. That
-decoding is read first; a step without a log is decoded here from its raw form. Call text is read
-with `ast` (literals only, never `eval`): a call whose arguments are not literals is refused.
+decoding is read first; a step without a log is decoded here from its raw form, as BFCL's handlers
+decode it (JSON calls; else its prompting decoder: brackets completed, keyword arguments only, a bare
+name read as its text). Call text is read with `ast` (literals only, never `eval`): a call whose
+arguments are not literals is kept whole, to be answered with the error BFCL's `eval` met on it
+(`envs.bfcl.calls.eval_error`); one whose error cannot be told without evaluating it is refused.
+
+A turn is the result's own list of steps. BFCL ends a turn only at a step that decodes to no call
+(or at its force-quit); files written by other pipelines keep only the steps with calls (an empty
+turn is `[]`), so a turn whose last step has calls, short of the force-quit, gets its closing
+answer back as a step with no text, no call and no known cost (`Step.closing`).
 """
 
 from __future__ import annotations
@@ -20,6 +28,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from envs.bfcl.calls import eval_error
+from envs.bfcl.data import STEP_LIMIT
 from envs.contract import ToolCall
 from envs.errors import UserError
 
@@ -47,6 +57,7 @@ class Step:
     completion_tokens: int | None
     latency_s: float
     decode_error: str | None = None
+    closing: bool = False  # not in the file: the turn's closing answer, which its pipeline left out
 
 
 @dataclass
@@ -60,6 +71,7 @@ class Entry:
     # the backends' state BFCL logged before the first turn, by class (None: not logged)
     initial: dict[str, Any] | None = None
     handler_error: str | None = None  # BFCL's own inference failed (a server or handler error)
+    logged: bool = False  # the entry has an inference_log: what BFCL told the model is known
 
 
 def _int(value: Any) -> int | None:
@@ -107,7 +119,9 @@ def call_of_text(text: str, method: Callable[[str], Any] | None) -> ToolCall:
         args = {k.arg: ast.literal_eval(k.value) for k in node.keywords if k.arg is not None}
         values = [ast.literal_eval(a) for a in node.args]
     except ValueError:
-        raise Undecodable(f"arguments that are not literals: {text[:80]!r}") from None
+        if eval_error(text) is None:
+            raise Undecodable(f"arguments that are not literals: {text[:80]!r}") from None
+        return ToolCall(name=text.strip(), arguments={})  # answered with BFCL's error, never evaluated
     if values:
         target = method(name) if method is not None and name.isidentifier() else None
         if target is None:
@@ -123,20 +137,69 @@ def call_of_text(text: str, method: Callable[[str], Any] | None) -> ToolCall:
     return ToolCall(name=name, arguments=args)
 
 
+class _NotDecoded(ValueError):
+    """What BFCL's prompting decoder raises on a text that is no list of calls: the turn ends."""
+
+
+def _value(node: ast.AST) -> Any:
+    """An argument's value as BFCL's `resolve_ast_by_type` reads it, for the forms that need no
+    evaluation (a bare name is its own text: `a=true` reads as 'true')."""
+    if isinstance(node, ast.Constant):
+        return "..." if node.value is Ellipsis else node.value
+    if isinstance(node, ast.UnaryOp):  # BFCL negates any unary operation's constant (`+5` reads -5)
+        value = node.operand.value if isinstance(node.operand, ast.Constant) else None
+        if not isinstance(value, (int, float)):
+            raise _NotDecoded(f"no number under a sign: {ast.unparse(node)[:80]!r}")
+        return -value
+    if isinstance(node, (ast.List, ast.Tuple)):
+        items = [_value(v) for v in node.elts]
+        return items if isinstance(node, ast.List) else tuple(items)
+    if isinstance(node, ast.Dict):
+        return {_value(k): _value(v) for k, v in zip(node.keys, node.values, strict=True) if k is not None}
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Call) and not node.keywords:  # BFCL keeps such a call as its text
+        return ast.unparse(node)
+    # a nested call with keywords, arithmetic, a lambda: BFCL's decoder or its `eval` computes them
+    raise Undecodable(f"an argument BFCL would evaluate: {ast.unparse(node)[:80]!r}")
+
+
+def prompting_calls(raw: str) -> list[ToolCall]:
+    """BFCL's `default_decode_execute_prompting` without its `eval`s: backticks and blanks
+    stripped, brackets completed, each call's keyword arguments (positional ones are dropped, as
+    BFCL drops them). `_NotDecoded` where BFCL's decoding fails, or would evaluate an argument."""
+    text = raw.strip("`\n ")
+    text = ("" if text.startswith("[") else "[") + text + ("" if text.endswith("]") else "]")
+    try:
+        tree = ast.parse(text.strip().strip("'"), mode="eval").body
+    except SyntaxError as exc:
+        raise _NotDecoded(str(exc)) from None
+    items = [tree] if isinstance(tree, ast.Call) else getattr(tree, "elts", None)
+    if items is None or not all(isinstance(i, ast.Call) for i in items):
+        raise _NotDecoded("not a list of calls")
+    out = []
+    for item in items:
+        assert isinstance(item, ast.Call)
+        out.append(
+            ToolCall(
+                name=ast.unparse(item.func),
+                arguments={k.arg: _value(k.value) for k in item.keywords if k.arg is not None},
+            )
+        )
+    return out
+
+
 def _raw_calls(raw: Any, method: Callable[[str], Any] | None) -> list[ToolCall] | None:
-    """The calls of a step with no decoding logged, from its raw form; None: text."""
+    """The calls of a step with no decoding logged, from its raw form; None: text (BFCL's decoder
+    found no call in it, which ends the turn)."""
     if isinstance(raw, str):
         try:
             raw = json.loads(raw)
         except ValueError:
             try:
-                tree = ast.parse(raw.strip(), mode="eval").body
-            except SyntaxError:
+                return prompting_calls(raw) or None
+            except _NotDecoded:
                 return None
-            items = tree.elts if isinstance(tree, ast.List) else [tree]
-            if not items or not all(isinstance(i, ast.Call) for i in items):
-                return None
-            return [call_of_text(ast.unparse(i), method) for i in items]
     raw = [raw] if isinstance(raw, dict) else raw
     if not isinstance(raw, list) or not raw or not all(isinstance(i, dict) for i in raw):
         return None
@@ -188,6 +251,7 @@ def read_entry(line: str, number: int, method: Callable[[str], Any] | None) -> E
         entry.handler_error = str(result)[:500]
         return entry
     log = data.get("inference_log") or []
+    entry.logged = isinstance(log, list) and any(isinstance(t, dict) for t in log)
     if log and isinstance(log[0], list):
         entry.initial = {
             str(s.get("class_name")): s.get("content")
@@ -197,24 +261,38 @@ def read_entry(line: str, number: int, method: Callable[[str], Any] | None) -> E
     logs = [t for t in log if isinstance(t, dict)]
     for t, turn in enumerate(result):
         log = logs[t] if t < len(logs) else {}
-        query = log.get("begin_of_turn_query")
-        queries = (
-            [query] if isinstance(query, str) else [str(m.get("content")) for m in query or [] if isinstance(m, dict)]
-        )
-        entry.queries.append(queries or None)
-        steps = turn if isinstance(turn, list) else [turn]
-        entry.turns.append(
-            [
-                _step(
-                    raw,
-                    log.get(f"step_{s}"),
-                    tuple(_at(data.get(k), t, s) for k in ("input_token_count", "output_token_count", "latency")),
-                    method,
-                )
-                for s, raw in enumerate(steps)
-            ]
-        )
+        entry.queries.append(_asked(log.get("begin_of_turn_query")))
+        steps = [
+            _step(
+                raw,
+                log.get(f"step_{s}"),
+                tuple(_at(data.get(k), t, s) for k in ("input_token_count", "output_token_count", "latency")),
+                method,
+            )
+            for s, raw in enumerate(turn if isinstance(turn, list) else [turn])
+        ]
+        forced = sum(1 for step in steps if step.calls) > STEP_LIMIT
+        if (not steps or steps[-1].calls) and not forced:
+            steps.append(Step([], "", [], None, None, 0.0, closing=True))
+        entry.turns.append(steps)
     return entry
+
+
+def _text(content: Any) -> str:
+    """A message's content as text: a string, or content blocks (`[{"type": "text", "text": ...}]`,
+    the Anthropic handler's) joined."""
+    if isinstance(content, list):
+        return "".join(str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text")
+    return str(content)
+
+
+def _asked(query: Any) -> list[str] | None:
+    """A turn's user messages as BFCL logged them, without the system prompt a prompting handler
+    puts before the first (its function docs: not the entry's question)."""
+    if isinstance(query, str):
+        return [query]
+    asked = [_text(m.get("content")) for m in query or [] if isinstance(m, dict) and m.get("role", "user") != "system"]
+    return asked or None
 
 
 def published(path: Any) -> dict[str, dict[str, Any]]:

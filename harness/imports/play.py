@@ -9,7 +9,9 @@ is the project's record, and the transcript is one a fork can replay. Nothing el
 recorded answer is never sent anywhere.
 
 What the environment answered is compared with what the other harness said, call by call
-(`Fidelity`), so a reader can tell a faithful replay from a diverging one.
+(`Watched`): an episode is faithful when every replayed call got the logged text, diverged from
+its first call that did not (recorded with both texts and a cause: nothing after it is what the
+model saw, and `fork` refuses points there), and unverified when the file logged nothing.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import json
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -42,16 +45,17 @@ CONFIG = {"imported": True, "tool_mode": "native"}
 @dataclass(frozen=True)
 class Recorded:
     """One recorded episode. `said`: per call submitted, in order, the other harness's text for
-    it. `error`: why it cannot be played (recorded as a harness error, never scored). `cut`: the
-    recording stops before the episode's end where the other harness's own rule stopped it (BFCL's
-    force-quit): the episode ends there, lost; a recording that stops early otherwise is an error."""
+    it (None: it logged none, and the replay is unverified). `answer_of`: per call, the index of
+    the answer (model turn) it belongs to. `error`: why it cannot be played (recorded as a harness
+    error, never scored). A recording that stops before the episode's end is an error, unless the
+    protocol's own rule ended it there (BFCL's force-quit, which the loop plays)."""
 
     task: Task
     turns: list[ModelTurn]
-    said: list[str]
+    said: list[str] | None
     extra: dict[str, Any]
     error: str | None = None
-    cut: bool = False
+    answer_of: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -74,13 +78,35 @@ class Written:
     fidelity: Counter[str] = field(default_factory=Counter)
 
 
+def _failure(text: str) -> bool:
+    """Whether a tool's text is a failure as BFCL writes one (its `Error during execution: ...`,
+    or a JSON object with an `error`)."""
+    if text.startswith("Error during execution"):
+        return True
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return False
+    return isinstance(value, dict) and "error" in value
+
+
+def _cause(here: str, there: str) -> str:
+    if _failure(here) and not _failure(there):
+        return "failed here, not when the model played"
+    if _failure(there) and not _failure(here):
+        return "failed when the model played, not here"
+    return "answered with another text"
+
+
 class Watched:
     """The environment, with each submitted action's outcome compared to what the other harness
     said about the same call (the loop sees the environment unchanged)."""
 
-    def __init__(self, env: Env, said: list[str]):
-        self._env, self._said, self.seen = env, said, Counter[str]()
-        self.first_other: dict[str, Any] | None = None  # the first call answered with other text
+    def __init__(self, env: Env, said: list[str] | None, answer_of: list[int]):
+        self._env, self._said, self._answer_of, self.seen = env, said or [], answer_of, Counter[str]()
+        self.logged = said is not None
+        # the first call answered otherwise than the model was told: nothing after it is what it saw
+        self.divergence: dict[str, Any] | None = None
         self.blocking = getattr(env, "blocking", True)
 
     def reset(self) -> Opening:
@@ -101,14 +127,31 @@ class Watched:
             i = self.seen["calls"]
             self.seen["calls"] += 1
             theirs = self._said[i] if i < len(self._said) else None
+            ours = outcome.observation if isinstance(outcome, Accepted) else outcome.raw
             if isinstance(outcome, Violation) and not outcome.raw:
                 self.seen["rejected_here_not_there"] += 1  # our contract refused what their harness ran
+                self._diverge(i, ours or outcome.message, theirs, "refused here, run when the model played")
             elif theirs is not None:
-                ours = outcome.observation if isinstance(outcome, Accepted) else outcome.raw
                 self.seen["same_text" if ours == theirs else "other_text"] += 1
-                if ours != theirs and self.first_other is None:
-                    self.first_other = {"call": i, "here": ours[:300], "there": theirs[:300]}
+                if ours != theirs:
+                    self._diverge(i, ours, theirs, _cause(ours, theirs))
+            elif self.logged:
+                self._diverge(i, ours, None, "run here, not logged when the model played")
         return outcome
+
+    def _diverge(self, call: int, here: str, there: str | None, cause: str) -> None:
+        if self.divergence is None:
+            answer = self._answer_of[call] if call < len(self._answer_of) else None
+            there_text = None if there is None else there[:300]
+            self.divergence = {"call": call, "answer": answer, "here": here[:300], "there": there_text, "cause": cause}
+
+    def fidelity(self) -> dict[str, Any]:
+        """The replay's counts, and whether it is faithful (None: nothing logged to compare)."""
+        calls = self.seen["calls"]
+        if self.logged and self.divergence is None and calls < len(self._said):
+            self._diverge(calls, "", self._said[calls], "logged when the model played, not run here")
+        faithful = None if not self.logged else self.divergence is None
+        return {**self.seen, "logged": self.logged, "faithful": faithful, "divergence": self.divergence}
 
 
 async def _play(plan: Resolved, ep: Recorded, ctx: EpisodeContext) -> tuple[EpisodeResult, dict[str, Any]]:
@@ -116,7 +159,7 @@ async def _play(plan: Resolved, ep: Recorded, ctx: EpisodeContext) -> tuple[Epis
         return EpisodeResult(harness_error=ep.error), {}
     replay = Replay(turns=ep.turns, outcomes=[None] * len(ep.turns), before=ctx.condition, budget=len(ep.turns))
     env = await call_env(plan.suite, plan.suite.make, ep.task, plan.options, ctx)
-    watched = Watched(env, ep.said)
+    watched = Watched(env, ep.said, ep.answer_of)
     try:
         result = await run_episode(watched, Replaying(replay, None), ctx)
         extra = env.record_extra()
@@ -126,9 +169,9 @@ async def _play(plan: Resolved, ep: Recorded, ctx: EpisodeContext) -> tuple[Epis
     unplayed = len(ep.turns) - len(result.calls)
     if result.harness_error is None and unplayed:
         result.harness_error = f"the environment ended the episode {unplayed} recorded calls before the recording did"
-    elif result.harness_error is None and not result.done and not ep.cut:
+    elif result.harness_error is None and not result.done:
         result.harness_error = "the recording stops before the episode's end (and not by its harness's own limit)"
-    extra["replay"] = {**watched.seen, **({"first_other": watched.first_other} if watched.first_other else {})}
+    extra["replay"] = watched.fidelity()
     return result, extra
 
 
@@ -155,7 +198,11 @@ async def _write(batch: Batch, console: Console) -> Written:
                 budget=max(1, len(ep.turns)), decoding=spec.decoding, tool_mode=spec.tool_mode, condition=condition
             )
             result, extra = await _play(plan, ep, ctx)
-            written.fidelity.update({k: v for k, v in extra.get("replay", {}).items() if isinstance(v, int)})
+            fidelity = extra.get("replay")
+            if fidelity:  # an entry that could not be played has none
+                faithful = fidelity.get("faithful")
+                written.fidelity["calls"] += fidelity.get("calls", 0)
+                written.fidelity["faithful" if faithful else "unverified" if faithful is None else "diverged"] += 1
             record = build_record(
                 key,
                 result,

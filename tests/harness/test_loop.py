@@ -76,8 +76,10 @@ class FakeEnv:
         accepts: frozenset = frozenset({"tool"}),
         budget_unit: str = "model_calls",
         history: str = "full",
+        **protocol: Any,
     ):
         self.goal, self.accepts, self.budget_unit, self.history = goal, accepts, budget_unit, history
+        self.protocol = protocol  # Opening.answer_calls, step_limit
         self.submitted: list[Action] = []
 
     def reset(self) -> Opening:
@@ -87,6 +89,7 @@ class FakeEnv:
             accepts=self.accepts,
             budget_unit=self.budget_unit,
             history=self.history,
+            **self.protocol,
         )
 
     def submit(self, action: Action) -> Outcome:
@@ -188,6 +191,26 @@ def test_a_rejection_ends_the_rest_of_its_turn():
     assert result.submitted == 2 and not result.won
     replies = backend.requests[1][-2:]
     assert "Not executed" in replies[1]["content"] and "Not executed" not in replies[0]["content"]
+
+
+def test_a_protocol_that_runs_every_call_runs_those_after_a_rejection():
+    env = FakeEnv(answer_calls="all")
+    backend = FakeBackend(turn(call("north"), call("wall"), call("south")), turn(call("east")))
+    result = play(env, backend, budget=2)
+    assert [a.arguments["to"] for a in env.submitted] == ["north", "wall", "south", "east"]
+    replies = [m["content"] for m in backend.requests[1][-3:]]
+    assert "Not executed" not in " ".join(replies) and replies[1] == "you bump into a wall"
+    # the answer's outcome is its first rejection: one failed answer, then the win
+    assert [c.outcome for c in result.calls] == ["invalid_action", "won"] and result.submitted == 4
+
+
+def test_the_protocols_step_limit_force_quits_the_episode_lost():
+    env = FakeEnv(accepts=frozenset({"tool", "text"}), step_limit=2)
+    backend = FakeBackend(turn(call("wall")))
+    result = play(env, backend, budget=10)
+    assert result.force_quit and result.lost and result.done and not result.won
+    assert len(backend.requests) == 3, "the third answer with calls is the one past a limit of two"
+    assert result.transcript[-1]["force_quit"] is True
 
 
 def test_several_accepted_calls_in_one_turn_all_run():
