@@ -13,6 +13,7 @@ import functools
 import importlib
 import inspect
 import json
+import keyword
 from typing import Any
 
 from envs.bfcl.calls import BLOCKED, eval_error
@@ -99,6 +100,9 @@ class Backends:
             said = eval_error(call.name)
             if said is not None:
                 return f"{ERROR_PREFIX}{said}", True
+        unreadable = self.unreadable(call)
+        if unreadable is not None:
+            return unreadable, True
         if not call.name.isidentifier():  # a model's stray tokens in the name: BFCL's `eval` cannot read it
             try:
                 compile(f"{call.name}()", "<string>", "eval")
@@ -116,6 +120,16 @@ class Backends:
         except Exception as exc:  # BFCL turns every exception into text for the model
             return f"{ERROR_PREFIX}{exc}", True
         return _shown(result), isinstance(result, dict) and "error" in result
+
+    @staticmethod
+    def unreadable(call: ToolCall) -> str | None:
+        """BFCL's text for a call whose argument names its `eval` cannot read (`from=...`, a
+        Python keyword: a SyntaxError); None for any other call."""
+        if all(k.isidentifier() and not keyword.iskeyword(k) for k in call.arguments):
+            return None
+        text = f"{call.name}({', '.join(f'{k}={v!r}' for k, v in call.arguments.items())})"
+        said = eval_error(text)
+        return None if said is None else f"{ERROR_PREFIX}{said}"
 
     def run(self, call: ToolCall) -> tuple[str, Any, BaseException | None]:
         """The text BFCL shows, the result as returned, and the exception (None when it returned)."""

@@ -148,12 +148,14 @@ class BfclEnv:
         """BFCL's execution: any method of the entry's backends runs (a held-back one too), on the
         live state; our check only gives a failure its structure (location, allowed values)."""
         assert self.backends is not None
-        if call.name not in self.backends.methods:  # BFCL's `eval` fails on it: nothing ran
+        # every decoded call is in what BFCL's checker replays, one its `eval` fails on too (a turn
+        # of such calls is no empty turn to the checker)
+        self.executed[self.turn].append({"name": call.name, "arguments": copy.deepcopy(call.arguments)})
+        if call.name not in self.backends.methods or self.backends.unreadable(call):  # BFCL's `eval` fails: nothing ran
             said, _ = self.backends.says(call)
             refused = rejected or check(call, None, [])
             assert refused is not None  # no doc: always an unknown tool
             return refused.model_copy(update={"raw": said})
-        self.executed[self.turn].append({"name": call.name, "arguments": copy.deepcopy(call.arguments)})
         shown, result, exc = self.backends.run(call.model_copy(update={"arguments": copy.deepcopy(call.arguments)}))
         if not failed(result, exc):
             self.refused_ran += rejected is not None

@@ -16,11 +16,25 @@ import threading
 from typing import Any
 
 from envs.bfcl.backends import restore_defaults
-from envs.bfcl.calls import call_string
+from envs.bfcl.calls import NotACall, call_string
 from envs.contract import ToolCall
 
 _NAMES = itertools.count()
 _LOCK = threading.Lock()  # one check at a time: they share the checker module's globals
+
+
+# what the checker gets for a call no string can carry safely (a call text BFCL could not evaluate,
+# a Python keyword as an argument name): its `eval` fails on it as on the original, with no state
+# changed, and the turn still holds a response
+UNREADABLE = "unreadable_call_of_the_model()"
+
+
+def _written(call: dict[str, Any]) -> str:
+    """A call as the checker's string (model text never reaches its `eval` as code)."""
+    try:
+        return call_string(ToolCall(**call))
+    except NotACall:
+        return UNREADABLE
 
 
 def judge(entry: dict[str, Any], executed: list[list[dict[str, Any]]]) -> dict[str, Any]:
@@ -37,7 +51,7 @@ def judge(entry: dict[str, Any], executed: list[list[dict[str, Any]]]) -> dict[s
             "error_type": "multi_turn:turns_not_reached",
             "error_message": f"reached {len(executed)} of {len(truth)} turns",
         }
-    decoded = [[[call_string(ToolCall(**c)) for c in turn]] if turn else [] for turn in executed[: len(truth)]]
+    decoded = [[[_written(c) for c in turn]] if turn else [] for turn in executed[: len(truth)]]
     category = entry["id"].rsplit("_", 1)[0]
     with _LOCK:
         restore_defaults()  # each check starts from the methods' own defaults, whatever ran before

@@ -160,8 +160,25 @@ def _value(node: ast.AST) -> Any:
         return node.id
     if isinstance(node, ast.Call) and not node.keywords:  # BFCL keeps such a call as its text
         return ast.unparse(node)
-    # a nested call with keywords, arithmetic, a lambda: BFCL's decoder or its `eval` computes them
-    raise Undecodable(f"an argument BFCL would evaluate: {ast.unparse(node)[:80]!r}")
+    if isinstance(node, ast.Call):  # BFCL's {name: arguments}, a nested call
+        return {ast.unparse(node.func): {k.arg: _value(k.value) for k in node.keywords if k.arg is not None}}
+    names = [n.id for n in ast.walk(node) if isinstance(n, ast.Name)]
+    if isinstance(node, (ast.BinOp, ast.Lambda)) and names:
+        raise _NotDecoded(f"name {names[0]!r} is not defined")  # BFCL's decoder `eval`s it and fails
+    if isinstance(node, (ast.BinOp, ast.Lambda, ast.Subscript)):
+        raise Undecodable(f"an argument BFCL's decoder would compute: {ast.unparse(node)[:80]!r}")
+    raise _NotDecoded(f"Unsupported AST type: {type(node)}")  # BFCL's decoder fails: the turn ends
+
+
+def _argument(node: ast.AST) -> Any:
+    """An argument as BFCL writes it for execution (`parse_nested_value`): a dict of dicts is a
+    nested call it would execute (refused: never run here), an empty dict fails its decoding."""
+    value = _value(node)
+    if isinstance(value, dict) and not value:
+        raise _NotDecoded("an empty dict, which BFCL's writer cannot read as a nested call")
+    if isinstance(value, dict) and all(isinstance(v, dict) for v in value.values()):
+        raise Undecodable(f"a nested call BFCL would execute: {ast.unparse(node)[:80]!r}")
+    return value
 
 
 def prompting_calls(raw: str) -> list[ToolCall]:
@@ -183,7 +200,7 @@ def prompting_calls(raw: str) -> list[ToolCall]:
         out.append(
             ToolCall(
                 name=ast.unparse(item.func),
-                arguments={k.arg: _value(k.value) for k in item.keywords if k.arg is not None},
+                arguments={k.arg: _argument(k.value) for k in item.keywords if k.arg is not None},
             )
         )
     return out

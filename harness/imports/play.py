@@ -26,7 +26,18 @@ from typing import Any
 
 from rich.console import Console
 
-from envs.contract import Accepted, Action, Env, EpisodeContext, Opening, Outcome, Task, ToolCall, Violation
+from envs.contract import (
+    Accepted,
+    Action,
+    Env,
+    EpisodeContext,
+    Opening,
+    Outcome,
+    Segmented,
+    Task,
+    ToolCall,
+    Violation,
+)
 from harness.episodes import expand
 from harness.loop import EpisodeResult, call_env, run_episode
 from harness.provenance import git_commit, versions
@@ -117,6 +128,10 @@ class Watched:
 
     def reference(self) -> list[Action]:
         return self._env.reference()
+
+    def segment(self) -> int | None:
+        """The wrapped environment's part of the task (the loop counts a protocol's steps by it)."""
+        return self._env.segment() if isinstance(self._env, Segmented) else None
 
     def close(self) -> None:
         self._env.close()

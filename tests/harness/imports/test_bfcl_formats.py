@@ -48,6 +48,7 @@ def test_content_blocks_and_every_call_of_a_step_after_a_failed_one(imported):
     assert replies[2] == '{"current_directory_content": ["file1.txt", "file2.txt"]}'
     assert record["extra"]["bfcl"]["executed"][0] == [
         {"name": "cd", "arguments": {"folder": "temp"}},
+        {"name": "ls(a=true)", "arguments": {}},  # BFCL's checker gets a call its eval fails on
         {"name": "ls", "arguments": {"a": True}},
     ]
 
@@ -87,7 +88,8 @@ def test_a_pipelines_file_with_only_the_calls_gets_each_turns_closing_answer(tmp
     step = [{"ls": '{"a": true}'}]
     tweet = [{"post_tweet": '{"content": "file1.txt, file2.txt", "tags": ["#fileshowcase"]}'}]
     lines = [
-        {"id": "multi_turn_base_11", "result": [[step], [tweet]]},
+        # 29 steps with calls in all, 15 and 14 a turn: BFCL's 20-step limit holds per turn
+        {"id": "multi_turn_base_11", "result": [[step] * 15, [tweet] + [step] * 13]},
         {"id": "multi_turn_base_0", "result": [[], [], [], []]},
     ]
     (folder / "BFCL_v4_multi_turn_base_result.json").write_text("".join(json.dumps(e) + "\n" for e in lines))
@@ -95,6 +97,7 @@ def test_a_pipelines_file_with_only_the_calls_gets_each_turns_closing_answer(tmp
     assert result.exit_code == 0, text
     records = _records(tmp_path / "out" / "pipeline--bfcl-base")
     assert records["base_11"]["success"] is True and records["base_11"]["extra"]["imported"]["closing_steps"] == 2
+    assert "force_quit" not in records["base_11"]["extra"]
     assert records["base_0"]["success"] is False and records["base_0"]["harness_error"] is None
     assert records["base_0"]["extra"]["imported"]["closing_steps"] == 4
 
@@ -113,3 +116,44 @@ def test_a_v3_divergence_refuses_its_fork_points_by_name(imported, tmp_path):
     )
     assert result.exit_code == 2
     assert "at or after the import's first divergence from what the model was shown" in " ".join(text.split())
+
+
+@pytest.mark.parametrize(
+    ("raw", "calls"),
+    [
+        ("ls(a=True)", [("ls", {"a": True})]),  # brackets completed
+        ("```\n[cd(folder=document), ls()]\n```", [("cd", {"folder": "document"}), ("ls", {})]),  # a bare name
+        ("[mv('a', destination='b')]", [("mv", {"destination": "b"})]),  # positional arguments dropped
+        ("[f(n=+5)]", [("f", {"n": -5})]),  # BFCL negates any unary operation's constant
+        (
+            "[sum(numbers=[wc(file_name='r', mode='c')])]",
+            [("sum", {"numbers": [{"wc": {"file_name": "r", "mode": "c"}}]})],
+        ),
+        ("[f(x=__import__('os').getcwd())]", [("f", {"x": "__import__('os').getcwd()"})]),  # kept as its text
+    ],
+)
+def test_a_step_without_a_log_is_decoded_as_bfcls_prompting_decoder_does_without_evaluating(raw, calls):
+    from harness.imports.bfcl_format import prompting_calls
+
+    assert [(c.name, c.arguments) for c in prompting_calls(raw)] == calls
+
+
+@pytest.mark.parametrize(
+    ("raw", "ends_the_turn"),
+    [
+        ("I have listed the files.", True),  # text: BFCL's decoder fails, the turn ends
+        ("[f(n=a - 1)]", True),  # its decoder `eval`s the arithmetic: a NameError, the turn ends
+        ("[f(n=[x for x in y])]", True),  # an expression its decoder does not read
+        ("[f(n={})]", True),  # its writer fails on an empty dict
+        ("[f(n=1 + 2)]", False),  # computed by its decoder: not here (a harness error naming it)
+        ("[f(n=g(x=1))]", False),  # a nested call it would execute: not here
+    ],
+)
+def test_what_bfcls_decoder_fails_on_ends_the_turn_and_what_it_computes_is_refused(raw, ends_the_turn):
+    from harness.imports.bfcl_format import Undecodable, _raw_calls
+
+    if ends_the_turn:
+        assert _raw_calls(raw, None) is None
+    else:
+        with pytest.raises(Undecodable):
+            _raw_calls(raw, None)
