@@ -9,7 +9,7 @@ carrying, as `raw`, what BFCL told the model), success by BFCL's own checker. Th
 The model is named by the file's folder (`result/<model>/...`, or `result/<model>/multi_turn/...`)
 or by `--model`. The budget of every imported episode is BFCL's: at most 21 steps a turn (its
 force-quit after `MAXIMUM_STEP_LIMIT` = 20) times the most turns an entry has, so that imports of
-all categories pool. Entries the installed bfcl-eval does not know, or holds with other questions
+all categories pool. Entries the bfcl-eval replayed on does not know, or holds with other questions
 (a v3 file against v4 data), are named and skipped, never replayed on the wrong task.
 """
 
@@ -33,6 +33,8 @@ from harness.types import ModelTurn, RunSpec, Usage
 CONDITION = "bfcl-native"
 # folders BFCL's newer layout puts between the model's folder and its files
 _GROUPING = frozenset({"multi_turn", "live", "non_live", "agentic", "result"})
+# the skip reasons a release's other data gives (`--bfcl-version auto` looks for one without them)
+OTHER_QUESTIONS, OTHER_STATE = "asked other questions", "started from another state"
 STEP_LIMIT = 20  # bfcl_eval.constants.default_prompts.MAXIMUM_STEP_LIMIT (checked by a test)
 
 
@@ -170,6 +172,7 @@ def batches(paths: list[Path], out: Path, model: str | None) -> Iterator[Batch |
     verdict_files = {(model or model_of(f), _named(f)[1]): f for f in scores}
     steps = budget()
     method = functions(list(data.CLASSES)).get
+    release = data.version()
     for (name, category), paths_of in sorted(groups.items()):
         scored = verdict_files.get((name, category))
         verdicts = published(scored) if scored is not None else None
@@ -178,6 +181,8 @@ def batches(paths: list[Path], out: Path, model: str | None) -> Iterator[Batch |
         named: dict[str, list[str]] = defaultdict(list)
         sources = []
         ids = set(data.entry_ids(category))
+        unknown = f"unknown to bfcl-eval {release}"
+        run_dir = out / f"{name}--{_suite(category)}"
         for f in paths_of:
             version = _named(f)[0]
             source = {"file": f.name, "bfcl_version": version}
@@ -195,14 +200,14 @@ def batches(paths: list[Path], out: Path, model: str | None) -> Iterator[Batch |
                         continue
                     count += 1
                     if entry.id not in ids:
-                        skipped["unknown to the installed bfcl-eval"] += 1
-                        named["unknown to the installed bfcl-eval"].append(entry.id)
+                        skipped[unknown] += 1
+                        named[unknown].append(entry.id)
                         continue
                     installed = data.entry(category, entry.id)
                     why = (
-                        f"asked other questions than bfcl-eval {data.VERSION}'s entry"
+                        f"{OTHER_QUESTIONS} than bfcl-eval {release}'s entry"
                         if _differs(entry, installed)
-                        else f"started from another state than bfcl-eval {data.VERSION}'s entry"
+                        else f"{OTHER_STATE} than bfcl-eval {release}'s entry"
                         if _state_differs(entry, installed, category)
                         else None
                     )
@@ -216,7 +221,7 @@ def batches(paths: list[Path], out: Path, model: str | None) -> Iterator[Batch |
             "format": "bfcl",
             "files": sources,
             "scores": None if scored is None else {"path": str(scored), "sha256": _sha256(scored)},
-            "bfcl_eval": data.VERSION,
+            "bfcl_eval": release,
             "skipped": dict(skipped),
             "skipped_ids": dict(named),
         }
@@ -226,7 +231,7 @@ def batches(paths: list[Path], out: Path, model: str | None) -> Iterator[Batch |
             conditions=[CONDITION],
             budgets=[steps],
             tool_mode="native",
-            out=str(out / f"{name}--{_suite(category)}"),
+            out=str(run_dir),
         )
         for reason, n in skipped.items():
             shown = ", ".join(named[reason][:5]) + (", ..." if n > 5 else "")
