@@ -10,7 +10,8 @@ The model is named by the file's folder (`result/<model>/...`, or `result/<model
 or by `--model`. The budget of every imported episode is BFCL's: at most 21 steps a turn (its
 force-quit after `MAXIMUM_STEP_LIMIT` = 20) times the most turns an entry has, so that imports of
 all categories pool. Entries the bfcl-eval replayed on does not know, or holds with other questions
-(a v3 file against v4 data), are named and skipped, never replayed on the wrong task.
+(a v3 file against v4 data), are named and skipped, never replayed on the wrong task. That release is
+the installed one, or another one in a worker of its own (`--bfcl-version`, harness.imports.versions).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from harness.imports import Importer
 from harness.imports.bfcl_format import ANY_BFCL, NAME, Entry, NotBfcl, Undecodable, published, read_entry
 from harness.imports.play import Batch, Recorded
 from harness.types import ModelTurn, RunSpec, Usage
+from results.rundir import meta_file
 
 CONDITION = "bfcl-native"
 # folders BFCL's newer layout puts between the model's folder and its files
@@ -183,6 +185,7 @@ def batches(paths: list[Path], out: Path, model: str | None) -> Iterator[Batch |
         ids = set(data.entry_ids(category))
         unknown = f"unknown to bfcl-eval {release}"
         run_dir = out / f"{name}--{_suite(category)}"
+        _one_release(run_dir, release)
         for f in paths_of:
             version = _named(f)[0]
             source = {"file": f.name, "bfcl_version": version}
@@ -237,6 +240,22 @@ def batches(paths: list[Path], out: Path, model: str | None) -> Iterator[Batch |
             shown = ", ".join(named[reason][:5]) + (", ..." if n > 5 else "")
             yield f"{name} {category}: {n} entries skipped: {reason} ({shown})"
         yield Batch(spec, episodes, provenance)
+
+
+def _one_release(run_dir: Path, release: str) -> None:
+    """A resumed import replays on the release its run directory's records were replayed on: one
+    release's records and another's never pool in a run directory unsaid."""
+    meta = meta_file(run_dir)
+    if not meta.is_file():
+        return
+    sessions = json.loads(meta.read_text(encoding="utf-8")).get("sessions") or []
+    imported = [s["imported"] for s in sessions if isinstance(s.get("imported"), dict)]
+    earlier = {str(i["bfcl_eval"]) for i in imported if i.get("bfcl_eval")}
+    if earlier - {release}:
+        raise NotBfcl(
+            f"{run_dir} holds entries replayed on bfcl-eval {', '.join(sorted(earlier))}; this import replays "
+            f"on {release}: give another --out, or the same --bfcl-version"
+        )
 
 
 def _undecodable(line: str, number: int, category: str, source: dict[str, Any], exc: Exception) -> Recorded:

@@ -57,3 +57,12 @@ def test_the_installed_release_is_the_default_and_plays_here(cache, tmp_path):
     assert replay["calls"] == replay["same_text"] and "--bfcl-version" not in text
     session = json.loads((tmp_path / GPT / "run.json").read_text())["sessions"][0]
     assert session["imported"]["bfcl_eval"] == "2026.3.23"
+    # a resume on another release would pool two releases' records in one run directory: refused
+    again, said = invoke(
+        "import", "bfcl", gpt, "--out", tmp_path, "--bfcl-version", "2099.1.1", env={CACHE_ENV: str(cache)}
+    )
+    assert (
+        again.exit_code == 2
+        and "holds entries replayed on bfcl-eval 2026.3.23; this import replays on 2099.1.1" in said
+    )
+    assert len(said.strip().splitlines()) == 1, said
