@@ -1,9 +1,13 @@
-"""BFCL's multi-turn data as the installed package holds it: entries, ground truth, function docs.
+"""BFCL's multi-turn data as the imported package holds it: entries, ground truth, function docs.
 
 Only the package's data files and its backend modules are read; its `utils` (filelock, dotenv) and
-its runners are not imported. The function docs get what BFCL's loader adds (the Python hint on
-every description); a `miss_func` entry's held-back docs come out of the list, keyed by the turn
-that adds them back, as BFCL's `populate_test_cases_with_predefined_functions` does.
+its runners are not imported. The package is the installed one, or, in an import's worker
+(harness.imports.worker), a cached release put first on sys.path: the version and the data files'
+prefix (BFCL_v3 up to 2025.8.6.2, BFCL_v4 since) are read from the package imported, never assumed.
+
+The function docs get what BFCL's loader adds (the Python hint on every description); a `miss_func`
+entry's held-back docs come out of the list, keyed by the turn that adds them back, as BFCL's
+`populate_test_cases_with_predefined_functions` does.
 """
 
 from __future__ import annotations
@@ -11,16 +15,17 @@ from __future__ import annotations
 import copy
 import functools
 import json
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from envs.errors import UserError
 
-VERSION = "2026.3.23"
-INSTALL = f'pip install --no-deps "bfcl-eval=={VERSION}" mpmath'
+# the release the suites are tested on, and the one to install; what is replayed on is `version()`
+SUPPORTED = "2026.3.23"
+INSTALL = f'pip install --no-deps "bfcl-eval=={SUPPORTED}" mpmath'
 CATEGORIES = ("base", "miss_param", "miss_func", "long_context")
 STEP_LIMIT = 20  # bfcl_eval.constants.default_prompts.MAXIMUM_STEP_LIMIT (checked by a test)
-_PREFIX = "BFCL_v4"
 _HINT = " Note that the provided function is in Python 3 syntax."
 # BFCL's multi-turn classes -> the module in func_source_code and the doc file of each (one name
 # for both: constants.executable_backend_config)
@@ -51,9 +56,33 @@ def package_dir() -> Path:
     except ImportError as exc:
         raise BfclMissing(f"cannot import {exc.name or 'bfcl_eval'}") from None
     root = Path(bfcl_eval.__file__).parent
-    if not (root / "data" / f"{_PREFIX}_multi_turn_base.json").is_file():
-        raise BfclMissing(f"{root} holds no multi-turn data; bfcl-eval=={VERSION} does")
+    if not any((root / "data").glob("BFCL_v*_multi_turn_base.json")):
+        raise BfclMissing(f"{root} holds no multi-turn data; bfcl-eval=={SUPPORTED} does")
     return root
+
+
+@functools.lru_cache(maxsize=1)
+def prefix() -> str:
+    """The data files' prefix in the imported release (`BFCL_v4`); the newest where several are."""
+    names = [
+        p.name.removesuffix("_multi_turn_base.json")
+        for p in (package_dir() / "data").glob("BFCL_v*_multi_turn_base.json")
+    ]
+    return max(names, key=lambda n: int(n.removeprefix("BFCL_v")) if n.removeprefix("BFCL_v").isdigit() else -1)
+
+
+@functools.lru_cache(maxsize=1)
+def version() -> str:
+    """The release replayed on: the metadata beside the imported package (a `pip install --target`
+    folder, site-packages), else the environment's (an editable install keeps it elsewhere)."""
+    root = package_dir()
+    for dist in metadata.distributions(path=[str(root.parent)]):
+        if str(dist.metadata["Name"]).lower().replace("_", "-") == "bfcl-eval":
+            return dist.version
+    try:
+        return metadata.version("bfcl-eval")
+    except metadata.PackageNotFoundError:
+        return "unknown"
 
 
 def _lines(path: Path) -> list[dict[str, Any]]:
@@ -72,10 +101,9 @@ def docs(cls: str) -> tuple[dict[str, Any], ...]:
 @functools.cache
 def _entries(category: str) -> dict[str, dict[str, Any]]:
     data = package_dir() / "data"
-    entries = _lines(data / f"{_PREFIX}_multi_turn_{category}.json")
-    truth = {
-        e["id"]: e["ground_truth"] for e in _lines(data / "possible_answer" / f"{_PREFIX}_multi_turn_{category}.json")
-    }
+    name = f"{prefix()}_multi_turn_{category}.json"
+    entries = _lines(data / name)
+    truth = {e["id"]: e["ground_truth"] for e in _lines(data / "possible_answer" / name)}
     return {e["id"]: {**e, "ground_truth": truth[e["id"]]} for e in entries}
 
 

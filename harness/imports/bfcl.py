@@ -13,8 +13,9 @@ and a turn's 21st step with calls force-quits the entry, as BFCL's handler does.
 The model is named by the file's folder (`result/<model>/...`, or `result/<model>/multi_turn/...`)
 or by `--model`. The budget of every imported episode is BFCL's: at most 21 steps a turn (its
 force-quit after `MAXIMUM_STEP_LIMIT` = 20) times the most turns an entry has, so that imports of
-all categories pool. Entries the installed bfcl-eval does not know, or holds with other questions
-(a v3 file against v4 data), are named and skipped, never replayed on the wrong task.
+all categories pool. Entries the bfcl-eval replayed on does not know, or holds with other questions
+(a v3 file against v4 data), are named and skipped, never replayed on the wrong task. That release is
+the installed one, or another one in a worker of its own (`--bfcl-version`, harness.imports.versions).
 """
 
 from __future__ import annotations
@@ -33,11 +34,14 @@ from harness.imports import Importer
 from harness.imports.bfcl_format import ANY_BFCL, NAME, Entry, NotBfcl, Undecodable, published, read_entry
 from harness.imports.play import Batch, Recorded
 from harness.types import ModelTurn, RunSpec, Usage
+from results.rundir import meta_file
 
 CONDITION = "bfcl-native"
 PROTOCOL = {"protocol": "bfcl"}  # the suite's options an import plays under (envs.bfcl.suite)
 # folders BFCL's newer layout puts between the model's folder and its files
 _GROUPING = frozenset({"multi_turn", "live", "non_live", "agentic", "result"})
+# the skip reasons a release's other data gives (`--bfcl-version auto` looks for one without them)
+OTHER_QUESTIONS, OTHER_STATE = "asked other questions", "started from another state"
 
 
 def budget() -> int:
@@ -178,6 +182,7 @@ def batches(paths: list[Path], out: Path, model: str | None) -> Iterator[Batch |
     verdict_files = {(model or model_of(f), _named(f)[1]): f for f in scores}
     steps = budget()
     method = functions(list(data.CLASSES)).get
+    release = data.version()
     for (name, category), paths_of in sorted(groups.items()):
         scored = verdict_files.get((name, category))
         verdicts = published(scored) if scored is not None else None
@@ -186,6 +191,9 @@ def batches(paths: list[Path], out: Path, model: str | None) -> Iterator[Batch |
         named: dict[str, list[str]] = defaultdict(list)
         sources = []
         ids = set(data.entry_ids(category))
+        unknown = f"unknown to bfcl-eval {release}"
+        run_dir = out / f"{name}--{_suite(category)}"
+        _one_release(run_dir, release)
         for f in paths_of:
             version = _named(f)[0]
             source = {"file": f.name, "bfcl_version": version}
@@ -203,14 +211,14 @@ def batches(paths: list[Path], out: Path, model: str | None) -> Iterator[Batch |
                         continue
                     count += 1
                     if entry.id not in ids:
-                        skipped["unknown to the installed bfcl-eval"] += 1
-                        named["unknown to the installed bfcl-eval"].append(entry.id)
+                        skipped[unknown] += 1
+                        named[unknown].append(entry.id)
                         continue
                     installed = data.entry(category, entry.id)
                     why = (
-                        f"asked other questions than bfcl-eval {data.VERSION}'s entry"
+                        f"{OTHER_QUESTIONS} than bfcl-eval {release}'s entry"
                         if _differs(entry, installed)
-                        else f"started from another state than bfcl-eval {data.VERSION}'s entry"
+                        else f"{OTHER_STATE} than bfcl-eval {release}'s entry"
                         if _state_differs(entry, installed, category)
                         else None
                     )
@@ -224,7 +232,7 @@ def batches(paths: list[Path], out: Path, model: str | None) -> Iterator[Batch |
             "format": "bfcl",
             "files": sources,
             "scores": None if scored is None else {"path": str(scored), "sha256": _sha256(scored)},
-            "bfcl_eval": data.VERSION,
+            "bfcl_eval": release,
             "skipped": dict(skipped),
             "skipped_ids": dict(named),
         }
@@ -235,12 +243,28 @@ def batches(paths: list[Path], out: Path, model: str | None) -> Iterator[Batch |
             budgets=[steps],
             tool_mode="native",
             env_options=dict(PROTOCOL),
-            out=str(out / f"{name}--{_suite(category)}"),
+            out=str(run_dir),
         )
         for reason, n in skipped.items():
             shown = ", ".join(named[reason][:5]) + (", ..." if n > 5 else "")
             yield f"{name} {category}: {n} entries skipped: {reason} ({shown})"
         yield Batch(spec, episodes, provenance)
+
+
+def _one_release(run_dir: Path, release: str) -> None:
+    """A resumed import replays on the release its run directory's records were replayed on: one
+    release's records and another's never pool in a run directory unsaid."""
+    meta = meta_file(run_dir)
+    if not meta.is_file():
+        return
+    sessions = json.loads(meta.read_text(encoding="utf-8")).get("sessions") or []
+    imported = [s["imported"] for s in sessions if isinstance(s.get("imported"), dict)]
+    earlier = {str(i["bfcl_eval"]) for i in imported if i.get("bfcl_eval")}
+    if earlier - {release}:
+        raise NotBfcl(
+            f"{run_dir} holds entries replayed on bfcl-eval {', '.join(sorted(earlier))}; this import replays "
+            f"on {release}: give another --out, or the same --bfcl-version"
+        )
 
 
 def _undecodable(line: str, number: int, category: str, source: dict[str, Any], exc: Exception) -> Recorded:

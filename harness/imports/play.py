@@ -216,7 +216,8 @@ async def _write(batch: Batch, console: Console) -> Written:
             fidelity = extra.get("replay")
             if fidelity:  # an entry that could not be played has none
                 faithful = fidelity.get("faithful")
-                written.fidelity["calls"] += fidelity.get("calls", 0)
+                for count in ("calls", "same_text", "other_text", "rejected_here_not_there"):
+                    written.fidelity[count] += fidelity.get(count, 0)
                 written.fidelity["faithful" if faithful else "unverified" if faithful is None else "diverged"] += 1
             record = build_record(
                 key,

@@ -46,8 +46,10 @@ def test_one_record_per_entry_of_each_model_and_category(imported):
     ]
     assert sorted(_records(out / GPT)) == ["base_11", "base_17", "base_22", "base_30", "base_42"]
     # named and counted, never replayed on another task
-    assert "1 entries skipped: unknown to the installed bfcl-eval (multi_turn_base_9999" in text
+    assert "1 entries skipped: unknown to bfcl-eval 2026.3.23 (multi_turn_base_9999" in text
     assert "1 entries skipped: asked other questions than bfcl-eval" in text and "multi_turn_base_182" in text
+    # and what would have replayed it: the release the file was made with
+    assert "`--bfcl-version auto` replays each file on the release that reproduces its log" in text
     assert "base_182" not in _records(out / "Salesforce_Llama-xLAM-2-8b-fc-r--bfcl-base")
 
 

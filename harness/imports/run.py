@@ -1,0 +1,35 @@
+"""An import played in this process: an importer's batches, each written to its run directory, and
+a line for each saying what it wrote. `repair-harness import` runs it here, and a bfcl-eval release
+other than the installed one runs it in its worker (harness.imports.worker)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from harness.imports import IMPORTERS
+from harness.imports.play import Written, write
+
+
+def play_files(
+    kind: str, paths: list[Path], out: Path, model: str | None, say: Callable[[str], None]
+) -> list[tuple[dict[str, Any], Written]]:
+    """Each batch's provenance and what was written for it; lines for the user go to `say`."""
+    importer = IMPORTERS.get(kind)
+    console = Console(stderr=True)
+    done = []
+    for item in importer.batches(paths, out, model):
+        if isinstance(item, str):
+            say(item)
+            continue
+        written = write(item, console)
+        ends = ", ".join(f"{n} {end}" for end, n in sorted(written.ends.items()))
+        already = f"; {written.already} already there" if written.already else ""
+        say(f"{written.out}: {written.records} records ({ends or 'none new'}){already}")
+        if written.fidelity:
+            say("  replayed calls: " + ", ".join(f"{k} {v}" for k, v in sorted(written.fidelity.items())))
+        done.append((item.provenance, written))
+    return done

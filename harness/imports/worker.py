@@ -1,0 +1,98 @@
+"""`python -m harness.imports.worker`: an import played on a cached bfcl-eval release, in a process
+of its own, so that two releases never meet in one interpreter (their modules share names, and
+BFCL's checker keeps instances in its module's globals).
+
+The parent (`spawn`) sends one JSON request on stdin: the release's folder, what to do (`import`
+the files into a folder, or `probe` samples of them for `--bfcl-version auto`) and its arguments.
+The worker puts the folder first on sys.path before anything imports bfcl_eval, checks that the
+package it then imports is that folder's, and answers on stdout one JSON object a line: `say`
+(a line for the user, passed on as it comes), `probe` (a sample's counts), `error` (bad input:
+the one line the parent raises as a UserError). A bug keeps its traceback on stderr, which the
+worker shares with the parent.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from envs.errors import UserError
+
+# the folder that holds the harness package this process runs: the worker imports the same code
+# (on PYTHONPATH, and `-P` keeps the working folder, which may hold another checkout, off sys.path)
+_ROOT = str(Path(__file__).resolve().parents[2])
+
+
+def spawn(release: Path, request: dict[str, Any], say: Callable[[str], None]) -> list[dict[str, Any]]:
+    """Run a request in a worker on `release`; its lines are said as they come, the rest returned."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (_ROOT, os.environ.get("PYTHONPATH")) if p)}
+    answers: list[dict[str, Any]] = []
+    error = None
+    with subprocess.Popen(
+        [sys.executable, "-P", "-m", "harness.imports.worker"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+    ) as proc:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(json.dumps({**request, "release": str(release)}))
+        proc.stdin.close()
+        for line in proc.stdout:
+            try:
+                answer = json.loads(line)
+            except ValueError:
+                answer = {"say": line.rstrip("\n")}  # a line something else printed: passed on
+            if "say" in answer:
+                say(str(answer["say"]))
+            elif "error" in answer:
+                error = str(answer["error"])
+            else:
+                answers.append(answer)
+    if error is not None:
+        raise UserError(error)
+    if proc.returncode != 0:
+        raise RuntimeError(f"the worker on {release} exited {proc.returncode} (its traceback is above)")
+    return answers
+
+
+def _answer(**fields: Any) -> None:
+    sys.stdout.write(json.dumps(fields) + "\n")
+    sys.stdout.flush()
+
+
+def main() -> int:
+    request = json.loads(sys.stdin.read())
+    release = Path(request["release"])
+    sys.path.insert(0, str(release))  # before envs.bfcl imports bfcl_eval: the release, not the installed one
+    # imported after the release is first on sys.path: the release's package
+    import bfcl_eval
+
+    # after it too: the importer imports envs.bfcl, which imports bfcl_eval
+    from harness.imports import versions
+
+    if not Path(bfcl_eval.__file__).resolve().is_relative_to(release.resolve()):
+        raise RuntimeError(f"bfcl_eval came from {bfcl_eval.__file__}, not from {release}")
+    try:
+        if request["do"] == "import":
+            versions.play_here(request["files"], request["out"], request["model"], request["auto"], _say)
+        else:
+            for probe in versions.probe_here(request["samples"], request["out"]):
+                _answer(probe=probe)
+    except UserError as exc:
+        _answer(error=str(exc))
+        return 2
+    return 0
+
+
+def _say(text: str) -> None:
+    _answer(say=text)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
