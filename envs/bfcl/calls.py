@@ -13,6 +13,7 @@ import ast
 import builtins
 import inspect
 import keyword
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -87,3 +88,29 @@ def eval_error(text: str) -> str | None:
             if isinstance(sub, ast.Name) and not hasattr(builtins, sub.id):
                 return f"name {sub.id!r} is not defined"
     return None
+
+
+# `_process_method_calls`: every name before a "(" in a call's text, inside its string literals too
+_BEFORE_PAREN = re.compile(r"\b([a-zA-Z_]\w*)\s*(?=\()")
+
+
+def as_bfcl_ran(call: ToolCall, instances: dict[str, str]) -> ToolCall | None:
+    """The call BFCL's `execute_multi_turn_func_call` ran: it writes the call as text (each value's
+    `repr`), and before its `eval` joins every name to the "(" after it and prefixes a backend
+    method's name with its instance's (`instances`: method -> instance name), in string literals
+    as much as in the code (`'Medium (2 weeks)'` becomes `'Medium(2 weeks)'`). The text is read back
+    with `ast` (literals only). None: arguments that are no JSON data, or a text that no longer reads
+    back (the call is then run as it came)."""
+    if not is_data(call.arguments):
+        return None
+    text = f"_({', '.join(f'{k}={v!r}' for k, v in call.arguments.items())})"  # `_`: no method's name
+    done = _BEFORE_PAREN.sub(lambda m: f"{instances[m[1]]}.{m[1]}" if m[1] in instances else m[1], text)
+    if done == text:
+        return call
+    try:
+        node = ast.parse(done, mode="eval").body
+        assert isinstance(node, ast.Call)
+        arguments = {k.arg: ast.literal_eval(k.value) for k in node.keywords if k.arg is not None}
+    except (SyntaxError, ValueError, AssertionError):
+        return None
+    return call.model_copy(update={"arguments": arguments})

@@ -18,13 +18,14 @@ on the live backends whatever the one before returned, a call fails when BFCL's 
 from __future__ import annotations
 
 import copy
+import re
 from typing import Any, Literal
 
 from bfcl_eval.constants.type_mappings import GORILLA_TO_OPENAPI
 
 from envs.bfcl import data
 from envs.bfcl.backends import Backends, functions
-from envs.bfcl.calls import parse
+from envs.bfcl.calls import as_bfcl_ran, parse
 from envs.bfcl.checks import check
 from envs.bfcl.failures import failed, violation
 from envs.bfcl.judge import judge
@@ -156,7 +157,8 @@ class BfclEnv:
             refused = rejected or check(call, None, [])
             assert refused is not None  # no doc: always an unknown tool
             return refused.model_copy(update={"raw": said})
-        shown, result, exc = self.backends.run(call.model_copy(update={"arguments": copy.deepcopy(call.arguments)}))
+        ran = as_bfcl_ran(call, self._instances()) or call
+        shown, result, exc = self.backends.run(ran.model_copy(update={"arguments": copy.deepcopy(ran.arguments)}))
         if not failed(result, exc):
             self.refused_ran += rejected is not None
             return Accepted(observation=shown)
@@ -164,6 +166,16 @@ class BfclEnv:
             return rejected.model_copy(update={"raw": shown})
         cls = self.backends.methods[call.name][0]
         return violation(call, cls, self.backends.instances[cls], shown, exc)
+
+    def _instances(self) -> dict[str, str]:
+        """Each method's instance name in BFCL's execution (its text rewrites string literals
+        with them, calls.as_bfcl_ran): the model's name (an import's folder) joins it."""
+        assert self.backends is not None
+        model = str(self.task.params.get("bfcl_model", "model"))
+        return {
+            name: re.sub(r"[-./:]", "_", f"{model}_{self.entry['id']}_{cls}_instance")
+            for name, (cls, _) in self.backends.methods.items()
+        }
 
     def segment(self) -> int:
         """The user's turn the episode is in (envs.contract.Segmented)."""

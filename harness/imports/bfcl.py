@@ -150,7 +150,9 @@ def _turns(entry: Entry, model: str) -> tuple[list[ModelTurn], list[str], list[i
 
 
 def _recorded(entry: Entry, category: str, model: str, source: dict[str, Any], verdicts: Any) -> Recorded:
-    task = Task(suite=_suite(category), task_id=entry.id.removeprefix("multi_turn_"), params={"entry_id": entry.id})
+    # the model's name joins BFCL's instance names, which its execution writes into string arguments
+    params = {"entry_id": entry.id, "bfcl_model": model}
+    task = Task(suite=_suite(category), task_id=entry.id.removeprefix("multi_turn_"), params=params)
     extra: dict[str, Any] = {"imported": {**source, "line": entry.line}}
     if verdicts is not None:
         failed = verdicts.get(entry.id)

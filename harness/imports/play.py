@@ -101,7 +101,25 @@ def _failure(text: str) -> bool:
     return isinstance(value, dict) and "error" in value
 
 
+def _numbers(text: str) -> list[float] | None:
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    values = list(value.values()) if isinstance(value, dict) else [value]
+    return [float(v) for v in values] if all(isinstance(v, (int, float)) for v in values) else None
+
+
 def _cause(here: str, there: str) -> str:
+    ours, theirs = _numbers(here), _numbers(there)
+    if (
+        ours
+        and theirs
+        and len(ours) == len(theirs)
+        and all(abs(a - b) <= 1e-12 * max(abs(a), abs(b), 1) for a, b in zip(ours, theirs, strict=True))
+    ):
+        # Python 3.12's sum() of floats is compensated (gh-100425): another interpreter, other digits
+        return "the same number but for its last digits (another Python's float arithmetic)"
     if _failure(here) and not _failure(there):
         return "failed here, not when the model played"
     if _failure(there) and not _failure(here):
@@ -157,8 +175,18 @@ class Watched:
     def _diverge(self, call: int, here: str, there: str | None, cause: str) -> None:
         if self.divergence is None:
             answer = self._answer_of[call] if call < len(self._answer_of) else None
-            there_text = None if there is None else there[:300]
-            self.divergence = {"call": call, "answer": answer, "here": here[:300], "there": there_text, "cause": cause}
+            # both texts from a little before their first difference (`at`: its offset)
+            at = next((i for i, (a, b) in enumerate(zip(here, there or "", strict=False)) if a != b), None)
+            at = min(len(here), len(there or "")) if at is None else at
+            start = max(0, at - 60)
+            self.divergence = {
+                "call": call,
+                "answer": answer,
+                "at": at,
+                "here": here[start : start + 300],
+                "there": None if there is None else there[start : start + 300],
+                "cause": cause,
+            }
 
     def fidelity(self) -> dict[str, Any]:
         """The replay's counts, and whether it is faithful (None: nothing logged to compare)."""

@@ -101,3 +101,29 @@ def test_through_the_loop_every_call_runs_and_the_21st_step_force_quits_the_entr
     result = asyncio.run(run_episode(env, _Repeats(), ctx))
     assert result.force_quit and result.lost and len(result.calls) == 21
     assert result.submitted == 42 and len(env.executed[0]) == 42  # the pwd after each failed cd ran too
+
+
+def test_bfcls_execution_rewrites_string_arguments_as_its_regex_does():
+    from envs.bfcl.calls import as_bfcl_ran
+
+    instances = {"ls": "m_multi_turn_base_0_GorillaFileSystem_instance"}
+    call = ToolCall(name="echo", arguments={"content": "Medium (2 weeks); run ls (a) first", "n": 3})
+    ran = as_bfcl_ran(call, instances)
+    assert ran is not None
+    assert ran.arguments == {
+        "content": "Medium(2 weeks); run m_multi_turn_base_0_GorillaFileSystem_instance.ls(a) first",
+        "n": 3,
+    }
+    plain = ToolCall(name="echo", arguments={"content": "no call here"})
+    assert as_bfcl_ran(plain, instances) is plain
+
+
+@pytest.mark.extra("bfcl")
+def test_a_string_argument_reaches_the_backend_as_bfcl_wrote_it():
+    env, _ = _env("bfcl")
+    fs = env.backends.instances["GorillaFileSystem"]
+    name = next(iter(fs._current_dir.contents))  # a file or folder of the entry's start
+    assert isinstance(env.submit(ToolCall(name="touch", arguments={"file_name": "notes.txt"})), Accepted)
+    env.submit(ToolCall(name="echo", arguments={"content": "Effort: Medium (2 weeks)", "file_name": "notes.txt"}))
+    shown = env.submit(ToolCall(name="cat", arguments={"file_name": "notes.txt"}))
+    assert isinstance(shown, Accepted) and "Medium(2 weeks)" in shown.observation and name

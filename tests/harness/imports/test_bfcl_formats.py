@@ -157,3 +157,18 @@ def test_what_bfcls_decoder_fails_on_ends_the_turn_and_what_it_computes_is_refus
     else:
         with pytest.raises(Undecodable):
             _raw_calls(raw, None)
+
+
+@pytest.mark.parametrize(
+    ("here", "there", "cause"),
+    [
+        ('{"result": 4.85340659285368}', '{"result": 4.853406592853679}', "the same number but for its last digits"),
+        ('{"error": "cd: x"}', '{"current_directory": "x"}', "failed here, not when the model played"),
+        ('{"result": 1}', "Error during execution: boom", "failed when the model played, not here"),
+        ('{"result": 1}', '{"result": 2}', "answered with another text"),
+    ],
+)
+def test_a_divergence_says_its_cause(here, there, cause):
+    from harness.imports.play import _cause
+
+    assert _cause(here, there).startswith(cause)
