@@ -71,6 +71,7 @@ _ = (
     report_model.References.planned_contrasts,
     report_model.References.self_reflective,
     report_model.Report.schema_,
+    report_model.ImportRow.score_files,
     # pydantic fields written by model_dump: a TextWorld suite's manifest.json and a game's entry
     manifest.GameEntry.textworld_version,
     manifest.Manifest.pythonhashseed,

@@ -8,8 +8,9 @@ has no episode ("not run"), only harness errors ("harness errors only"), or fewe
 its tasks ("partial"). The shards of a grid (`run --shard I/N`) each plan the cells of their own
 part of the keys: plan.json names every shard with the episodes each cell of it should hold, so a
 cell is counted per shard directory, a shard that never ran shows its cells as "not run", and the
-grid's cells are counted once. Read from files beside the records only; nothing here imports the
-harness.
+grid's cells are counted once. A fork or an import plans no grid: its episodes are its failures'
+or its files' entries (an import's own section says what became of each: results.imports). Read
+from files beside the records only; nothing here imports the harness.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import pandas as pd
 from envs import SUITES
 from results import rundir
 from results.columns import C
+from results.imports import provenance
 
 CELL = (C.model, C.suite, C.condition, C.budget, C.sample_seed, C.constrain)
 NOT_RUN, ERRORS_ONLY, PARTIAL = "not run", "harness errors only", "partial"
@@ -88,8 +90,9 @@ def plans(dirs: Iterable[Path]) -> list[PlannedRun]:
             mine = next((e for e in parent.get("runs", []) if e.get("dir") == run_dir.name and e.get("shard")), None)
             if mine is not None:
                 out.setdefault(str(run_dir), _entry(run_dir, mine, True))
-            elif meta and isinstance(meta.get("spec"), dict) and not meta["spec"].get("fork"):
-                # a fork's episodes are its failures' (harness.fork), not the cross product of its axes
+            elif meta and isinstance(meta.get("spec"), dict) and not meta["spec"].get("fork") and not provenance(meta):
+                # a fork's episodes are its failures' (harness.fork), an import's its files' entries
+                # (results.imports, its own section), not the cross product of their axes
                 out.setdefault(str(run_dir), PlannedRun(str(run_dir), meta["spec"], True))
     return list(out.values())
 

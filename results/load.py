@@ -376,3 +376,11 @@ def load(paths: PathLike | Iterable[PathLike], columns: Iterable[str] | None = N
         # the full frame's column order: each layout's names in turn, a name where it first appears
         df.attrs["fields"] = tuple(dict.fromkeys(name for names in rows.fields for name in names))
     return df
+
+
+def no_records(columns: Iterable[str]) -> pd.DataFrame:
+    """The frame of runs that hold no record (imports whose entries were all skipped,
+    results.imports): `columns`, no row; the report of it shows what run.json says."""
+    df = pd.DataFrame({c: pd.Series([], dtype=object) for c in dict.fromkeys([*REQUIRED, *columns, "run_dir"])})
+    df.attrs = {"run_dirs": [], "partial_lines": 0}
+    return df

@@ -17,6 +17,10 @@ Structure (schema "repair-harness.report/1"):
 - headline: per group with raw and allowed_json, our gain (points, CI) and tokens-per-success
   ratio beside the Self-Reflective APIs figures, which come from a different setting
 - references: the sources of every published number
+- imports: per model and suite of an import (results.imports; left out of the JSON for other
+  runs): entries in its files, replayed, skipped by cause, harness errors, faithful / diverged /
+  unverified / fidelity_unknown replays, the bfcl-eval release replayed on, and, where a score
+  file came with it, verdicts, agree and disagree_ids against the published verdicts
 - gaps: the planned grid cells (from the runs' specs and a folder's plan.json; results.grid)
   without full results: status not run | harness errors only | partial, with episodes and
   expected; meta.planned_cells counts the grid. A contrast whose group has no pair is left out
@@ -33,7 +37,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from results import grid, paper, tables
+from results import grid, imports, paper, tables
 from results.columns import C
 from results.contrasts import contrasts as run_contrasts
 from results.contrasts import parse_contrasts
@@ -228,7 +232,9 @@ def report_columns(by: Sequence[str] | None = None, factors: bool = False) -> li
     """The columns `build_report` reads for `by`: `load(dirs, columns=report_columns(by))` gives a
     frame whose report is the full frame's, without holding every other field of every record."""
     # the compositions are read for the factors and to show two spellings of one as one condition
-    return list(dict.fromkeys([*REPORT_FIELDS, *DYNAMICS_COLUMNS, "extra.protocol", *(by or ()), *FACTOR_FIELDS]))
+    # an import's provenance and replay counters (results.imports): small, and absent from other runs
+    fields = [*REPORT_FIELDS, *DYNAMICS_COLUMNS, "extra.protocol", *imports.COLUMNS, *(by or ()), *FACTOR_FIELDS]
+    return list(dict.fromkeys(fields))
 
 
 def _slim(df: pd.DataFrame, gcols: Sequence[str]) -> pd.DataFrame:
@@ -250,10 +256,13 @@ def build_report(
     seed: int = SEED,
     planned: Sequence[grid.PlannedRun] = (),
     factors: bool = False,
+    imported: Sequence[imports.ImportedRun] = (),
 ) -> Report:
     """Everything the report shows, typed; `Report.to_json()` is the documented JSON.
     `planned`: the runs' planned grids (`results.grid.plans`), for the gaps section; `factors`:
-    each feedback part's paired effect (`results.factors`), a section of its own."""
+    each feedback part's paired effect (`results.factors`), a section of its own; `imported`: the
+    imports among the runs (`results.imports.found`, those without records included), for the
+    imports section."""
     written, (df, merged) = df, merge_spellings(df)
     present = set(df[C.condition].unique())
     if contrasts is None:
@@ -287,6 +296,7 @@ def build_report(
         )
     errors = int(df[C.success].isna().sum())
     run_dirs = list(full.attrs.get("run_dirs", sorted(df["run_dir"].unique()) if "run_dir" in df else []))
+    run_dirs += [r.run_dir for r in imported if r.run_dir not in run_dirs]  # an import of no record
     served = served_notes(run_dirs)
     gap_rows = grid.gaps(written, planned)  # the planned grid names conditions as written
     sharded = grid.shards(planned)
@@ -328,6 +338,7 @@ def build_report(
                 else {"rows": _records(effects.table), "untestable": effects.untestable},
                 "headline": _headline(df, by, cells, seed, n_boot, result.table if result else None),
                 "forks": fork_rows(df, n_boot, seed),
+                "imports": imports.rows(full, imported),
                 "references": {
                     "primary": paper.PRIMARY_SOURCE,
                     "planned_contrasts": [f"{a}-{b}" for a, b in paper.PLANNED_CONTRASTS],
@@ -349,6 +360,7 @@ def render_report(
     headline: bool = False,
     planned: Sequence[grid.PlannedRun] = (),
     factors: bool = False,
+    imported: Sequence[imports.ImportedRun] = (),
 ) -> str:
     """The report as text: table (rich, fitted to `width`), md, csv (sections), latex, or json (stable).
 
@@ -356,7 +368,7 @@ def render_report(
     only when asked (json: an empty `headline` list otherwise)."""
     if fmt not in FORMATS:
         raise UnknownChoice("format", fmt, list(FORMATS))
-    report = build_report(df, contrasts=contrasts, by=by, planned=planned, factors=factors)
+    report = build_report(df, contrasts=contrasts, by=by, planned=planned, factors=factors, imported=imported)
     if fmt == "json":
         return (report if headline else report.model_copy(update={"headline": []})).to_json()
 

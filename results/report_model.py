@@ -131,6 +131,43 @@ class ForkRow(Row):
     calls_replayed: int
 
 
+class Divergence(BaseModel):
+    """Where a replayed entry first departed from the conversation its file logged."""
+
+    task_id: str
+    call: int | None
+    cause: str | None
+
+
+class ImportRow(Row):
+    """An import's model and suite (results.imports): its files' entries, what became of each,
+    how faithful the replay was, and the agreement with the published score file (None: none came)."""
+
+    model: str
+    suite: str
+    format: str
+    run_dirs: list[str]
+    files: list[dict[str, Any]]
+    entries: int | None
+    replayed: int
+    harness_errors: int
+    skipped: int
+    skipped_by_cause: dict[str, int]
+    skipped_ids: dict[str, list[str]]
+    faithful: int
+    diverged: int
+    unverified: int
+    # replayed records older than the fidelity fields: neither faithful nor diverged, unknown
+    fidelity_unknown: int
+    divergences: list[Divergence]
+    calls: int | None
+    bfcl_eval: str | None
+    score_files: list[str]
+    verdicts: int | None
+    agree: int | None
+    disagree_ids: list[str]
+
+
 class FactorRow(Row):
     """A part's (or the form's) pooled paired effect on success (results.factors)."""
 
@@ -240,6 +277,8 @@ class Report(BaseModel):
     factors: Factors | None = None
     # only for fork records (harness.fork): a report of runs reads as it always did
     forks: list[ForkRow] = Field(default_factory=list)
+    # only for imports (results.imports): a report of runs reads as it always did
+    imports: list[ImportRow] = Field(default_factory=list)
 
     model_config = ConfigDict(populate_by_name=True)
 
@@ -248,6 +287,8 @@ class Report(BaseModel):
         left_out: dict[str, Any] = {"factors": True} if self.factors is None else {}
         if not self.forks:
             left_out["forks"] = True
+        if not self.imports:
+            left_out["imports"] = True
         m = self.meta
         optional: dict[str, object] = {"merged_spellings": m.merged_spellings, "concurrency": m.concurrency}
         optional |= {"nondeterministic": m.nondeterministic, "shards": m.shards}

@@ -11,7 +11,7 @@ from rich.console import Console
 
 from envs.study import BUDGET as STUDY_BUDGET
 from results.columns import C, is_reference_agent
-from results.frames import FAILURE_TEXT, GAP_KEY, PAPER_COLUMNS, SECTIONS, TITLES, has_paper
+from results.frames import AGREES, FAILURE_TEXT, FIDELITY, GAP_KEY, NOTES, PAPER_COLUMNS, SECTIONS, TITLES, has_paper
 from results.paper import SUITE as PAPER_SUITE
 from results.report_model import Report
 from results.terminal import fit
@@ -28,8 +28,10 @@ KEEP = {
     "factors": ("factor", "diff pts [95% CI]", "p Holm", "levels"),
     "forks": ("condition", "points", "repaired next [95% CI]", "solved [95% CI]"),
     "after_error": (C.condition, C.model, C.suite, C.budget, "errors"),
+    "imports": (C.suite, "entries", "replayed", "skipped", "harness errors", FIDELITY),
 }
 DROP_ORDER = {
+    "imports": ("bfcl-eval", AGREES),
     "forks": ("tok/repair", "replayed", "calls paid", "calls to repair", "turn solved [95% CI]", C.suite),
     "after_error": ("ended", "same fn new args", "other fn", "gave up in text", "identical retry"),
     "factors": ("condition pairs", "pairs", "p"),
@@ -59,6 +61,8 @@ DROP_ORDER = {
         "p Holm",
     ),
 }
+# sections whose long title is printed once, above the first model's table (the others: the model alone)
+TITLED_ONCE = frozenset({"imports"})
 FOLD = {"failures": (FAILURE_TEXT,), "gaps": ("conditions", "models"), "factors": ("levels",)}
 
 
@@ -73,8 +77,9 @@ def _meta_lines(report: Report) -> list[str]:
     ]
     if m.protocols or PAPER_SUITE in m.suites:  # the suites with a protocol option are the TextWorld ones
         lines.insert(1, f"protocol played: {', '.join(m.protocols) or 'not recorded'}")
-    # the paper's references only where they apply: its suite (or records that predate meta.suites)
-    if PAPER_SUITE in m.suites or not m.suites:
+    # the paper's references only where they apply: its suite (or a report that predates meta.suites;
+    # not one of no episode, an import whose entries were all skipped)
+    if PAPER_SUITE in m.suites or (not m.suites and m.episodes):
         line = f"paper: {report.references.primary}"
         if not has_paper(report):  # say why its columns are absent
             line += "; no paper columns: " + "; ".join(sorted({c.paper.note for c in report.cells}))
@@ -149,15 +154,15 @@ def render_table(report: Report, width: int = 160, headline: bool = False) -> st
             notes = sorted({f"{r[C.model]}: {r['paper note']}" for _, r in frame.iterrows() if r["paper note"]})
             frame = frame.drop(columns="paper note")
         # one table per model: model names (HF ids) are long, and cells compare within a model
-        for model, part in _models_first(frame):
+        for i, (model, part) in enumerate(_models_first(frame)):
             part = part.drop(columns=C.model, errors="ignore")
             # a model the paper did not run has no paper values: its table goes without those columns
             part = part.drop(columns=[c for c in PAPER_COLUMNS if c in part and set(part[c].astype(str)) <= {"—", ""}])
             title = (
-                TITLES[name]
+                ("" if i and name in TITLED_ONCE else TITLES[name])
                 + (", beside the paper" if name == "cells" and "paper" in part else "")
                 + (f" — {_who(str(model), explained)}" if model is not None else "")
-            )
+            ).lstrip()
             console.print()
             console.print(title, highlight=False, markup=False)
             table, dropped = fit(console, part, KEEP.get(name, ()), DROP_ORDER.get(name, ()), FOLD.get(name, ()))
@@ -168,7 +173,7 @@ def render_table(report: Report, width: int = 160, headline: bool = False) -> st
                     highlight=False,
                     markup=False,
                 )
-        for note in notes:
+        for note in notes + (NOTES[name](report) if name in NOTES else []):
             console.print(f"  note: {note}", highlight=False, markup=False)
     return out.getvalue()
 
@@ -187,14 +192,16 @@ def render_md(report: Report, width: int = 0, headline: bool = False) -> str:
     parts = ["\n".join(f"- {line}" for line in _meta_lines(report))]
     for name, frame in _frames(report, headline):
         if not frame.empty:
-            parts.append(f"## {TITLES[name]}\n\n{_md(frame)}")
+            notes = "".join(f"\n- {note}" for note in (NOTES[name](report) if name in NOTES else []))
+            parts.append(f"## {TITLES[name]}\n\n{_md(frame)}" + (f"\n{notes}" if notes else ""))
     return "\n\n".join(parts) + "\n"
 
 
 def render_csv(report: Report, width: int = 0, headline: bool = False) -> str:
     """Raw numbers, one block per section, each opened by a '# name' line (read_csv(comment='#'))."""
     blocks = []
-    for name in ("cells", "contrasts", "failures", *(["headline"] if headline else []), "unpaired", "gaps", "factors"):
+    names = ("imports", "cells", "contrasts", "failures", *(["headline"] if headline else []), "unpaired", "gaps")
+    for name in (*names, "factors"):
         if name == "factors":
             rows = [r.model_dump() for r in report.factors.rows] if report.factors is not None else []
         else:

@@ -56,9 +56,9 @@ def report(
 ) -> None:
     """Solved/N with Wilson CIs and paired contrasts; the paper's numbers beside ours where they apply."""
     # results (scipy, statsmodels) is imported here, not at start-up: `run` does not need it
-    from results import FORMATS, grid, load, render_report
+    from results import FORMATS, grid, imports, load, render_report
+    from results.load import no_records
     from results.report import report_columns
-    from results.rundir import run_dirs
 
     if fmt not in FORMATS:  # before reading records: a typo should not wait for a big load
         raise UserError(f"unknown format {fmt!r}; allowed: {', '.join(FORMATS)}")
@@ -67,8 +67,12 @@ def report(
 
     load_plugins(plugin or [])
     groups = split_list(by)
+    # an import whose entries were all skipped has no records: its run.json is what the report shows
+    imported = imports.found(dirs)
+    runs = imports.loadable(dirs, imported)
     # only the columns the report reads are kept (not the call logs of every episode)
-    df = load(run_dirs(dirs), columns=report_columns(groups, factors=factors))
+    columns = report_columns(groups, factors=factors)
+    df = load(runs, columns=columns) if runs or not imported else no_records(columns)
     echo(
         render_report(
             df,
@@ -79,6 +83,7 @@ def report(
             headline=headline,
             planned=grid.plans(dirs),
             factors=factors,
+            imported=imported,
         ).rstrip("\n")
     )
 

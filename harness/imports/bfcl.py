@@ -210,6 +210,7 @@ def batches(paths: list[Path], out: Path, model: str | None) -> Iterator[Batch |
                         raise NotBfcl(f"{f}: {exc}") from None
                     except (Undecodable, SyntaxError, ValueError) as exc:
                         episodes.append(_undecodable(line, number, category, source, exc))
+                        count += 1  # an entry of the file all the same: its harness error stands for it
                         continue
                     count += 1
                     if entry.id not in ids:
