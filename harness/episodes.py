@@ -42,6 +42,9 @@ class Episode:
     # a fork's (harness.fork): the source's calls to replay, and what its record keeps of them
     replay: Replay | None = None
     origin: dict[str, Any] | None = None
+    # a fork's: the calls it may play after its fork point, where the key's budget is the grid's
+    # value (`--budget`, else the source's budget) and this what the source had left there
+    repair_budget: int | None = None
 
 
 def expand(plan: Resolved, tasks: list[Task]) -> list[Episode]:
@@ -84,7 +87,7 @@ async def grid_of(plan: Resolved, tasks: list[Task], console: Console) -> tuple[
     if spec.fork is None:
         return expand(plan, tasks), {}
     planned, reasons = await fork.plan(plan, tasks)
-    episodes = [Episode(p.key, p.task, p.condition, p.replay, p.origin) for p in planned]
+    episodes = [Episode(p.key, p.task, p.condition, p.replay, p.origin, p.repair_budget) for p in planned]
     console.print(
         f"{len({e.key.fork for e in episodes})} fork points rebuilt: every replayed call's outcome as recorded, "
         "the failed call's included",

@@ -1,12 +1,13 @@
 """Counterfactual repair: continue recorded failures under other feedback, from their exact state.
 
-A fork point is a rejected call of a recorded episode (`--at first`: each episode's first; `all`:
-every one; `N`: the N-th). For each fork point, condition, model and sample seed one episode is
-played by the one loop (`harness.loop`): the source's calls up to and including the failed one are
-replayed on a fresh environment (`harness.replay`: the same actions, the same conversation, every
-outcome checked against the record), the failure's feedback is rendered under the fork's
-condition, and the agent plays on for its repair budget. Nothing before the fork point is paid
-for again, and every condition is compared on the very same failures.
+A fork point is a rejected call of a recorded episode, the call within its answer (an answer may
+hold several calls, and under BFCL's protocol several may fail): `--at first` each episode's first,
+`all` every one, `N` the N-th, counting failed calls. For each fork point, condition, model and
+sample seed one episode is played by the one loop (`harness.loop`): the source's calls up to and
+including the failed one are replayed on a fresh environment (`harness.replay`: the same actions,
+the same conversation, every outcome checked against the record), the failure's feedback is
+rendered under the fork's condition, and the agent plays on for its repair budget. Nothing before
+the fork point is paid for again, and every condition is compared on the very same failures.
 
 Before anything plays, each fork point's state is rebuilt once with no player behind it: a point
 whose environment answers otherwise than recorded (a non-deterministic environment, a suite that
@@ -24,7 +25,7 @@ from typing import Any
 
 from envs.contract import EpisodeContext, Task
 from envs.errors import UserError
-from harness.loop import call_env, run_episode
+from harness.loop import NOT_EXECUTED, call_env, run_episode
 from harness.plugins import Plugin
 from harness.replay import PrefixEnd, Replay, Replaying
 from harness.spec import Resolved, resolved
@@ -32,7 +33,7 @@ from harness.types import SCHEMA_VERSION, EpisodeKey, ForkSpec, ModelTurn, RunSp
 from results import rundir
 
 # call outcomes that are not a rejection (CallLog.outcome); any other is a violation's code
-NOT_REJECTED = frozenset({"accepted", "won", "lost", "done", "review", "harness_error"})
+NOT_REJECTED = frozenset({"accepted", "won", "lost", "done", "review", "harness_error", NOT_EXECUTED})
 # the spec fields every source of one fork shares: they decide the environment and the conversation
 SHARED = ("suite", "env_options", "tool_mode", "text_calls", "feedback_cut")
 
@@ -68,11 +69,22 @@ class Point:
 
     source: Source
     record: dict[str, Any]
-    call: int  # the index of the failed call in the record's calls (and the transcript's turns)
+    call: int  # the index of the failed answer in the record's calls (and the transcript's turns)
     turns: list[dict[str, Any]]  # the source transcript's turns up to and including the failed call
+    # the failed call within its answer (None: an answer with no call read, or a record older than
+    # its call log's `call_outcomes`, whose failed call is not known)
+    within: int | None = None
 
     def id(self) -> str:
-        return f"{self.source.run_id}:{EpisodeKey.of(self.record).slug()}:{self.call}"
+        at = f"{self.call}" if not self.within else f"{self.call}.{self.within}"
+        return f"{self.source.run_id}:{EpisodeKey.of(self.record).slug()}:{at}"
+
+    def tool(self) -> str | None:
+        """The failed call's tool (None where the failed action is no call, or not known)."""
+        tools = (self.record["calls"][self.call] or {}).get("tools") or []
+        if self.within is None:
+            return tools[0] if len(tools) == 1 else None
+        return tools[self.within] if self.within < len(tools) else None
 
     def replay(self, before: Any) -> Replay:
         return Replay(
@@ -80,6 +92,7 @@ class Point:
             outcomes=[t.get("outcome") for t in self.turns],
             before=before,
             budget=int(self.record["budget"]),
+            at=self.within,
         )
 
     def origin(self) -> dict[str, Any]:
@@ -89,6 +102,8 @@ class Point:
             "run_id": self.source.run_id,
             "episode": EpisodeKey.of(r).id(),
             "call": self.call,
+            "within": self.within,
+            "tool": self.tool(),
             "model": r["model"],
             "model_id": r.get("model_id"),
             "condition": r["condition"],
@@ -148,8 +163,14 @@ def _records(source: Source) -> list[dict[str, Any]]:
     return out
 
 
-def _rejected(record: dict[str, Any], at: str) -> list[int]:
-    calls = [j for j, c in enumerate(record.get("calls") or []) if c.get("outcome") not in NOT_REJECTED]
+def _rejected(record: dict[str, Any], at: str) -> list[tuple[int, int | None]]:
+    """The failed calls `--at` picks: (the answer's index, the call's within it), counting calls."""
+    calls: list[tuple[int, int | None]] = []
+    for j, c in enumerate(record.get("calls") or []):
+        if c.get("outcome") in NOT_REJECTED:
+            continue
+        failed = [k for k, label in enumerate(c.get("call_outcomes") or []) if label not in NOT_REJECTED]
+        calls.extend([(j, k) for k in failed] or [(j, None)])
     if at == "first":
         return calls[:1]
     if at == "all":
@@ -175,10 +196,10 @@ def points(sources: list[Source], at: str) -> tuple[list[Point], Counter[str]]:
                 refused["the transcript is missing or does not match its record"] += len(calls)
                 continue
             shown = _shown_until(record)
-            late = [j for j in calls if shown is not None and j >= shown]
+            late = [(j, k) for j, k in calls if shown is not None and j >= shown]
             if late:  # the replay no longer answered as the model was shown: not the state it acted in
                 refused["at or after the import's first divergence from what the model was shown"] += len(late)
-            found.extend(Point(source, record, j, turns[: j + 1]) for j in calls if j not in late)
+            found.extend(Point(source, record, j, turns[: j + 1], k) for j, k in calls if (j, k) not in late)
     return found, refused
 
 
@@ -277,6 +298,7 @@ class Planned:
     condition: Any  # envs.contract.Condition
     replay: Replay
     origin: dict[str, Any]
+    repair_budget: int
 
 
 async def plan(run: Resolved, tasks: list[Task]) -> tuple[list[Planned], Counter[str]]:
@@ -316,7 +338,9 @@ async def plan(run: Resolved, tasks: list[Task]) -> tuple[list[Planned], Counter
         if isinstance(rebuilt, str):
             refused[rebuilt] += 1
             continue
-        budget = fork.budget or rebuilt.left
+        # the key holds the grid's budget, so that report rows never split by what each source had
+        # left; the episode plays what it was given (--budget) or what its source had left
+        budget = fork.budget or int(r["budget"])
         replay = point.replay(before)
         for model in fork.models or [r["model"]]:
             for seed in fork.seeds or [r["sample_seed"]]:
@@ -332,7 +356,7 @@ async def plan(run: Resolved, tasks: list[Task]) -> tuple[list[Planned], Counter
                         fork=point.id(),
                     )
                     condition = before if fork.check else conditions[name]
-                    out.append(Planned(key, task, condition, replay, point.origin()))
+                    out.append(Planned(key, task, condition, replay, point.origin(), fork.budget or rebuilt.left))
     if not out:
         reasons = "; ".join(f"{n} {reason}" for reason, n in refused.most_common())
         raise NothingToFork(f"every fork point was refused, nothing to play: {reasons}")

@@ -32,6 +32,8 @@ from harness.replay import Replay, Unforkable
 from harness.serving import Backend
 from harness.types import CallLog, ModelTurn
 
+NOT_EXECUTED = "not_executed"  # an action an earlier rejection in its answer, or the budget, stopped
+
 
 @dataclass(frozen=True)
 class Prefix:
@@ -290,15 +292,16 @@ async def _play(
         # logged before the environment runs so that a crash there keeps the call's cost
         log = _log(logged, log_messages, kind, "harness_error", words)
         log.signature = signature(actions, turn)
+        log.call_signatures = [signature([a], turn) for a in actions] if isinstance(actions, list) else []
         log.repeats_rejected = log.signature in rejected
         result.calls.append(log)
         # the fork point's feedback is the episode's own condition's; earlier ones the source's
         said = replay.before if replay and replayed and len(result.calls) < prefix else condition
         part = env.segment() if isinstance(env, Segmented) else None
-        outcome, replies, submitted, feedback = await _submit_all(
+        outcome, replies, submitted, feedback, labels = await _submit_all(
             env, actions, said, writer is None, native, room, run_all
         )
-        log.outcome = _label(outcome)
+        log.outcome, log.call_outcomes = _label(outcome), labels
         if isinstance(outcome, Violation):
             rejected.add(log.signature)
         conversational = isinstance(actions, list) and isinstance(actions[0], TextAnswer) and "tool" in opening.accepts
@@ -342,25 +345,29 @@ async def _submit_all(
     native: bool,
     room: int | None = None,
     run_all: bool = False,
-) -> tuple[Outcome, list[dict[str, Any]], int, list[str]]:
+) -> tuple[Outcome, list[dict[str, Any]], int, list[str], list[str]]:
     """Submit the turn's actions in order; a rejection (unless `run_all`: the protocol runs every
     call, Opening.answer_calls), the end of the game or a spent budget (`room`: tool calls left,
     when the budget counts tool calls) stops the rest. Returns the answer's outcome (its first
     rejection, else the last outcome), one reply message per action (native tool calls each need
     their answer), how many actions reached the environment and the condition's feedback lines
-    about the first rejection (the one place they are rendered). With `replies_say_it` false (the
-    env writes the retry around the lines) a rejection gets no reply: nothing would send it."""
+    about the first rejection (the one place they are rendered), and each action's own outcome
+    label. With `replies_say_it` false (the env writes the retry around the lines) a rejection
+    gets no reply: nothing would send it."""
     if isinstance(actions, Violation):
         feedback = condition.items(actions)
-        return actions, ([{"role": "user", "content": "\n".join(feedback)}] if replies_say_it else []), 0, feedback
+        said = [{"role": "user", "content": "\n".join(feedback)}] if replies_say_it else []
+        return actions, said, 0, feedback, []
     replies: list[dict[str, Any]] = []
     outcome: Outcome | None = None
     first_rejection: Violation | None = None
     feedback = []
+    labels: list[str] = []
     stopped = False
     submitted = 0
     for i, action in enumerate(actions):
         if stopped or (room is not None and submitted >= room):
+            labels.append(NOT_EXECUTED)
             replies.append(
                 _reply(
                     "Not executed: an earlier call in this answer ended the turn, or the budget is spent.",
@@ -372,6 +379,7 @@ async def _submit_all(
             continue
         submitted += 1
         outcome = await call_env(env, env.submit, action)
+        labels.append(_label(outcome))
         if isinstance(outcome, Violation):
             lines = condition.items(outcome)
             if replies_say_it:
@@ -385,7 +393,8 @@ async def _submit_all(
                 stopped = True
     assert outcome is not None
     ended = isinstance(outcome, Accepted) and outcome.done
-    return (outcome if ended or first_rejection is None else first_rejection), replies, submitted, feedback
+    answer = outcome if ended or first_rejection is None else first_rejection
+    return answer, replies, submitted, feedback, labels
 
 
 def signature(actions: list[Action] | Violation, turn: ModelTurn) -> str:

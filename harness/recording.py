@@ -8,7 +8,7 @@ from typing import Any
 from conditions.compose import is_composition, parse
 from envs.contract import Accepted, Violation
 from harness.loop import EpisodeResult
-from harness.types import EndReason, EpisodeKey, EpisodeRecord
+from harness.types import CallLog, EndReason, EpisodeKey, EpisodeRecord
 
 
 def _end_reason(r: EpisodeResult) -> EndReason:
@@ -59,6 +59,7 @@ def build_record(
     transcript: str,
     extra: dict[str, Any] | None = None,
     fork_of: dict[str, Any] | None = None,
+    reference: set[str] | None = None,
 ) -> EpisodeRecord:
     violations = [o for o in result.outcomes if isinstance(o, Violation)]
     attempts = [o for o, kind in zip(result.outcomes, result.outcome_kinds, strict=True) if kind == "action"]
@@ -103,7 +104,7 @@ def build_record(
         },
         harness_error=result.harness_error,
         transcript=transcript,
-        **(_fork_fields(result, fork_of, extra or {}) if key.fork is not None else {}),
+        **(_fork_fields(result, fork_of, extra or {}, reference) if key.fork is not None else {}),
     )
 
 
@@ -122,21 +123,45 @@ def unsaved_record(
     return build_record(key, error, run_id=run_id, condition_params=condition_params, config=config, transcript="")
 
 
-def _fork_fields(result: EpisodeResult, fork_of: dict[str, Any] | None, extra: dict[str, Any]) -> dict[str, Any]:
+_VALID = ("accepted", "won", "lost", "done")
+
+
+def _repair(log: CallLog, tool: str | None) -> str | None:
+    """The signature of the call of an answer that repairs a failed call of `tool`: an accepted
+    call of that tool (None: none). A failed action that is no call (a plan, a command, or a record
+    that does not say) is repaired by an accepted answer."""
+    if tool is None:  # "": repaired, by an answer whose signature the log does not hold
+        return (log.signature or "") if log.outcome in _VALID else None
+    calls = zip(log.tools, log.call_outcomes, log.call_signatures or [""] * len(log.tools), strict=False)
+    return next((sig for name, label, sig in calls if name == tool and label in _VALID), None)
+
+
+def _fork_fields(
+    result: EpisodeResult, fork_of: dict[str, Any] | None, extra: dict[str, Any], reference: set[str] | None
+) -> dict[str, Any]:
     """A fork's own facts: its calls are those after the fork point (`result.prefix` holds what
-    the replay spent); the repair is the first of them the environment accepted. In a task of
-    parts (envs.contract.Segmented), the part the failure was in, and whether the fork solved it."""
+    the replay spent). The repair is an accepted call of the failed call's tool (an answer in text,
+    or of other tools only, repairs nothing); `repaired_next` asks it of the next answer,
+    `calls_to_repair` counts answers to the first. `progressed`: the repairing call is one of the
+    task's reference calls, or the fork solved the part the failure was in. In a task of parts
+    (envs.contract.Segmented), that part, and whether the fork solved it."""
     segment = result.prefix.segment if result.prefix else None
-    valid = ("accepted", "won", "lost", "done")
-    accepted = [i for i, c in enumerate(result.calls) if c.outcome in valid]
-    first = next((c for c in result.calls if c.outcome != "review"), None)
+    tool = (fork_of or {}).get("tool")
+    # (model call index, the repairing call's signature or None) of each answer the fork played
+    answers = [(i, _repair(c, tool)) for i, c in enumerate(result.calls) if c.outcome != "review"]
+    first = next(((i, sig) for i, sig in answers if sig is not None), None)
+    solved = _segment_solved(segment, extra, result)
+    progressed = None
+    if not result.harness_error and answers and (reference is not None or solved is not None):
+        progressed = first is not None and (first[1] in (reference or set()) or bool(solved))
     return {
         "fork_of": fork_of,
-        "repaired_next": None if first is None or result.harness_error else first.outcome in valid,
-        "calls_to_repair": accepted[0] + 1 if accepted else None,
+        "repaired_next": None if not answers or result.harness_error else answers[0][1] is not None,
+        "progressed": progressed,
+        "calls_to_repair": first[0] + 1 if first is not None else None,
         "prefix_calls": result.prefix.calls if result.prefix else None,
         "fork_segment": segment,
-        "segment_solved": _segment_solved(segment, extra, result),
+        "segment_solved": solved,
     }
 
 

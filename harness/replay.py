@@ -40,7 +40,12 @@ class Observer(Protocol):
     play: it is shown each replayed call, the messages sent and the answer recorded."""
 
     def observe(
-        self, messages: list[dict[str, Any]], tools: list[ToolSpec], decoding: Decoding, turn: ModelTurn
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[ToolSpec],
+        decoding: Decoding,
+        turn: ModelTurn,
+        failed: int | None = None,
     ) -> None: ...
 
 
@@ -54,6 +59,7 @@ class Replay:
     outcomes: list[dict[str, Any] | None]
     before: Any  # envs.contract.Condition
     budget: int
+    at: int | None = None  # the failed call within the last answer (None: not known, or no call)
 
     @property
     def calls(self) -> int:
@@ -86,6 +92,7 @@ class Replaying:
     def __init__(self, replay: Replay, then: Backend | None):
         self.name = then.name if then is not None else "replay"
         self._turns = replay.turns
+        self._at = replay.at
         self._then = then
         self._next = 0
 
@@ -95,8 +102,9 @@ class Replaying:
         if self._next < len(self._turns):
             turn = self._turns[self._next]
             self._next += 1
-            if isinstance(self._then, Observer):
-                self._then.observe(messages, tools, decoding, turn)
+            if isinstance(self._then, Observer):  # at the fork point: which of its calls failed
+                failed = self._at if self._next == len(self._turns) else None
+                self._then.observe(messages, tools, decoding, turn, failed)
             return turn
         if self._then is None:
             raise PrefixEnd("the replay ended at its fork point")

@@ -19,7 +19,7 @@ from envs.contract import EpisodeContext
 from harness.agents.base import PREFIX as AGENT_PREFIX
 from harness.episodes import Episode
 from harness.errors import HarnessError, StartFailed
-from harness.loop import EpisodeResult, call_env, run_episode
+from harness.loop import EpisodeResult, call_env, run_episode, signature
 from harness.progress import ESTIMATE_AFTER, Counter, _progress
 from harness.provenance import git_commit, versions
 from harness.recording import build_record, unsaved_record
@@ -27,7 +27,7 @@ from harness.replay import Replaying
 from harness.rundir.store import RunDir
 from harness.serving import Backend, Lane, ModelPool, Plan, check_models, describe_phase, plan_servers
 from harness.spec import Resolved
-from harness.types import EpisodeRecord, RunSpec
+from harness.types import EpisodeRecord, ModelTurn, RunSpec
 
 
 @dataclass
@@ -267,7 +267,7 @@ async def _one(
         }
     )
     ctx = EpisodeContext(
-        budget=key.budget,
+        budget=episode.repair_budget or key.budget,
         decoding=decoding,
         tool_mode=spec.tool_mode,
         condition=condition,
@@ -293,6 +293,7 @@ async def _one(
     try:
         # optional per-episode facts an environment reports (fences, invented values, fault outcome)
         extra = env.record_extra() if env is not None else {}
+        reference = _reference(env) if episode.origin is not None and env is not None else None
         record = build_record(
             key,
             result,
@@ -302,8 +303,19 @@ async def _one(
             transcript=store.transcript_name(key),
             extra=extra,
             fork_of=episode.origin,
+            reference=reference,
         )
     except Exception as exc:
         record = failed(exc)
     saved = store.save(key, {"turns": result.transcript, "harness_error": result.harness_error}, record, failed)
     return saved, (result.harness_error if result.fatal else None)
+
+
+def _reference(env: Any) -> set[str] | None:
+    """The signatures of the task's reference actions (what a fork's repairing call is checked
+    against); None where the environment gives none."""
+    try:
+        actions = env.reference()
+    except Exception:  # an environment without a known solution: progress is not told
+        return None
+    return {signature([a], ModelTurn()) for a in actions} or None

@@ -280,6 +280,13 @@ class CallLog(BaseModel):
     # the names of the tools the answer called, in order ([]: an answer in text, or none read);
     # what the "after an error" table tells a retry of the same function from another one by
     tools: list[str] = Field(default_factory=list)
+    # each action's own outcome, in order (an outcome label or a violation code; `not_executed`
+    # for one the answer's earlier rejection or the budget stopped): which call of an answer
+    # failed, and which repaired it. [] in records older than it
+    call_outcomes: list[str] = Field(default_factory=list)
+    # each action's own signature (`harness.loop.signature` of it alone): a fork tells by it
+    # whether its repairing call is one of the task's reference calls
+    call_signatures: list[str] = Field(default_factory=list)
 
 
 # the record's fields only a fork has
@@ -287,6 +294,7 @@ FORK_FIELDS = (
     "fork",
     "fork_of",
     "repaired_next",
+    "progressed",
     "calls_to_repair",
     "prefix_calls",
     "fork_segment",
@@ -333,13 +341,17 @@ class EpisodeRecord(KeyFields):
     harness_error: str | None = None
     transcript: str
     # a fork's (harness.fork; None, and left out of the line, for an episode played from its
-    # start): the source episode (run id, key, call index, its model and condition), whether the
-    # first call after the feedback was accepted, how many calls the repair took (None: never
-    # accepted), and the calls replayed from the source that the fork did not pay for; in a task of
+    # start): the source episode (run id, key, the failed answer's index and the failed call within
+    # it, that call's tool, its model and condition), whether the next answer repaired the failed
+    # call (an accepted call of its tool), how many calls the repair took (None: never repaired),
+    # and the calls replayed from the source that the fork did not pay for; in a task of
     # parts (envs.contract.Segmented: BFCL's turns), the part the failure was in and whether the
     # fork then solved that part
     fork_of: dict[str, Any] | None = None
     repaired_next: bool | None = None
+    # the repairing call is one of the task's reference calls, or the fork solved the failed part:
+    # accepted is not repaired (an offered value the backend takes but the task does not need)
+    progressed: bool | None = None
     calls_to_repair: int | None = None
     prefix_calls: int | None = None
     fork_segment: int | None = None

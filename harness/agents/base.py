@@ -82,14 +82,20 @@ class ReferenceAgent:
         raise NotImplementedError
 
     def observe(
-        self, messages: list[dict[str, Any]], tools: list[ToolSpec], decoding: Decoding, turn: ModelTurn
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[ToolSpec],
+        decoding: Decoding,
+        turn: ModelTurn,
+        failed: int | None = None,
     ) -> None:
         """A fork's replayed call (harness.replay.Observer): the agent takes its turn as if it
         played it, so that its state is what its own play would have left, then `adopt`s what
-        was actually sent (another player's call, when the fork repairs another's failure)."""
+        was actually sent (another player's call, when the fork repairs another's failure; at the
+        fork point, the call that failed: `failed`, its index in the answer)."""
         mine = self.decide(messages, tools, self.reference(), decoding)
         self.turns += 1
-        sent = action_of(turn)
+        sent = action_of(turn, failed)
         if not same_action(mine, sent):
             self.adopt(sent)
 
@@ -97,9 +103,11 @@ class ReferenceAgent:
         """What another player sent at this turn; an agent that follows its reference ignores it."""
 
 
-def action_of(turn: ModelTurn) -> Action:
-    """The first action a recorded answer submitted: its first tool call, else its text."""
-    return turn.tool_calls[0] if turn.tool_calls else TextAnswer(text=turn.text, fenced=turn.fenced)
+def action_of(turn: ModelTurn, at: int | None = None) -> Action:
+    """The action of a recorded answer that counts: its call `at`, else its first tool call, else its text."""
+    if turn.tool_calls:
+        return turn.tool_calls[at if at is not None and at < len(turn.tool_calls) else 0]
+    return TextAnswer(text=turn.text, fenced=turn.fenced)
 
 
 def same_action(a: Action, b: Action) -> bool:

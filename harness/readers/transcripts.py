@@ -121,7 +121,11 @@ def header(r: dict[str, Any], matches: int, narrow: str) -> list[Block]:
         lines.append(
             (
                 (f"a fork of {origin.get('model')}'s episode under {origin.get('condition')} (run ", ASIDE),
-                (f"{origin.get('run_id')}), from its failed call {int(origin.get('call', 0)) + 1}: ", ASIDE),
+                (
+                    f"{origin.get('run_id')}), from its failed call "
+                    f"{int(origin.get('call', 0)) + 1}{_within(origin)}: ",
+                    ASIDE,
+                ),
                 (f"{r.get(C.prefix_calls)} calls replayed, not paid for; the model calls above are the fork's", ASIDE),
             )
         )
@@ -238,3 +242,11 @@ def _outcome(o: dict[str, Any]) -> tuple[Piece, ...]:
     if o.get("location"):
         pieces.append((f" (at {o['location']}, observed {json.dumps(o.get('observed'), ensure_ascii=False)})", PLAIN))
     return tuple(pieces)
+
+
+def _within(origin: dict[str, Any]) -> str:
+    """Which call of the failed answer the fork repairs: ` (its call 2, cd)`; "" where not known."""
+    within, tool = origin.get("within"), origin.get("tool")
+    if within is None:
+        return ""
+    return f" (its call {int(within) + 1}{', ' + str(tool) if tool else ''})"

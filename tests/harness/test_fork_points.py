@@ -1,0 +1,83 @@
+"""A fork point is a failed call, not a whole answer: the repair judged is the failed call's, an
+answer in text repairs nothing, accepted is not progressed, and a BFCL source's protocol bounds
+its forks (harness.fork, harness.recording). Sources are imports of BFCL result lines written
+here in the format of other pipelines' files (calls only), so each answer's calls are chosen."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from results.load import read_records
+from tests.harness.cli.invoke import invoke
+
+# base_11 starts in /temp (file1.txt, file2.txt); its ground truth is ls(a=True), then a post
+PWD = {"pwd": "{}"}
+BAD_CD = {"cd": '{"folder": "nowhere"}'}
+LS = {"ls": '{"a": true}'}
+TWEET = {"post_tweet": '{"content": "file1.txt, file2.txt", "tags": ["#fileshowcase"]}'}
+
+
+@pytest.fixture(scope="module")
+def source(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("points")
+    folder = root / "files" / "pipeline"
+    folder.mkdir(parents=True)
+    # one answer of two calls: the first succeeds, the second fails
+    entry = {"id": "multi_turn_base_11", "result": [[[PWD, BAD_CD], [LS]], [[TWEET]]]}
+    (folder / "BFCL_v4_multi_turn_base_result.json").write_text(json.dumps(entry) + "\n")
+    result, text = invoke("import", "bfcl", folder, "--out", root / "imp")
+    assert result.exit_code == 0, text
+    return root / "imp" / "pipeline--bfcl-base"
+
+
+def _fork(source: Path, out: Path, *args: str) -> dict[tuple[str, str], dict]:
+    result, text = invoke("fork", source, "--conditions", "raw,allowed_json", "--out", out, *args)
+    assert result.exit_code == 0, text
+    rows, _ = read_records(out)
+    return {(r["model"], r["condition"]): r for r in rows}
+
+
+@pytest.mark.extra("bfcl")
+def test_the_fork_point_is_the_failed_call_within_its_answer(source, tmp_path):
+    forks = _fork(source, tmp_path / "f", "--model", "agent:stubborn")
+    for r in forks.values():
+        assert r["fork"].endswith(":0.1")  # answer 0, its second call
+        assert (r["fork_of"]["call"], r["fork_of"]["within"], r["fork_of"]["tool"]) == (0, 1, "cd")
+        # the stubborn agent resends the failed call, not the answer's first (which succeeded)
+        assert r["calls"][0]["tools"] == ["cd"] and r["repaired_next"] is False and r["progressed"] is False
+
+
+@pytest.mark.extra("bfcl")
+def test_a_repair_is_an_accepted_call_of_the_failed_tool_and_progress_a_reference_call(source, tmp_path):
+    forks = _fork(source, tmp_path / "f", "--model", "agent:reader")
+    shown = forks[("agent:reader", "allowed_json")]
+    first = shown["calls"][0]
+    repaired = any(t == "cd" and o == "accepted" for t, o in zip(first["tools"], first["call_outcomes"], strict=True))
+    assert shown["repaired_next"] is repaired
+    # a cd the backend takes is no call of the task's reference (ls, then the post): accepted, not progressed
+    assert shown["progressed"] is (shown["segment_solved"] is True)
+
+
+@pytest.mark.extra("bfcl")
+def test_an_answer_in_text_is_no_repair(tmp_path):
+    from harness.recording import _repair
+    from harness.types import CallLog
+
+    text = CallLog(kind="action", prompt_tokens=1, completion_tokens=1, latency_s=0, prompt_words=1, outcome="accepted")
+    other = text.model_copy(update={"tools": ["pwd"], "call_outcomes": ["accepted"], "call_signatures": ["s"]})
+    same = text.model_copy(update={"tools": ["cd"], "call_outcomes": ["accepted"], "call_signatures": ["t"]})
+    assert _repair(text, "cd") is None and _repair(other, "cd") is None and _repair(same, "cd") == "t"
+    assert _repair(text, None) is not None  # a failed plan or command: an accepted answer repairs it
+
+
+@pytest.mark.extra("bfcl")
+def test_a_bfcl_sources_forks_keep_its_20_steps_a_turn_and_one_budget_row(source, tmp_path):
+    forks = _fork(source, tmp_path / "f", "--model", "agent:stubborn")
+    for r in forks.values():
+        # the source's budget, whatever it had left at the point: report rows never split by it
+        assert r["budget"] == 168
+        # the stubborn agent is force-quit as BFCL would: 20 steps in the turn, the replayed one included
+        assert r["extra"]["force_quit"] is True and r["model_calls"] + r["prefix_calls"] == 21
