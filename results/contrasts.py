@@ -8,9 +8,12 @@ within each model (and `by` group). The model-call difference gets the same trea
 sign-flip test in place of McNemar. Every resampling draws from its own seeded Generator; how
 the draws are made (bounded memory at any size) is in `results.resampling`.
 
-A contrast of one pair (or of one task, in the sampling lane) has no interval, since every
-resample is that pair: its CIs are NaN; its test is McNemar's exact p on that pair, or none for
-one task of the sampling lane (test "none", p NaN); the call difference gets no sign-flip test.
+A contrast of one pair has no interval, since every resample is that pair: its CIs are NaN; its
+test is McNemar's exact p on that pair. Where the task is the unit (several sample seeds, or a
+fork's several points per task), fewer than MIN_CLUSTERS tasks give neither an interval nor a test
+(test "too_few_tasks", p NaN): the report says so rather than print a zero-width interval. A
+factor (results.factors) gets the very same test as the contrast of its two arms
+(`paired_effect`), so one question has one answer.
 """
 
 from __future__ import annotations
@@ -143,6 +146,10 @@ def _pair(
 
 # units (pairs; tasks in the sampling lane) a contrast needs for an interval and a resampling test
 MIN_UNITS = 2
+# tasks a clustered test needs to mean anything: a two-sided sign flip over k task clusters cannot
+# give p below 2 / 2^k, which is above 0.05 for k < 6; nor is a bootstrap over so few clusters an
+# interval. Below it the report says so (test "too_few_tasks") in place of a p and a CI
+MIN_CLUSTERS = 6
 
 
 def _replicates(d: np.ndarray, clusters: np.ndarray, sampling: bool, alone: bool, n_boot: int, seed: int) -> np.ndarray:
@@ -151,19 +158,24 @@ def _replicates(d: np.ndarray, clusters: np.ndarray, sampling: bool, alone: bool
     return cluster_bootstrap(d, clusters, n_boot, seed) if sampling else paired_bootstrap(d, n_boot, seed)
 
 
-def _row(part: pd.DataFrame, n_boot: int, seed: int) -> dict[str, object]:
-    sa, sb = part["success_a"].astype(bool).to_numpy(), part["success_b"].astype(bool).to_numpy()
+def paired_effect(
+    sa: np.ndarray, sb: np.ndarray, clusters: np.ndarray, n_boot: int, seed: int
+) -> tuple[dict[str, object], np.ndarray, bool, bool]:
+    """One answer for one question, whoever asks it (a contrast, a factor): a - b over pairs, in
+    the pairs' own unit. One pair per task: a paired bootstrap CI and McNemar's exact test. Several
+    pairs per task (sample seeds, or a fork's points): the task is the unit, a task-cluster
+    bootstrap and a sign-flip test on per-task means, given at least MIN_CLUSTERS tasks, else
+    neither (test "too_few_tasks"). Returns the row's fields, the per-pair differences, whether
+    the task is the unit and whether there are too few units for any interval."""
     d = sa.astype(float) - sb.astype(float)
-    # task numbers in order of first appearance (tuples of arrow strings would cost seconds at 100k pairs)
-    clusters = part.groupby(list(CLUSTER), sort=False).ngroup().to_numpy()
     per_task = pd.Series(d).groupby(clusters).mean().to_numpy() if len(d) else d
     sampling = len(per_task) < len(d)
-    # one unit (a pair, or a task of the sampling lane) gives no interval: every resample is the
-    # same unit. McNemar is exact on any count; a sign flip of one task is no test at all
-    alone = len(per_task) < MIN_UNITS
+    # one unit (a pair) gives no interval: every resample is the same unit; McNemar is exact on
+    # any count. Too few tasks where the task is the unit: no interval, no test
+    alone = len(per_task) < (MIN_CLUSTERS if sampling else MIN_UNITS)
     boot = _replicates(d, clusters, sampling, alone, n_boot, seed)
     a_only, b_only = int((sa & ~sb).sum()), int((~sa & sb).sum())
-    test = ("none" if alone else "sign_flip") if sampling else "mcnemar_exact"
+    test = ("too_few_tasks" if alone else "sign_flip") if sampling else "mcnemar_exact"
     if test == "sign_flip":
         p_value = sign_flip_p(per_task, n_boot, seed)
     else:
@@ -181,6 +193,14 @@ def _row(part: pd.DataFrame, n_boot: int, seed: int) -> dict[str, object]:
         "p_value": p_value,
     }
     row["ci_low"], row["ci_high"] = percentile_ci(boot)
+    return row, d, sampling, alone
+
+
+def _row(part: pd.DataFrame, n_boot: int, seed: int) -> dict[str, object]:
+    sa, sb = part["success_a"].astype(bool).to_numpy(), part["success_b"].astype(bool).to_numpy()
+    # task numbers in order of first appearance (tuples of arrow strings would cost seconds at 100k pairs)
+    clusters = part.groupby(list(CLUSTER), sort=False).ngroup().to_numpy()
+    row, d, sampling, alone = paired_effect(sa, sb, clusters, n_boot, seed)
     if "model_calls_a" in part:
         ca = pd.to_numeric(part["model_calls_a"], errors="coerce").to_numpy(dtype=float)
         cb = pd.to_numeric(part["model_calls_b"], errors="coerce").to_numpy(dtype=float)

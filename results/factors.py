@@ -8,9 +8,10 @@ over the episodes both played (same suite, task, model, budget, sample seed and 
 and the pairs are pooled: the effect is the solved rate with the part minus without it. Forms are
 compared the same way, level by level (prose -> json, ...). Per model:
 
-- `diff`, with a bootstrap CI over tasks (whole tasks are resampled, each with all its pairs:
-  `results.resampling.cluster_bootstrap`; 10,000 draws, fixed seed);
-- `p_value`: exact two-sided McNemar on the pooled discordant pairs; `p_holm`: Holm over the model's rows;
+- `diff`, its CI and `p_value` by the test a contrast of the same two arms gets
+  (`results.contrasts.paired_effect`: one pair per task, a paired bootstrap and exact McNemar;
+  several per task, seeds or a fork's points, the task is the unit: a task-cluster bootstrap and a
+  sign-flip test, or none with too few tasks), named in `test`; `p_holm`: Holm over the model's rows;
 - `pairs` (episode pairs), `arm_pairs` (pairs of conditions pooled) and `tasks`.
 
 Fewer than two pairs give no interval (a bootstrap of one pair is no estimate). A factor that a
@@ -22,16 +23,14 @@ count once. Records without a composition (written before compositions existed) 
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from results.columns import C
-from results.contrasts import holm, mcnemar_exact
-from results.resampling import N_BOOT, SEED, cluster_bootstrap, percentile_ci
+from results.contrasts import holm, paired_effect
+from results.resampling import N_BOOT, SEED
 
 COMPOSITION = "condition_params.composition"
 ARBITER = "condition_params.arbiter"
@@ -53,6 +52,7 @@ COLUMNS = (
     "p_holm",
     "pairs",
     "arm_pairs",
+    "test",
 )
 
 
@@ -116,18 +116,20 @@ def _row(pairs: list[pd.DataFrame], n_boot: int, seed: int) -> dict[str, Any]:
     both = pd.concat(pairs, ignore_index=True)
     sa = both["success_a"].astype(bool).to_numpy()
     sb = both["success_b"].astype(bool).to_numpy()
-    d = sb.astype(float) - sa.astype(float)
     tasks = both.groupby([C.suite, C.task_id], sort=False).ngroup().to_numpy()
-    ci = percentile_ci(cluster_bootstrap(d, tasks, n_boot, seed)) if len(d) >= 2 else (math.nan, math.nan)
+    # the same test a contrast of these arms gets (results.contrasts.paired_effect): with the part
+    # minus without it, in the pairs' own unit (a pair, or a task of several pairs: seeds, fork points)
+    row, _, _, _ = paired_effect(sb, sa, tasks, n_boot, seed)
     return {
-        "diff": float(d.mean()) if len(d) else math.nan,
-        "ci_low": ci[0],
-        "ci_high": ci[1],
-        "p_value": mcnemar_exact(int((sa & ~sb).sum()), int((~sa & sb).sum())) if len(d) else math.nan,
-        "pairs": len(d),
-        "tasks": int(len(np.unique(tasks))),
-        "rate_a": float(sa.mean()) if len(d) else math.nan,
-        "rate_b": float(sb.mean()) if len(d) else math.nan,
+        "diff": row["diff"],
+        "ci_low": row["ci_low"],
+        "ci_high": row["ci_high"],
+        "p_value": row["p_value"],
+        "test": row["test"],
+        "pairs": row["n_pairs"],
+        "tasks": row["n_tasks"],
+        "rate_a": row["rate_b"],
+        "rate_b": row["rate_a"],
     }
 
 

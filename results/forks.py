@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from results.columns import C
+from results.contrasts import MIN_CLUSTERS
 from results.resampling import N_BOOT, SEED, cluster_bootstrap, percentile_ci
 from results.stats import condition_rank, valid_rows
 
@@ -29,10 +30,18 @@ def is_fork(df: pd.DataFrame) -> pd.Series:
     return df[C.fork].astype(str) != "" if C.fork in df else pd.Series(False, index=df.index)
 
 
+def too_few_tasks(tasks: np.ndarray) -> bool:
+    """Several points per task, on fewer tasks than a clustered interval needs (the contrasts'
+    and factors' own rule, results.contrasts.MIN_CLUSTERS): no interval is given."""
+    n = len(np.unique(tasks))
+    return n < len(tasks) and n < MIN_CLUSTERS
+
+
 def _rate_ci(values: np.ndarray, tasks: np.ndarray, n_boot: int, seed: int) -> tuple[float, float, float]:
     if not len(values):
         return math.nan, math.nan, math.nan
-    boot = cluster_bootstrap(values, tasks, n_boot, seed) if len(np.unique(tasks)) > 1 else np.array([])
+    enough = len(np.unique(tasks)) > 1 and not too_few_tasks(tasks)
+    boot = cluster_bootstrap(values, tasks, n_boot, seed) if enough else np.array([])
     low, high = percentile_ci(boot)
     return float(values.mean()), low, high
 
@@ -72,11 +81,22 @@ def fork_rows(df: pd.DataFrame, n_boot: int = N_BOOT, seed: int = SEED) -> list[
                 "calls_to_repair": float(steps.mean()) if ever else None,
                 "tokens_per_repair": float(tokens.sum()) / ever if ever and not tokens.isna().any() else None,
                 "calls_paid": int(part[C.model_calls].sum()),
+                "calls_per_point": float(part[C.model_calls].mean()),
+                "progressed": _share(part, C.progressed),
+                "too_few_tasks": too_few_tasks(tasks),
                 "calls_replayed": int(pd.to_numeric(part[C.prefix_calls], errors="coerce").fillna(0).sum()),
             }
         )
     rows.sort(key=lambda r: (str(r[C.model]), str(r[C.suite]), condition_rank(str(r[C.condition]))))
     return rows
+
+
+def _share(part: pd.DataFrame, column: str) -> float | None:
+    """The share of the rows where `column` is true, of those where it is known (None: none)."""
+    if column not in part:
+        return None
+    known = part[column].dropna()
+    return float(known.astype(bool).mean()) if len(known) else None
 
 
 def _part_solved(part: pd.DataFrame, tasks: np.ndarray, n_boot: int, seed: int) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from results.grid import ERRORS_ONLY, NOT_RUN, PARTIAL
 from results.report_model import ImportRow, Report
 
 KEY_ORDER = (C.condition, C.model, C.suite, C.budget, C.sample_seed)
-TEST_NAMES = {"mcnemar_exact": "McNemar", "sign_flip": "sign-flip"}
+TEST_NAMES = {"mcnemar_exact": "McNemar", "sign_flip": "sign-flip", "too_few_tasks": "too few tasks"}
 
 
 def _pct(x: float | None) -> str:
@@ -82,13 +82,29 @@ def cells_frame(report: Report) -> pd.DataFrame:
     return frame.drop(columns="usage unknown") if rows and not any(r.usage_unknown for r in report.cells) else frame
 
 
-def _diff(diff: float | None, low: float | None, high: float | None, pairs: int, scale: float, digits: int) -> str:
-    """A difference with its CI; a contrast of one pair has none (results.contrasts) and says so."""
+def _diff(
+    diff: float | None,
+    low: float | None,
+    high: float | None,
+    pairs: int,
+    scale: float,
+    digits: int,
+    tasks: int | None = None,
+) -> str:
+    """A difference with its CI; a contrast of one pair has none (results.contrasts), nor one of
+    too few tasks where the task is the unit (`tasks`), and it says which."""
     if diff is None:
         return "—"
+    if (low is None or high is None) and tasks is not None:
+        return f"{scale * diff:+.{digits}f} [no CI: {tasks} task{'s' if tasks != 1 else ''}]"
     if low is None or high is None:
         return f"{scale * diff:+.{digits}f} [no CI: {pairs} pair{'s' if pairs != 1 else ''}]"
     return f"{scale * diff:+.{digits}f} [{scale * low:+.{digits}f}, {scale * high:+.{digits}f}]"
+
+
+def _too_few(row: Any) -> int | None:
+    """The task count of a contrast whose tasks were too few for a clustered test (else None)."""
+    return int(getattr(row, "n_tasks", 0) or 0) if row.test == "too_few_tasks" else None
 
 
 def contrasts_frame(report: Report) -> pd.DataFrame:
@@ -100,7 +116,7 @@ def contrasts_frame(report: Report) -> pd.DataFrame:
                 "contrast": r.contrast,
                 **r.group(g),
                 "pairs": r.n_pairs,
-                "diff pts [95% CI]": _diff(r.diff, r.ci_low, r.ci_high, r.n_pairs, 100, 1),
+                "diff pts [95% CI]": _diff(r.diff, r.ci_low, r.ci_high, r.n_pairs, 100, 1, _too_few(r)),
                 "A only/B only": f"{r.a_only}/{r.b_only}",
                 "test": TEST_NAMES.get(r.test, r.test),
                 "p": _p(r.p_value),
@@ -249,6 +265,7 @@ def factors_frame(report: Report) -> pd.DataFrame:
             + ("" if r.ci_low is None or r.ci_high is None else f" [{100 * r.ci_low:.1f}, {100 * r.ci_high:.1f}]"),
             "p": _p(r.p_value),
             "p Holm": _p(r.p_holm),
+            "test": TEST_NAMES.get(r.test or "", r.test or ""),
             "pairs": r.pairs,
             "condition pairs": r.arm_pairs,
         }
@@ -265,6 +282,13 @@ def factors_frame(report: Report) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _rate_ci(row: Any, rate: float | None, low: float | None, high: float | None) -> str:
+    """A fork rate with its interval, or why it has none (too few tasks for a clustered one)."""
+    if row.too_few_tasks:
+        return f"{_pct(rate)} [{row.tasks} tasks: too few]"
+    return f"{_pct(rate)} [{_pct(low)}, {_pct(high)}]"
+
+
 def forks_frame(report: Report) -> pd.DataFrame:
     """A fork's repairs per condition (results.forks); none for runs played from their start."""
     return pd.DataFrame(
@@ -274,19 +298,17 @@ def forks_frame(report: Report) -> pd.DataFrame:
                 "condition": r.condition,
                 **r.group([C.suite]),
                 "points": r.fork_points,
-                "repaired next [95% CI]": f"{_pct(r.repaired_next)} "
-                f"[{_pct(r.repaired_next_ci_low)}, {_pct(r.repaired_next_ci_high)}]",
-                "solved [95% CI]": f"{_pct(r.solved)} [{_pct(r.solved_ci_low)}, {_pct(r.solved_ci_high)}]",
+                "repaired next [95% CI]": _rate_ci(r, r.repaired_next, r.repaired_next_ci_low, r.repaired_next_ci_high),
+                "progressed": _pct(r.progressed),
+                "solved [95% CI]": _rate_ci(r, r.solved, r.solved_ci_low, r.solved_ci_high),
                 **(
-                    {
-                        "turn solved [95% CI]": f"{_pct(r.part_solved)} [{_pct(r.part_solved_ci_low)}, "
-                        f"{_pct(r.part_solved_ci_high)}]"
-                    }
+                    {"turn solved [95% CI]": _rate_ci(r, r.part_solved, r.part_solved_ci_low, r.part_solved_ci_high)}
                     if any(f.part_solved is not None for f in report.forks)
                     else {}
                 ),
                 "calls to repair": _num(r.calls_to_repair, 2),
                 "tok/repair": _num(r.tokens_per_repair, 0),
+                "calls/point": _num(r.calls_per_point, 1),
                 "calls paid": r.calls_paid,
                 "replayed": r.calls_replayed,
             }
@@ -413,8 +435,10 @@ TITLES = {
     "imports": "Imported transcripts (each entry in the files: replayed, skipped or a harness error; faithful: "
     "every call answered with the text the file logged; unverified: no log to compare with; agrees: BFCL's "
     "checker here vs the published score file, of the entries both judged)",
-    "forks": "Repairs from recorded failures (fork points: rates given the failure; task-clustered bootstrap CI; "
-    "replayed = calls before the failure, not paid again)",
+    "forks": "Repairs from recorded failures (fork points: rates given the failure; repaired next: the next answer "
+    "holds an accepted call of the failed call's tool; progressed: that call is one of the task's reference calls "
+    "or the failed turn was solved; task-clustered bootstrap CI, none on too few tasks; calls/point: model calls "
+    "paid per fork episode; replayed = calls before the failure, not paid again)",
     "cells": "Solved per condition (Wilson 95% CI; harness errors excluded from N)",
     "contrasts": "Paired contrasts (A - B; bootstrap CI, exact McNemar or sign-flip, Holm per group)",
     "failures": "Failure taxonomy of the final attempt",
@@ -427,5 +451,7 @@ TITLES = {
     "unpaired": "Unpaired episodes (left out of the contrasts above)",
     "gaps": "Planned grid cells without full results",
     "factors": "Which part of the feedback does the work (diff = with - without, or second form - first; pooled over "
-    "the condition pairs that differ in it alone; task-clustered bootstrap CI, exact McNemar, Holm per model)",
+    "the condition pairs that differ in it alone; the test a contrast of the same arms gets: paired bootstrap CI "
+    "and exact McNemar with one pair per task, task-clustered bootstrap and sign-flip with several, none with too "
+    "few tasks; Holm per model)",
 }

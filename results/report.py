@@ -210,6 +210,7 @@ REPORT_FIELDS = (
     C.task_id,
     C.fork,
     C.repaired_next,
+    C.progressed,
     C.calls_to_repair,
     C.prefix_calls,
     C.segment_solved,

@@ -129,6 +129,12 @@ class ForkRow(Row):
     tokens_per_repair: float | None
     calls_paid: int
     calls_replayed: int
+    # model calls a fork episode paid, on average: what a point costs under this condition
+    calls_per_point: float | None = None
+    # the share whose repairing call is a reference call or solved the failed part (accepted is not repaired)
+    progressed: float | None = None
+    # several points per task on too few tasks for a clustered interval: none is given
+    too_few_tasks: bool = False
 
 
 class Divergence(BaseModel):
@@ -182,6 +188,8 @@ class FactorRow(Row):
     p_holm: float | None
     pairs: int
     arm_pairs: int
+    # the test results.contrasts.paired_effect chose for the pairs' unit (as a contrast's)
+    test: str | None = None
 
 
 class Untestable(BaseModel):

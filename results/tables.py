@@ -26,13 +26,21 @@ KEEP = {
     "gaps": (C.suite, "status"),
     # the numbers first: the levels' wording wraps (FOLD) rather than push the effect out
     "factors": ("factor", "diff pts [95% CI]", "p Holm", "levels"),
-    "forks": ("condition", "points", "repaired next [95% CI]", "solved [95% CI]"),
+    "forks": ("condition", "points", "repaired next [95% CI]", "progressed", "solved [95% CI]"),
     "after_error": (C.condition, C.model, C.suite, C.budget, "errors"),
     "imports": (C.suite, "entries", "replayed", "skipped", "harness errors", FIDELITY),
 }
 DROP_ORDER = {
     "imports": ("bfcl-eval", AGREES),
-    "forks": ("tok/repair", "replayed", "calls paid", "calls to repair", "turn solved [95% CI]", C.suite),
+    "forks": (
+        "tok/repair",
+        "replayed",
+        "calls paid",
+        "calls to repair",
+        "turn solved [95% CI]",
+        C.suite,
+        "calls/point",
+    ),
     "after_error": ("ended", "same fn new args", "other fn", "gave up in text", "identical retry"),
     "factors": ("condition pairs", "pairs", "p"),
     "cells": (
@@ -173,6 +181,9 @@ def render_table(report: Report, width: int = 160, headline: bool = False) -> st
                     highlight=False,
                     markup=False,
                 )
+            if "test" in dropped:  # which test gave the p-values stays said
+                tests = ", ".join(sorted(set(part["test"].astype(str)) - {""}))
+                console.print(f"(test: {tests})", highlight=False, markup=False)
         for note in notes + (NOTES[name](report) if name in NOTES else []):
             console.print(f"  note: {note}", highlight=False, markup=False)
     return out.getvalue()

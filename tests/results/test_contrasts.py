@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from math import comb
 from pathlib import Path
 
@@ -129,16 +130,28 @@ def test_unpaired_rows_are_reported(kit, tmp_path: Path) -> None:
 def test_sampling_lane_uses_task_clusters(kit, tmp_path: Path) -> None:
     seeds = (3101, 3102, 3103)
     recs = []
-    for t in range(5):
+    for t in range(6):
         for s in seeds:
             recs.append(kit.make(t, "allowed_json", True, sample_seed=s))
             recs.append(kit.make(t, "raw", t >= 4 or s == 3101 and t == 0, sample_seed=s))
     row = contrasts(load(kit.write(tmp_path / "s", recs)), [("allowed_json", "raw")]).table.iloc[0]
-    assert (row["lane"], row["test"], row["n_pairs"], row["n_tasks"]) == ("sampling", "sign_flip", 15, 5)
-    # per-task differences 2/3, 1, 1, 1, 0: of the 32 sign patterns, |mean| >= 11/15 needs the four
-    # non-zero ones all plus or all minus (x2 for the zero's sign): 4 patterns
-    assert row["p_value"] == pytest.approx(4 / 32)
-    assert row["diff"] == pytest.approx(11 / 15)
+    assert (row["lane"], row["test"], row["n_pairs"], row["n_tasks"]) == ("sampling", "sign_flip", 18, 6)
+    # per-task differences 2/3, 1, 1, 1, 0, 0: of the 64 sign patterns, |mean| >= 11/18 needs the four
+    # non-zero ones all plus or all minus (x4 for the zeros' signs): 8 patterns
+    assert row["p_value"] == pytest.approx(8 / 64)
+    assert row["diff"] == pytest.approx(11 / 18)
+
+
+def test_too_few_tasks_for_a_clustered_test_say_so_in_place_of_a_p_and_an_interval(kit, tmp_path: Path) -> None:
+    # 5 tasks of 3 seeds each: a sign flip over 5 clusters cannot go below p = 2/32 > 0.05
+    recs = []
+    for t in range(5):
+        for s in (3101, 3102, 3103):
+            recs.append(kit.make(t, "allowed_json", True, sample_seed=s))
+            recs.append(kit.make(t, "raw", False, sample_seed=s))
+    row = contrasts(load(kit.write(tmp_path / "s", recs)), [("allowed_json", "raw")]).table.iloc[0]
+    assert (row["test"], row["n_tasks"], row["diff"]) == ("too_few_tasks", 5, 1.0)
+    assert math.isnan(row["p_value"]) and math.isnan(row["ci_low"]) and math.isnan(row["ci_high"])
 
 
 def test_parse_contrasts() -> None:

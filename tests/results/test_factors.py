@@ -95,3 +95,24 @@ def test_a_tiny_p_value_keeps_its_magnitude_in_the_json():
         "diff": 0.123457,
         "zero": 0.0,
     }
+
+
+def test_a_fork_of_two_tasks_gets_one_answer_from_its_factor_and_its_contrast(tmp_path):
+    """32 fork points of 2 tasks: the points of a task are not independent, so the task is the
+    unit for the factor `allowed` and for the contrast of the same two arms alike: too few tasks
+    for a test or an interval, said by both (not p 3e-05 from one and 0.5 from the other)."""
+    from results import contrasts
+
+    rows = []
+    for t in range(2):
+        for j in range(16):
+            fork = f"src:g{t}:{j}"
+            rows.append(record(t, "retry+code+location@json", False, condition="loc_obs", fork=fork))
+            rows.append(record(t, "retry+code+location+allowed@json", j < 12, condition="allowed_json", fork=fork))
+    df = load([write_run(tmp_path / "r", rows)])
+    factor = factor_effects(df, n_boot=2000).table.set_index("factor").loc["allowed"]
+    contrast = contrasts(df, [("allowed_json", "loc_obs")], n_boot=2000).table.iloc[0]
+    assert factor["test"] == contrast["test"] == "too_few_tasks"
+    assert factor["diff"] == contrast["diff"] == 0.75
+    assert factor["p_value"] != factor["p_value"] and contrast["p_value"] != contrast["p_value"]  # NaN
+    assert factor["ci_low"] != factor["ci_low"] and contrast["ci_low"] != contrast["ci_low"]

@@ -120,14 +120,14 @@ def test_harness_errors_shown(kit, tmp_path: Path) -> None:
 def test_sampling_lane_in_the_report(kit, tmp_path: Path) -> None:
     recs = [
         kit.make(t, c, (t + s) % 3 != 0 or c == "allowed_json", sample_seed=s)
-        for t in range(4)
+        for t in range(6)
         for s in (3101, 3102, 3103)
         for c in ("raw", "allowed_json")
     ]
     report = build_report(load(kit.write(tmp_path / "s", recs)))
     row = report.contrasts[0]
     extra = row.model_dump()
-    assert (row.contrast, extra["lane"], row.test, extra["n_tasks"]) == ("allowed_json-raw", "sampling", "sign_flip", 4)
+    assert (row.contrast, extra["lane"], row.test, extra["n_tasks"]) == ("allowed_json-raw", "sampling", "sign_flip", 6)
     assert report.cells[0].sample_seeds == 3
     assert report.cells[0].paper.note.startswith("sampling lane:")
     assert "sampling lane: the per-cell Wilson CIs" in render_report(load(tmp_path / "s"), fmt="md")

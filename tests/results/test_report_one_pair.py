@@ -53,7 +53,7 @@ def test_one_task_of_a_sampling_lane_has_no_test(kit, tmp_path: Path) -> None:
     df = load(_one_task_sampled(kit, tmp_path))
     (row,) = contrasts(df, [("allowed_json", "raw")]).table.to_dict("records")
     assert (row["lane"], row["n_pairs"], row["n_tasks"]) == ("sampling", 3, 1)
-    assert row["test"] == "none" and pd.isna(row["p_value"]) and pd.isna(row["p_holm"])
+    assert row["test"] == "too_few_tasks" and pd.isna(row["p_value"]) and pd.isna(row["p_holm"])
     assert pd.isna(row["ci_low"]) and row["diff"] == pytest.approx(2 / 3)
 
 
@@ -71,13 +71,14 @@ def test_every_format_renders_a_one_pair_contrast(kit, tmp_path: Path, fixture, 
     if fmt == "json":
         (row,) = json.loads(text)["contrasts"]
         assert row["n_pairs"] == pairs and row["ci_low"] is None and row["ci_high"] is None
-        assert row["test"] == ("mcnemar_exact" if pairs == 1 else "none")
+        assert row["test"] == ("mcnemar_exact" if pairs == 1 else "too_few_tasks")
     elif fmt == "csv":
         block = text.split("# contrasts\n", 1)[1].split("\n\n", 1)[0]
         (row,) = pd.read_csv(io.StringIO(block)).to_dict("records")
         assert row["n_pairs"] == pairs and pd.isna(row["ci_low"]) and pd.isna(row["ci_high"])
     else:  # table, md, latex: the difference, and why it has no interval
-        assert f"[no CI: {pairs} pair{'s' if pairs > 1 else ''}]" in text
+        # one pair; or three pairs of one task, where the task is the unit: too few tasks
+        assert ("[no CI: 1 pair]" if pairs == 1 else "[no CI: 1 task]") in text
         assert "+100.0" in text if pairs == 1 else "+66.7" in text
 
 
