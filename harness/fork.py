@@ -27,6 +27,7 @@ from envs.contract import EpisodeContext, Task
 from envs.errors import UserError
 from harness.loop import NOT_EXECUTED, call_env, run_episode
 from harness.plugins import Plugin
+from harness.recording import repairs
 from harness.replay import PrefixEnd, Replay, Replaying
 from harness.spec import Resolved, resolved
 from harness.types import SCHEMA_VERSION, EpisodeKey, ForkSpec, ModelTurn, RunSpec
@@ -110,7 +111,19 @@ class Point:
             "budget": r["budget"],
             "sample_seed": r["sample_seed"],
             "success": r["success"],
+            # what the source's own player did next, under its own feedback (the report's row beside
+            # the forks): its next answer repaired the failed call; each part's solved, by part
+            "next_repaired": self._next_repaired(),
+            "segments_solved": (r.get("extra") or {}).get("segments_solved"),
         }
+
+    def _next_repaired(self) -> bool | None:
+        """Whether the source's next answer held an accepted call of the failed call's tool (None:
+        the source had no next answer)."""
+        later = [c for c in self.record["calls"][self.call + 1 :] if c.get("outcome") != "review"]
+        if not later:
+            return None
+        return repairs(later[0], self.tool())
 
 
 @dataclass(frozen=True)

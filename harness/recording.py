@@ -126,6 +126,11 @@ def unsaved_record(
 _VALID = ("accepted", "won", "lost", "done")
 
 
+def repairs(log: dict[str, Any], tool: str | None) -> bool:
+    """`_repair` on a recorded call log (a record's `calls` entry)."""
+    return _repair(CallLog.model_validate(log), tool) is not None
+
+
 def _repair(log: CallLog, tool: str | None) -> str | None:
     """The signature of the call of an answer that repairs a failed call of `tool`: an accepted
     call of that tool (None: none). A failed action that is no call (a plan, a command, or a record

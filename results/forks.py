@@ -20,6 +20,7 @@ import pandas as pd
 
 from results.columns import C
 from results.contrasts import MIN_CLUSTERS
+from results.fork_sources import against_source, source_rows
 from results.resampling import N_BOOT, SEED, cluster_bootstrap, percentile_ci
 from results.stats import condition_rank, valid_rows
 
@@ -80,6 +81,7 @@ def fork_rows(df: pd.DataFrame, n_boot: int = N_BOOT, seed: int = SEED) -> list[
                 **part_solved,
                 "calls_to_repair": float(steps.mean()) if ever else None,
                 "tokens_per_repair": float(tokens.sum()) / ever if ever and not tokens.isna().any() else None,
+                **against_source(part, n_boot, seed),
                 "calls_paid": int(part[C.model_calls].sum()),
                 "calls_per_point": float(part[C.model_calls].mean()),
                 "progressed": _share(part, C.progressed),
@@ -88,7 +90,9 @@ def fork_rows(df: pd.DataFrame, n_boot: int = N_BOOT, seed: int = SEED) -> list[
             }
         )
     rows.sort(key=lambda r: (str(r[C.model]), str(r[C.suite]), condition_rank(str(r[C.condition]))))
-    return rows
+    # each (model, suite)'s forks, then the source's own next move at the same points
+    own = source_rows(forks, n_boot, seed)
+    return sorted([*rows, *own], key=lambda r: (str(r[C.model]), str(r[C.suite]), "player" in r))
 
 
 def _share(part: pd.DataFrame, column: str) -> float | None:

@@ -211,6 +211,8 @@ REPORT_FIELDS = (
     C.fork,
     C.repaired_next,
     C.progressed,
+    C.fork_of,
+    C.fork_segment,
     C.calls_to_repair,
     C.prefix_calls,
     C.segment_solved,

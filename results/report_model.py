@@ -114,21 +114,31 @@ class ForkRow(Row):
     model: str
     condition: str
     fork_points: int
-    tasks: int
+    tasks: int | None = None
     repaired_next: float | None
-    repaired_next_ci_low: float | None
-    repaired_next_ci_high: float | None
+    repaired_next_ci_low: float | None = None
+    repaired_next_ci_high: float | None = None
     solved: float | None
-    solved_ci_low: float | None
-    solved_ci_high: float | None
+    solved_ci_low: float | None = None
+    solved_ci_high: float | None = None
     # tasks of parts (BFCL's turns): the part the failure was in, solved by the suite's checker
     part_solved: float | None = None
     part_solved_ci_low: float | None = None
     part_solved_ci_high: float | None = None
-    calls_to_repair: float | None
-    tokens_per_repair: float | None
-    calls_paid: int
-    calls_replayed: int
+    calls_to_repair: float | None = None
+    tokens_per_repair: float | None = None
+    calls_paid: int | None = None
+    calls_replayed: int | None = None
+    # the source's own next move at the same points (results.fork_sources): its player, and
+    # whether that player is another than the forks' (player and feedback confounded)
+    player: str | None = None
+    confounded: bool | None = None
+    # a fork condition's repaired-next minus the source's own, where the player is the same
+    vs_source: float | None = None
+    vs_source_ci_low: float | None = None
+    vs_source_ci_high: float | None = None
+    vs_source_p: float | None = None
+    vs_source_test: str | None = None
     # model calls a fork episode paid, on average: what a point costs under this condition
     calls_per_point: float | None = None
     # the share whose repairing call is a reference call or solved the failed part (accepted is not repaired)

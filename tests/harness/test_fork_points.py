@@ -81,3 +81,44 @@ def test_a_bfcl_sources_forks_keep_its_20_steps_a_turn_and_one_budget_row(source
         assert r["budget"] == 168
         # the stubborn agent is force-quit as BFCL would: 20 steps in the turn, the replayed one included
         assert r["extra"]["force_quit"] is True and r["model_calls"] + r["prefix_calls"] == 21
+
+
+@pytest.mark.extra("bfcl")
+def test_the_sources_own_next_move_stands_beside_the_forks(source, tmp_path):
+    _fork(source, tmp_path / "f", "--model", "agent:stubborn")
+    result, text = invoke("report", tmp_path / "f", "--format", "json")
+    assert result.exit_code == 0, text
+    rows = json.loads(result.stdout)["forks"]
+    (own,) = [r for r in rows if r["player"] is not None]
+    # the imported model's own next answer was `ls`, not a repaired cd; it solved the entry
+    assert (own["player"], own["confounded"], own["fork_points"]) == ("pipeline", True, 1)
+    assert (own["repaired_next"], own["solved"]) == (0.0, 1.0)
+    assert "player and feedback are confounded" in invoke("report", tmp_path / "f")[1].replace("\n", " ")
+
+
+def test_a_player_forking_its_own_failures_is_contrasted_with_its_own_next_move(tmp_path):
+    src = tmp_path / "src"
+    result, text = invoke(
+        "run",
+        "--suite",
+        "bank-disputes",
+        "--tool-mode",
+        "prompt",
+        "--model",
+        "agent:reader",
+        "--conditions",
+        "none",
+        "--tasks",
+        "8",
+        "--out",
+        src,
+    )
+    assert result.exit_code == 0, text
+    _fork(src, tmp_path / "f", "--model", "agent:reader")
+    rows = json.loads(invoke("report", tmp_path / "f", "--format", "json")[0].stdout)["forks"]
+    own = [r for r in rows if r["player"] is not None]
+    forks = {r["condition"]: r for r in rows if r["player"] is None}
+    assert [o["confounded"] for o in own] == [False]
+    # under `none` the reader repairs nothing; shown the allowed values it does: the contrast sees it
+    assert own[0]["repaired_next"] == 0.0
+    assert forks["allowed_json"]["vs_source"] == forks["allowed_json"]["repaired_next"] > 0
