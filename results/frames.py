@@ -371,6 +371,7 @@ NEXT_TITLES = {
     "identical": "identical retry",
     "same_function": "same fn new args",
     "other_function": "other fn",
+    "new_plan": "new plan",
     "text": "gave up in text",
     "ended": "ended",
 }
@@ -378,7 +379,8 @@ NEXT_TITLES = {
 
 def after_error_frame(report: Report) -> pd.DataFrame:
     """What the attempt after each rejection did, per cell (results.dynamics); records with no
-    call tool names (older than the field) are left out, and a cell with none is not shown."""
+    call tool names (older than the field) are left out, and a cell with none is not shown. A
+    class the cell's action form lacks is "—"."""
     g = report.meta.group_by
     rows = [
         {
@@ -391,7 +393,10 @@ def after_error_frame(report: Report) -> pd.DataFrame:
         for r in report.dynamics
         if r.after_error_n
     ]
-    return pd.DataFrame(rows)
+    frame = pd.DataFrame(rows)
+    # a class no cell's action form has (a new plan, in suites of calls only) is no column
+    unknown = [t for t in NEXT_TITLES.values() if t in frame and frame[t].eq("—").all()]
+    return frame.drop(columns=unknown)
 
 
 SECTIONS: dict[str, Callable[[Report], pd.DataFrame]] = {
@@ -420,8 +425,9 @@ TITLES = {
     "failures": "Failure taxonomy of the final attempt",
     "dynamics": "Repair dynamics (identical resubmission of retries; recovery@k after the first rejection; "
     "pass^k over seeds; tokens after the first rejection; rejections a schema-constrained decoder prevents)",
-    "after_error": "After an error: what the next attempt did (the same call again; the same function with other "
-    "arguments; another function; an answer in text, no call; nothing, the episode ended)",
+    "after_error": "After an error: what the next attempt did (the same action again; for a call or a game command, "
+    "the same function with other arguments, another function, or an answer in text, no call; for a plan, a new "
+    "plan; nothing, the episode ended; —: not an action of that suite)",
     "headline": "allowed_json vs raw beside the Self-Reflective APIs figures (a different setting: API side, "
     "Anthropic models; shown on request)",
     "unpaired": "Unpaired episodes (left out of the contrasts above)",

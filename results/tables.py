@@ -33,7 +33,7 @@ KEEP = {
 DROP_ORDER = {
     "imports": ("bfcl-eval", AGREES),
     "forks": ("tok/repair", "replayed", "calls paid", "calls to repair", "turn solved [95% CI]", C.suite),
-    "after_error": ("ended", "same fn new args", "other fn", "gave up in text", "identical retry"),
+    "after_error": ("ended", "same fn new args", "other fn", "new plan", "gave up in text", "identical retry"),
     "factors": ("condition pairs", "pairs", "p"),
     "cells": (
         "usage unknown",
