@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import gc
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -43,12 +43,17 @@ CLUSTER = (C.suite, C.task_id)
 T = TypeVar("T")
 
 
-def parse_contrasts(spec: str | Sequence[str], present: Iterable[str]) -> list[tuple[str, str]]:
-    """'allowed_json-raw,loc_obs-raw' -> [(a, b), ...]; both conditions must be present."""
-    names = set(present)
+def parse_contrasts(
+    spec: str | Sequence[str], present: Iterable[str], also: Mapping[str, str] | None = None
+) -> list[tuple[str, str]]:
+    """'allowed_json-raw,loc_obs-raw' -> [(a, b), ...]; both conditions must be present, by their
+    name or another name of theirs (`also`: {other name: the present one}, results.spellings)."""
+    also = dict(also or {})
+    names = set(present) | set(also)
     items = [s.strip() for s in (spec.split(",") if isinstance(spec, str) else spec) if s.strip()]
     if not items:
         raise UsageError("no contrast given; write them as A-B, e.g. allowed_json-raw")
+    listed = ", ".join(sorted(set(present))) + "".join(f"; {k} means {v}" for k, v in sorted(also.items()))
     out = []
     for item in items:
         cuts = [i for i, ch in enumerate(item) if ch == "-"]
@@ -59,10 +64,10 @@ def parse_contrasts(spec: str | Sequence[str], present: Iterable[str]) -> list[t
                 absent = [c for c in splits[0] if c not in names]
                 raise UsageError(
                     f"contrast {item!r}: condition {', '.join(map(repr, absent))} absent from the records; "
-                    f"present: {', '.join(sorted(names))}"
+                    f"present: {listed}"
                 )
-            raise UsageError(f"contrast {item!r} is not A-B of two present conditions ({', '.join(sorted(names))})")
-        a, b = found[0]
+            raise UsageError(f"contrast {item!r} is not A-B of two present conditions ({listed})")
+        a, b = (also.get(n, n) for n in found[0])
         if a == b:
             raise UsageError(f"contrast {item!r} compares a condition with itself")
         out.append((a, b))

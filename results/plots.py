@@ -22,6 +22,7 @@ from results import factors, panels, paper
 from results.columns import C, is_reference_agent
 from results.dynamics import dynamics
 from results.errors import UnknownChoice
+from results.spellings import merge_spellings
 from results.stats import funnel, summary
 
 FORMATS = ("png", "pdf")
@@ -351,6 +352,7 @@ def save_figures(df: pd.DataFrame, out_dir: str | Path, formats: Sequence[str] =
             raise UnknownChoice("figure format", fmt, list(FORMATS))
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    df, _ = merge_spellings(df)  # two names of one condition are one, as in the report
     written = []
     for name, make in FIGURES.items():
         fig = make(df)

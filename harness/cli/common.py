@@ -159,8 +159,11 @@ def run_spec(
     from results import rundir  # the runner, pydantic (results.rundir): not for --help
 
     err = console(stderr=True)
+    also = "".join(f"; {b} is {a} by another name: played once, as {a}" for b, a in spec.also_named.items())
     err.print(
-        f"run → {spec.out}  ({spec.suite}; models {', '.join(spec.models)}; conditions {', '.join(spec.conditions)})"
+        f"run → {spec.out}  ({spec.suite}; models {', '.join(spec.models)}; conditions {', '.join(spec.conditions)}"
+        f"{also})",
+        highlight=False,
     )
     try:
         with terminate_as_interrupt() as received:

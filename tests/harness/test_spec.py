@@ -26,6 +26,13 @@ def test_two_names_of_one_condition_play_once_under_the_first():
     assert _spec(conditions=["retry+location@json", "location+retry@json"]).conditions == ["retry+location@json"]
 
 
+def test_a_condition_named_twice_keeps_the_other_name_for_the_run_to_say_and_no_dump_holds_it():
+    spelled = "retry+code+location+observed+allowed@json"
+    spec = _spec(conditions=[spelled, "raw", "allowed_json"])
+    assert spec.conditions == [spelled, "raw"] and spec.also_named == {"allowed_json": spelled}
+    assert "also_named" not in spec.model_dump() and _spec(conditions=["raw"]).also_named == {}
+
+
 @pytest.mark.parametrize("field", ["budgets", "sample_seeds", "constrain", "conditions", "models"])
 def test_an_empty_axis_is_refused(field):
     with pytest.raises(SpecError, match=f"{field}"):
