@@ -74,9 +74,15 @@ def parse_contrasts(
     return out
 
 
+# the smallest p-value a report gives: an exact p below it (0 discordant one way of 1,200 the other:
+# 2 ** -1199) is below what a float holds and would read 0.0; it is given as this bound instead,
+# never as 0 (the text writes it "< 1e-300")
+P_FLOOR = 1e-300
+
+
 def mcnemar_exact(a_only: int, b_only: int) -> float:
-    """Two-sided exact McNemar p from the discordant counts."""
-    return float(mcnemar([[0, a_only], [b_only, 0]], exact=True).pvalue)
+    """Two-sided exact McNemar p from the discordant counts, at least P_FLOOR."""
+    return max(P_FLOOR, float(mcnemar([[0, a_only], [b_only, 0]], exact=True).pvalue))
 
 
 def holm(pvalues: Sequence[float]) -> np.ndarray:
@@ -86,6 +92,9 @@ def holm(pvalues: Sequence[float]) -> np.ndarray:
     mask = ~np.isnan(p)
     if mask.any():
         out[mask] = _without_rescan(lambda: multipletests(p[mask], method="holm")[1])
+    # a p at the floor stands for one below a float's range (< 5e-324): times any count of tests it
+    # is still below the floor, so its adjusted p is the same bound
+    out[mask & (p <= P_FLOOR)] = P_FLOOR
     return out
 
 

@@ -12,6 +12,7 @@ from typing import Any
 import pandas as pd
 
 from results.columns import C
+from results.contrasts import P_FLOOR
 from results.dynamics import SHOWN_K
 from results.grid import ERRORS_ONLY, NOT_RUN, PARTIAL
 from results.report_model import ImportRow, Report
@@ -29,10 +30,13 @@ def _num(x: float | None, digits: int = 1) -> str:
 
 
 def _p(x: float | None) -> str:
-    # the report rounds to 6 decimals: a p of 0 there is below 1e-6, never exactly 0
+    """One p-value format: four decimals from 1e-4 up, scientific below (as the JSON keeps six
+    significant digits there: results.report._rounded), a p at the floor a bound, never 0."""
     if x is None:
         return "—"
-    return f"{x:.4f}" if x >= 1e-4 else (f"{x:.1e}" if x > 0 else "< 1e-6")
+    if x <= P_FLOOR:
+        return f"< {P_FLOOR:.0e}"
+    return f"{x:.4f}" if x >= 1e-4 else f"{x:.1e}"
 
 
 def _yes(x: bool | None) -> str:
@@ -259,7 +263,8 @@ def factors_frame(report: Report) -> pd.DataFrame:
         untestable.setdefault(u.model, []).append(u.factor)
     blank = dict.fromkeys(rows[0], "") if rows else {}
     rows += [
-        {**blank, C.model: model, "factor": ", ".join(names), "levels": "untestable: no pair differs in it alone"}
+        # "untestable" in the first column, which never drops: a narrow table still says what the names are
+        {**blank, C.model: model, "factor": f"untestable: {', '.join(names)}", "levels": "no pair differs in it alone"}
         for model, names in untestable.items()
     ]
     return pd.DataFrame(rows)

@@ -63,7 +63,7 @@ DROP_ORDER = {
 }
 # sections whose long title is printed once, above the first model's table (the others: the model alone)
 TITLED_ONCE = frozenset({"imports"})
-FOLD = {"failures": (FAILURE_TEXT,), "gaps": ("conditions", "models"), "factors": ("levels",)}
+FOLD = {"failures": (FAILURE_TEXT,), "gaps": ("conditions", "models"), "factors": ("levels", "factor")}
 
 
 def _meta_lines(report: Report) -> list[str]:
