@@ -45,6 +45,15 @@ class RunSummary:
     # a fork's points whose state could not be rebuilt, by reason (harness.fork): never played
     refused: dict[str, int] = field(default_factory=dict)
 
+    def line(self) -> str:
+        """The run's last line: what it played and found."""
+        kept = self.errors_on_record
+        return (
+            f"{self.done} episodes played, {self.skipped} already recorded, {self.solved} solved, "
+            f"{self.harness_errors} harness errors, {self.tokens:,} tokens"
+            + (f"; {kept} earlier harness-error records kept (not replayed)" if kept else "")
+        )
+
 
 def _config(spec: RunSpec) -> dict[str, Any]:
     return spec.model_dump(include={"decoding", "tool_mode", "text_calls", "feedback_cut", "env_options"})
