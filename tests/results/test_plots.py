@@ -182,7 +182,7 @@ def fourteen(tmp_path_factory) -> Path:
     showed the defects below."""
     from tests.harness.cli.invoke import invoke
 
-    parts = [f"{l}{o}{a}" for l in ("", "+location") for o in ("", "+observed") for a in ("", "+allowed")]
+    parts = [f"{loc}{o}{a}" for loc in ("", "+location") for o in ("", "+observed") for a in ("", "+allowed")]
     names = [f"retry+code{p}@{f}" for p in parts for f in ("prose", "json")][:14]
     out = tmp_path_factory.mktemp("fourteen") / "run"
     args = ["--conditions", ",".join(names), "--tasks", "2", "--out", out]
