@@ -190,7 +190,17 @@ def load_toml(path: Path) -> dict[str, Any]:
     plugins = values.get("plugins", [])
     if not isinstance(plugins, list) or not all(isinstance(p, str) for p in plugins):
         raise SpecError(f"{path}: plugins must be a list of file names, got {plugins!r}")
-    values["plugins"] = [str(path.parent / p) if not Path(p).is_absolute() else p for p in plugins]
+    values["plugins"] = [_beside(path, p) if not Path(p).is_absolute() else p for p in plugins]
     if isinstance(values.get("out"), str) and not Path(values["out"]).is_absolute():
-        values["out"] = str(path.parent / values["out"])
+        values["out"] = _beside(path, values["out"])
     return values
+
+
+def _beside(toml: Path, name: str) -> str:
+    """A path written in a TOML file, resolved from its folder (no `configs/../runs` shown): relative
+    to the working directory where it lies below it, else absolute."""
+    full = (toml.parent.resolve() / name).resolve()
+    try:
+        return str(full.relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(full)
