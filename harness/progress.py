@@ -1,4 +1,9 @@
-"""The run's progress bar and its estimate of the time left."""
+"""The run's progress bar and its estimate of the time left.
+
+Every count on the bar means one thing: done/total, solved and tokens count every episode (the
+reference agents' too); the time left counts the models' episodes only (a reference agent takes
+no time), estimated from the models' episodes done so far, and says so ("models' ETA").
+"""
 
 from __future__ import annotations
 
@@ -7,7 +12,7 @@ import time
 from typing import Any
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from harness.agents.base import PREFIX as AGENT_PREFIX
 from harness.types import EpisodeRecord
@@ -37,8 +42,7 @@ def _progress(console: Console) -> Progress:
         TextColumn("solved {task.fields[solved]}"),
         TextColumn("tokens {task.fields[tokens]}"),
         TimeElapsedColumn(),
-        TextColumn("ETA"),
-        TimeRemainingColumn(),
+        TextColumn("{task.fields[eta]}"),
         console=console,
         transient=False,
         auto_refresh=console.is_terminal,
@@ -60,7 +64,8 @@ class Counter:
 
     def attach(self, progress: Progress, total: int) -> None:
         self.progress = progress
-        self.bar = progress.add_task("episodes", total=total, solved="0", tokens="0")
+        eta = f"ETA after {ESTIMATE_AFTER} model episodes" if self.left_total else ""
+        self.bar = progress.add_task("episodes", total=total, solved="0", tokens="0", eta=eta)
         self.started = time.monotonic()
 
     def count(self, saved: asyncio.Future[EpisodeRecord]) -> None:
@@ -78,10 +83,14 @@ class Counter:
             return
         self.timed += 1
         left = self.left_total - self.timed
+        if self.timed < ESTIMATE_AFTER:
+            return
+        rate = (time.monotonic() - self.started) / self.timed
+        # rich's own ETA column counts the agents' episodes too: the models' time left is ours
+        self.progress.update(self.bar, eta=f"models' ETA {_minutes(rate * left)}" if left else "")
         if self.timed == ESTIMATE_AFTER and left:
-            rate = (time.monotonic() - self.started) / self.timed
             self.progress.console.print(
-                f"estimate: about {_minutes(rate * left)} for the {left} episode{'s' * (left != 1)} left "
-                f"(from the first {ESTIMATE_AFTER})",
+                f"estimate: about {_minutes(rate * left)} for the models' {left} episode{'s' * (left != 1)} left "
+                f"(from their first {ESTIMATE_AFTER})",
                 highlight=False,
             )

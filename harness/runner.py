@@ -26,6 +26,15 @@ from results import rundir
 __all__ = ["play", "run", "select_tasks", "expand", "RunSummary", "_progress"]
 
 
+def start_line(spec: RunSpec) -> str:
+    """The run's first line: where it writes, what it plays, and a condition the grid named twice."""
+    also = "".join(f"; {b} is {a} by another name: played once, as {a}" for b, a in spec.also_named.items())
+    return (
+        f"run → {spec.out}  ({spec.suite}; models {', '.join(spec.models)}; conditions {', '.join(spec.conditions)}"
+        f"{also})"
+    )
+
+
 def dry_plan(spec: RunSpec) -> Plan:
     """The servers' plan `run` would follow now, for the models with episodes left in the run
     directory (read, never written: no lock, no folder)."""

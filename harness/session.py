@@ -45,6 +45,15 @@ class RunSummary:
     # a fork's points whose state could not be rebuilt, by reason (harness.fork): never played
     refused: dict[str, int] = field(default_factory=dict)
 
+    def line(self) -> str:
+        """The run's last line: what it played and found."""
+        kept = self.errors_on_record
+        return (
+            f"{self.done} episodes played, {self.skipped} already recorded, {self.solved} solved, "
+            f"{self.harness_errors} harness errors, {self.tokens:,} tokens"
+            + (f"; {kept} earlier harness-error records kept (not replayed)" if kept else "")
+        )
+
 
 def _config(spec: RunSpec) -> dict[str, Any]:
     return spec.model_dump(include={"decoding", "tool_mode", "text_calls", "feedback_cut", "env_options"})
@@ -100,15 +109,21 @@ def _warn(console: Console, text: str) -> None:
 def _say_start(
     console: Console, pending: list[Episode], summary: RunSummary, lanes: dict[str, list[Lane]], phases: int
 ) -> None:
-    at_once = sum(lane.target for ls in lanes.values() for lane in ls)
+    """The run's first count: the episodes to play (the reference agents' apart: they take no time)
+    and how many play at once, per model where several play (a server that answers one request
+    at a time plays one, beside agents that play several)."""
+    per_model = {m: sum(lane.target for lane in ls) for m, ls in lanes.items()}
     adaptive = any(lane.metrics_url for ls in lanes.values() for lane in ls)
+    agents = sum(e.key.model.startswith(AGENT_PREFIX) for e in pending)
+    at_once = ", ".join(f"{m} {n}" for m, n in per_model.items())
     console.print(
         f"{len(pending)} episodes to play"
         + (f" ({summary.skipped} already recorded)" if summary.skipped else "")
-        + f", {at_once} at a time"
+        + (f" ({agents} of them reference agents', which take no time)" if agents and agents < len(pending) else "")
+        + (f", at a time: {at_once}" if len(per_model) > 1 else f", {sum(per_model.values())} at a time")
         + (" to start with (more while the servers' batches have room)" if adaptive else "")
         + (f", in {phases} phases of servers" if phases > 1 else "")
-        + f" (the time left is estimated after {ESTIMATE_AFTER})",
+        + (f" (the models' time left is estimated after {ESTIMATE_AFTER})" if agents < len(pending) else ""),
         highlight=False,
     )
 

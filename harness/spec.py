@@ -96,7 +96,8 @@ def build_spec(values: dict[str, Any], source: str = "flags") -> RunSpec:
     # a value named twice is one axis value: played once, recorded once
     spec = spec.model_copy(update={f: list(dict.fromkeys(getattr(spec, f))) for f in _GRID})
     plan = resolved(spec, source)
-    spec = spec.model_copy(update={"conditions": _one_name_each(spec.conditions, plan)})
+    names, also = _one_name_each(spec.conditions, plan)
+    spec = spec.model_copy(update={"conditions": names, "also_named": also})
     for name in spec.models:
         validate_model(name, spec)
     return spec
@@ -106,15 +107,19 @@ def build_spec(values: dict[str, Any], source: str = "flags") -> RunSpec:
 _GRID = ("conditions", "models", "budgets", "sample_seeds", "constrain")
 
 
-def _one_name_each(names: list[str], plan: Resolved) -> list[str]:
+def _one_name_each(names: list[str], plan: Resolved) -> tuple[list[str], dict[str, str]]:
     """One name per condition: a later name of a condition already named (an alias beside its
     composition spelled out) would play every episode twice; it plays once, under the first
-    name (the report shows the two spellings as one condition in any case)."""
+    name (a resumed run keeps its keys), and {later name: first name} is returned for the run to
+    say so. Either name answers afterwards (results.spellings: report, show, plot)."""
     seen: dict[str, str] = {}
+    also: dict[str, str] = {}
     for name in names:
         record = {k: v for k, v in plan.conditions[name].record().items() if k != "paper_name"}
-        seen.setdefault(json.dumps(record, sort_keys=True, default=str), name)
-    return list(seen.values())
+        first = seen.setdefault(json.dumps(record, sort_keys=True, default=str), name)
+        if first != name:
+            also[name] = first
+    return list(seen.values()), also
 
 
 def resolved(spec: RunSpec, source: str = "spec") -> Resolved:
@@ -185,7 +190,17 @@ def load_toml(path: Path) -> dict[str, Any]:
     plugins = values.get("plugins", [])
     if not isinstance(plugins, list) or not all(isinstance(p, str) for p in plugins):
         raise SpecError(f"{path}: plugins must be a list of file names, got {plugins!r}")
-    values["plugins"] = [str(path.parent / p) if not Path(p).is_absolute() else p for p in plugins]
+    values["plugins"] = [_beside(path, p) if not Path(p).is_absolute() else p for p in plugins]
     if isinstance(values.get("out"), str) and not Path(values["out"]).is_absolute():
-        values["out"] = str(path.parent / values["out"])
+        values["out"] = _beside(path, values["out"])
     return values
+
+
+def _beside(toml: Path, name: str) -> str:
+    """A path written in a TOML file, resolved from its folder (no `configs/../runs` shown): relative
+    to the working directory where it lies below it, else absolute."""
+    full = (toml.parent.resolve() / name).resolve()
+    try:
+        return str(full.relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(full)

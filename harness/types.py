@@ -106,7 +106,10 @@ class RunSpec(Strict):
     plugins: list[str] = Field(default_factory=list)
     # a fork's source (harness.fork); None: episodes played from their start
     fork: ForkSpec | None = None
-    # what the names mean (harness.spec.resolved): looked up once, never part of a dump
+    # a condition the grid named twice by two names (an alias beside its spelling): {the other name:
+    # the name it plays and is recorded under} (harness.spec), which the run's first line says;
+    # never part of a dump: the run's identity is what plays
+    also_named: dict[str, str] = Field(default_factory=dict, exclude=True)
 
     @field_validator("endpoints")
     @classmethod

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import gc
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -46,12 +46,17 @@ CLUSTER = (C.suite, C.task_id)
 T = TypeVar("T")
 
 
-def parse_contrasts(spec: str | Sequence[str], present: Iterable[str]) -> list[tuple[str, str]]:
-    """'allowed_json-raw,loc_obs-raw' -> [(a, b), ...]; both conditions must be present."""
-    names = set(present)
+def parse_contrasts(
+    spec: str | Sequence[str], present: Iterable[str], also: Mapping[str, str] | None = None
+) -> list[tuple[str, str]]:
+    """'allowed_json-raw,loc_obs-raw' -> [(a, b), ...]; both conditions must be present, by their
+    name or another name of theirs (`also`: {other name: the present one}, results.spellings)."""
+    also = dict(also or {})
+    names = set(present) | set(also)
     items = [s.strip() for s in (spec.split(",") if isinstance(spec, str) else spec) if s.strip()]
     if not items:
         raise UsageError("no contrast given; write them as A-B, e.g. allowed_json-raw")
+    listed = ", ".join(sorted(set(present))) + "".join(f"; {k} means {v}" for k, v in sorted(also.items()))
     out = []
     for item in items:
         cuts = [i for i, ch in enumerate(item) if ch == "-"]
@@ -62,19 +67,25 @@ def parse_contrasts(spec: str | Sequence[str], present: Iterable[str]) -> list[t
                 absent = [c for c in splits[0] if c not in names]
                 raise UsageError(
                     f"contrast {item!r}: condition {', '.join(map(repr, absent))} absent from the records; "
-                    f"present: {', '.join(sorted(names))}"
+                    f"present: {listed}"
                 )
-            raise UsageError(f"contrast {item!r} is not A-B of two present conditions ({', '.join(sorted(names))})")
-        a, b = found[0]
+            raise UsageError(f"contrast {item!r} is not A-B of two present conditions ({listed})")
+        a, b = (also.get(n, n) for n in found[0])
         if a == b:
             raise UsageError(f"contrast {item!r} compares a condition with itself")
         out.append((a, b))
     return out
 
 
+# the smallest p-value a report gives: an exact p below it (0 discordant one way of 1,200 the other:
+# 2 ** -1199) is below what a float holds and would read 0.0; it is given as this bound instead,
+# never as 0 (the text writes it "< 1e-300")
+P_FLOOR = 1e-300
+
+
 def mcnemar_exact(a_only: int, b_only: int) -> float:
-    """Two-sided exact McNemar p from the discordant counts."""
-    return float(mcnemar([[0, a_only], [b_only, 0]], exact=True).pvalue)
+    """Two-sided exact McNemar p from the discordant counts, at least P_FLOOR."""
+    return max(P_FLOOR, float(mcnemar([[0, a_only], [b_only, 0]], exact=True).pvalue))
 
 
 def holm(pvalues: Sequence[float]) -> np.ndarray:
@@ -84,6 +95,9 @@ def holm(pvalues: Sequence[float]) -> np.ndarray:
     mask = ~np.isnan(p)
     if mask.any():
         out[mask] = _without_rescan(lambda: multipletests(p[mask], method="holm")[1])
+    # a p at the floor stands for one below a float's range (< 5e-324): times any count of tests it
+    # is still below the floor, so its adjusted p is the same bound
+    out[mask & (p <= P_FLOOR)] = P_FLOOR
     return out
 
 

@@ -16,10 +16,13 @@ Definitions (docs/conditions.md, "How agents repair"):
   cell (with known usage) and per success;
 - preventable share: of the rejections, those whose code `envs.contract.SCHEMA_PREVENTABLE`
   lists; `constrained` counts the side effects of constraining (refusal, cut mid-JSON);
-- after an error: what the attempt right after each rejection did (`NEXT`): the identical call
-  again (the same `signature`), the same function with other arguments (a tool name in common),
-  another function, an answer in text with no call (in BFCL's protocol that ends the turn: the
-  model gave up on the call), or nothing (the episode ended there: a budget, BFCL's force-quit).
+- after an error: what the attempt right after each rejection did (`NEXT`), by the suite's action
+  form (`action_form`: a tool call, a game command as a tool call, or a plan: text judged whole):
+  the identical action again (the same `signature`); for calls and commands, the same function
+  with other arguments (a tool name in common), another function, an answer in text with no call
+  (in BFCL's protocol that ends the turn: the model gave up on the call); for a plan, a new plan
+  (text is the action there: a different plan is the repair attempt); or nothing (the episode
+  ended there: a budget, BFCL's force-quit). A class the cell's action forms do not have is None.
   Records older than the call log's `tools` leave these unknown.
 A rate with nothing to count is None, never 0. An imported episode whose replay diverged from what
 the model was shown (`extra.replay.divergence`) counts only its answers before the divergence: a
@@ -47,7 +50,15 @@ NOT_ATTEMPTS = frozenset({"review", "harness_error"})
 # recovery@k columns the text report shows; the JSON has every k up to the budget
 SHOWN_K = (1, 2, 3)
 # what the attempt after a rejection did, in the order the report shows them
-NEXT = ("identical", "same_function", "other_function", "text", "ended")
+NEXT = ("identical", "same_function", "other_function", "new_plan", "text", "ended")
+# the classes each action form has; a record names a form other than a call in `extra.action` (the
+# env's record_extra), one written before that field by its TextWorld protocol (`extra.protocol`)
+FORMS = {
+    "call": ("identical", "same_function", "other_function", "text", "ended"),
+    "command": ("identical", "same_function", "other_function", "text", "ended"),
+    "plan": ("identical", "new_plan", "ended"),
+}
+_PROTOCOL_FORMS = {"plan": "plan", "veriharness": "plan", "step": "command"}
 
 
 def episode_columns(record: dict[str, Any]) -> dict[str, Any]:
@@ -68,7 +79,8 @@ def episode_columns(record: dict[str, Any]) -> dict[str, Any]:
     )
     codes = [c.get(CALL.outcome) for (_, c), r in zip(attempts, rejected, strict=True) if r]
     classes = [violation_class(str(code)) for code in codes]
-    nexts = _after_errors([c for _, c in attempts], rejected)
+    form = action_form(record)
+    nexts = _after_errors([c for _, c in attempts], rejected, form)
     after = [] if first is None else calls[attempts[first][0] + 1 :]
     tokens = [(c.get(CALL.prompt_tokens), c.get(CALL.completion_tokens)) for c in after]
     overhead = None if any(p is None or q is None for p, q in tokens) else sum(p + q for p, q in tokens)
@@ -82,8 +94,17 @@ def episode_columns(record: dict[str, Any]) -> dict[str, Any]:
         f"{PREFIX}recovered_after": recovered,
         f"{PREFIX}overhead_tokens": overhead,
         f"{PREFIX}greedy": None if temperature is None else temperature == 0,
+        f"{PREFIX}action_form": form,
         **{f"{PREFIX}next_{n}": None if nexts is None else nexts.count(n) for n in NEXT},
     }
+
+
+def action_form(record: dict[str, Any]) -> str:
+    """What one action of this episode is (a key of `FORMS`), as its record says."""
+    extra = record.get(C.extra)
+    extra = extra if isinstance(extra, dict) else {}
+    form = extra.get("action") or _PROTOCOL_FORMS.get(str(extra.get("protocol")))
+    return form if form in FORMS else "call"
 
 
 def _shown_until(record: dict[str, Any]) -> int | None:
@@ -95,7 +116,7 @@ def _shown_until(record: dict[str, Any]) -> int | None:
     return answer if isinstance(answer, int) else None
 
 
-def _after_errors(attempts: list[Any], rejected: list[bool]) -> list[str] | None:
+def _after_errors(attempts: list[Any], rejected: list[bool], form: str = "call") -> list[str] | None:
     """What the attempt after each rejected one did (`NEXT`); None when a call log lacks `tools`."""
     if any(CALL.tools not in c for c in attempts):
         return None
@@ -109,6 +130,8 @@ def _after_errors(attempts: list[Any], rejected: list[bool]) -> list[str] | None
         this, then = attempts[i], attempts[i + 1]
         if then.get(CALL.signature) is not None and then.get(CALL.signature) == this.get(CALL.signature):
             out.append("identical")
+        elif form == "plan":
+            out.append("new_plan")
         elif not then.get(CALL.tools):
             out.append("text")
         elif set(then[CALL.tools]) & set(this.get(CALL.tools) or []):
@@ -190,13 +213,16 @@ def cell(part: pd.DataFrame, budget: int, greedy: bool | None) -> dict[str, Any]
 
 
 def _next_rates(part: pd.DataFrame) -> dict[str, Any]:
-    """After an error: how many rejections had a known next attempt, and each kind's share."""
+    """After an error: how many rejections had a known next attempt, and each kind's share (None
+    for a kind no action form of the cell has: a plan has no "other function")."""
     counts = {n: pd.to_numeric(part[f"{PREFIX}next_{n}"], errors="coerce") for n in NEXT}
     known = counts[NEXT[0]].notna()
     total = int(sum(counts[n][known].sum() for n in NEXT))
+    forms = set(part[PREFIX + "action_form"][known]) if PREFIX + "action_form" in part else {"call"}
+    kinds = {n for f in forms for n in FORMS.get(str(f), FORMS["call"])}
     return {
         "after_error_n": total if known.any() else None,
-        "after_error": {n: _rate(counts[n][known].sum(), total) for n in NEXT},
+        "after_error": {n: _rate(counts[n][known].sum(), total) if n in kinds else None for n in NEXT},
         "after_error_counts": {n: int(counts[n][known].sum()) for n in NEXT},
     }
 

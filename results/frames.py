@@ -12,6 +12,7 @@ from typing import Any
 import pandas as pd
 
 from results.columns import C
+from results.contrasts import P_FLOOR
 from results.dynamics import SHOWN_K
 from results.grid import ERRORS_ONLY, NOT_RUN, PARTIAL
 from results.report_model import ImportRow, Report
@@ -29,10 +30,13 @@ def _num(x: float | None, digits: int = 1) -> str:
 
 
 def _p(x: float | None) -> str:
-    # the report rounds to 6 decimals: a p of 0 there is below 1e-6, never exactly 0
+    """One p-value format: four decimals from 1e-4 up, scientific below (as the JSON keeps six
+    significant digits there: results.report._rounded), a p at the floor a bound, never 0."""
     if x is None:
         return "—"
-    return f"{x:.4f}" if x >= 1e-4 else (f"{x:.1e}" if x > 0 else "< 1e-6")
+    if x <= P_FLOOR:
+        return f"< {P_FLOOR:.0e}"
+    return f"{x:.4f}" if x >= 1e-4 else f"{x:.1e}"
 
 
 def _yes(x: bool | None) -> str:
@@ -276,7 +280,8 @@ def factors_frame(report: Report) -> pd.DataFrame:
         untestable.setdefault(u.model, []).append(u.factor)
     blank = dict.fromkeys(rows[0], "") if rows else {}
     rows += [
-        {**blank, C.model: model, "factor": ", ".join(names), "levels": "untestable: no pair differs in it alone"}
+        # "untestable" in the first column, which never drops: a narrow table still says what the names are
+        {**blank, C.model: model, "factor": f"untestable: {', '.join(names)}", "levels": "no pair differs in it alone"}
         for model, names in untestable.items()
     ]
     return pd.DataFrame(rows)
@@ -407,6 +412,7 @@ NEXT_TITLES = {
     "identical": "identical retry",
     "same_function": "same fn new args",
     "other_function": "other fn",
+    "new_plan": "new plan",
     "text": "gave up in text",
     "ended": "ended",
 }
@@ -414,7 +420,8 @@ NEXT_TITLES = {
 
 def after_error_frame(report: Report) -> pd.DataFrame:
     """What the attempt after each rejection did, per cell (results.dynamics); records with no
-    call tool names (older than the field) are left out, and a cell with none is not shown."""
+    call tool names (older than the field) are left out, and a cell with none is not shown. A
+    class the cell's action form lacks is "—"."""
     g = report.meta.group_by
     rows = [
         {
@@ -427,7 +434,10 @@ def after_error_frame(report: Report) -> pd.DataFrame:
         for r in report.dynamics
         if r.after_error_n
     ]
-    return pd.DataFrame(rows)
+    frame = pd.DataFrame(rows)
+    # a class no cell's action form has (a new plan, in suites of calls only) is no column
+    unknown = [t for t in NEXT_TITLES.values() if t in frame and frame[t].eq("—").all()]
+    return frame.drop(columns=unknown)
 
 
 SECTIONS: dict[str, Callable[[Report], pd.DataFrame]] = {
@@ -443,6 +453,8 @@ SECTIONS: dict[str, Callable[[Report], pd.DataFrame]] = {
     "factors": factors_frame,
     "forks": forks_frame,
 }
+
+
 # what a section says under its tables, beside them
 def forks_notes(report: Report) -> list[str]:
     """Under the repairs table: who played each source's-own row, and where that player is not the
@@ -476,8 +488,9 @@ TITLES = {
     "failures": "Failure taxonomy of the final attempt",
     "dynamics": "Repair dynamics (identical resubmission of retries; recovery@k after the first rejection; "
     "pass^k over seeds; tokens after the first rejection; rejections a schema-constrained decoder prevents)",
-    "after_error": "After an error: what the next attempt did (the same call again; the same function with other "
-    "arguments; another function; an answer in text, no call; nothing, the episode ended)",
+    "after_error": "After an error: what the next attempt did (the same action again; for a call or a game command, "
+    "the same function with other arguments, another function, or an answer in text, no call; for a plan, a new "
+    "plan; nothing, the episode ended; —: not an action of that suite)",
     "headline": "allowed_json vs raw beside the Self-Reflective APIs figures (a different setting: API side, "
     "Anthropic models; shown on request)",
     "unpaired": "Unpaired episodes (left out of the contrasts above)",

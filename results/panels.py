@@ -51,11 +51,12 @@ def integer_ticks(ax: Axes, values: Iterable[Any] = (), axis: str = "x") -> None
 LABEL_CHARS = 16
 
 
-def condition_label(name: str) -> str:
+def condition_label(name: str, wrap: bool = False) -> str:
     """A condition as an axis label: a composition (`retry+code+location+allowed@json`) wraps at
     its parts, a line at most LABEL_CHARS long where the parts allow, so that eight of them side
-    by side stay legible."""
-    if len(name) <= LABEL_CHARS:
+    by side stay legible. `wrap`: a short one too, before its "@FORM" (beside wrapped labels, one
+    left on one line is as wide as two of theirs and overlaps its neighbours)."""
+    if len(name) <= LABEL_CHARS and not (wrap and "@" in name):
         return name
     head, at, form = name.rpartition("@")
     parts = (head if at else name).split("+")
@@ -77,7 +78,7 @@ def label_conditions(ax: Axes, positions: Iterable[float], names: Sequence[str],
     if axis == "y":
         ax.set_yticks(list(positions), list(names), fontsize=7 if wrapped else None)
         return
-    labels = [condition_label(n) for n in names]
+    labels = [condition_label(n, wrap=wrapped) for n in names]
     if wrapped:
         ax.set_xticks(list(positions), labels, fontsize=7)
     else:

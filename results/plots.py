@@ -22,6 +22,7 @@ from results import factors, panels, paper
 from results.columns import C, is_reference_agent
 from results.dynamics import dynamics
 from results.errors import UnknownChoice
+from results.spellings import merge_spellings
 from results.stats import funnel, summary
 
 FORMATS = ("png", "pdf")
@@ -98,7 +99,7 @@ def success_vs_budget(df: pd.DataFrame) -> Figure:
         panels.integer_ticks(ax, part[C.budget].unique())
         ax.set_xlabel("budget (model calls)")
         ax.set_ylabel("solved rate (95% Wilson CI)")
-        ax.set_ylim(0, 1.05)
+        ax.set_ylim(-0.05, 1.05)  # a point at 0 or 1 (with an interval of no width) off the axis's edge
         panels.panel_title(ax, model, df)
         if panels.none_solved(df, model):
             panels.note(ax, "no successes: every point is 0")
@@ -252,12 +253,13 @@ def repair_dynamics(df: pd.DataFrame) -> Figure:
             every_k.update(ks)
             arm = "" if r[C.constrain] == "none" else f" [{r[C.constrain]}]"
             i = curves.index((r[C.condition], r[C.constrain]))
-            # dashes of their own: curves that coincide (a reference agent's) stay visible
+            # dashes of their own, and markers the smaller the later the curve: curves that coincide
+            # (a reference agent's) show as rings of their colours, none hidden under another
             ax.plot(
                 ks,
                 [r["recovery_at"][str(k)] for k in ks],
                 marker="o",
-                markersize=3,
+                markersize=3 + 6 * (len(curves) - 1 - i) / max(1, len(curves) - 1),
                 alpha=0.85,
                 color=f"C{i % 10}",
                 linestyle=("-", "--", ":", "-.")[i % 4],
@@ -351,6 +353,7 @@ def save_figures(df: pd.DataFrame, out_dir: str | Path, formats: Sequence[str] =
             raise UnknownChoice("figure format", fmt, list(FORMATS))
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    df, _ = merge_spellings(df)  # two names of one condition are one, as in the report
     written = []
     for name, make in FIGURES.items():
         fig = make(df)

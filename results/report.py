@@ -49,7 +49,8 @@ from results.forks import fork_rows
 from results.report_model import SCHEMA, Report
 from results.resampling import N_BOOT, SEED
 from results.served import notes as served_notes
-from results.spellings import merge_spellings
+from results.spellings import merge_spellings, other_names
+from results.spellings import settings as condition_settings
 from results.stats import ALPHA, failure_taxonomy, group_columns, summary
 
 FORMATS = ("table", "md", "csv", "latex", "json")
@@ -84,6 +85,15 @@ def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
 
 
 SETTING_COLUMNS = (C.model, C.suite, C.budget, C.condition, C.sample_seed, C.constrain)
+
+
+def _names_in(contrast: str | tuple[str, str]) -> list[str]:
+    """Every name a contrast may hold: each side of each '-' of "A-B,C-D" (a name may hold a '-'),
+    or a pair's two names."""
+    if not isinstance(contrast, str):
+        return list(contrast)
+    items = [item.strip() for item in contrast.split(",")]
+    return [side for item in items for i, ch in enumerate(item) if ch == "-" for side in (item[:i], item[i + 1 :])]
 
 
 def _settings(df: pd.DataFrame) -> pd.DataFrame:
@@ -272,13 +282,16 @@ def build_report(
         pairs = [p for p in paper.PLANNED_CONTRASTS if set(p) <= present]
         source = "planned" if pairs else "none"
     else:
-        names = present | set(merged)  # a spelling asked for is the condition it is shown as
-        if isinstance(contrasts, str):
-            asked, source = parse_contrasts(contrasts, names), "asked"
-        else:
-            items = [c if isinstance(c, str) else f"{c[0]}-{c[1]}" for c in contrasts]
-            asked, source = (parse_contrasts(items, names), "asked") if items else ([], "none")
-        pairs = [(merged.get(a, a), merged.get(b, b)) for a, b in asked]
+        items = (
+            [contrasts]
+            if isinstance(contrasts, str)
+            else [c if isinstance(c, str) else f"{c[0]}-{c[1]}" for c in contrasts]
+        )
+        # any name of a condition shown answers (results.spellings): a spelling merged, an alias, a composition
+        typed = [n for item in items for n in _names_in(item)]
+        also = {**other_names(condition_settings(df), typed), **merged}
+        pairs = parse_contrasts(",".join(items), present, also) if items else []
+        source = "asked" if items else "none"
     gcols = group_columns(df, by)
     effects = factor_effects(df, n_boot, seed) if factors else None
     full, df = df, _slim(df, gcols)

@@ -41,7 +41,7 @@ DROP_ORDER = {
         C.suite,
         "calls/point",
     ),
-    "after_error": ("ended", "same fn new args", "other fn", "gave up in text", "identical retry"),
+    "after_error": ("ended", "same fn new args", "other fn", "new plan", "gave up in text", "identical retry"),
     "factors": ("condition pairs", "pairs", "p"),
     "cells": (
         "usage unknown",
@@ -71,7 +71,7 @@ DROP_ORDER = {
 }
 # sections whose long title is printed once, above the first model's table (the others: the model alone)
 TITLED_ONCE = frozenset({"imports"})
-FOLD = {"failures": (FAILURE_TEXT,), "gaps": ("conditions", "models"), "factors": ("levels",)}
+FOLD = {"failures": (FAILURE_TEXT,), "gaps": ("conditions", "models"), "factors": ("levels", "factor")}
 
 
 def _meta_lines(report: Report) -> list[str]:

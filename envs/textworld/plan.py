@@ -242,6 +242,8 @@ class PlanEnv:
     def record_extra(self) -> dict[str, Any]:
         return {
             "protocol": "plan",
+            # what one action is (results.dynamics: a new plan after a rejected one is the repair attempt)
+            "action": "plan",
             "game_seed": self.entry.seed,
             "fence_strip": self.options.fence_strip,
             "fenced_answers": sum(self.fenced),

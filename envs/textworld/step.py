@@ -88,7 +88,7 @@ class StepEnv:
         return calls
 
     def record_extra(self) -> dict[str, Any]:
-        return {"protocol": "step", "game_seed": self.entry.seed, "commands": list(self.commands)}
+        return {"protocol": "step", "action": "command", "game_seed": self.entry.seed, "commands": list(self.commands)}
 
     def close(self) -> None:
         if self.session is not None:

@@ -18,6 +18,8 @@ from typer.core import TyperGroup
 from envs.errors import UserError
 from envs.textworld.errors import GameGenerationError
 from harness.errors import PreflightFailed, ServerDied, ServerStartError, StartFailed, StorageError, SuiteCheckFailed
+from harness.flags import parse_ints as parse_ints
+from harness.flags import split_list as split_list
 from harness.interrupts import terminate_as_interrupt
 from harness.redact import redacted_console
 
@@ -122,28 +124,6 @@ def echo(text: str) -> None:
     sys.stdout.flush()
 
 
-def split_list(value: str | None) -> list[str] | None:
-    """A comma-separated flag as a list; None when the flag was not given."""
-    return None if value is None else [v.strip() for v in value.split(",") if v.strip()]
-
-
-def parse_ints(value: str | None) -> list[int] | None:
-    """ "3101,3102" or "3101..3103" (inclusive)."""
-    if value is None:
-        return None
-    ints: list[int] = []
-    for part in split_list(value) or []:
-        try:
-            if ".." in part:
-                lo, hi = part.split("..")
-                ints.extend(range(int(lo), int(hi) + 1))
-            else:
-                ints.append(int(part))
-        except ValueError:
-            raise UserError(f"not an integer list: {value!r} (use 1,2,3 or 1..3)") from None
-    return ints
-
-
 def run_spec(
     spec: Any,
     retry_errors: bool = False,
@@ -155,13 +135,11 @@ def run_spec(
     stopped the run, 4 when episodes are recorded as harness errors, 130/143 on SIGINT/SIGTERM."""
     from rich.markup import escape  # rich: not for --help
 
-    from harness.runner import play  # the runner, pydantic (results.rundir): not for --help
+    from harness.runner import play, start_line  # the runner, pydantic (results.rundir): not for --help
     from results import rundir  # the runner, pydantic (results.rundir): not for --help
 
     err = console(stderr=True)
-    err.print(
-        f"run → {spec.out}  ({spec.suite}; models {', '.join(spec.models)}; conditions {', '.join(spec.conditions)})"
-    )
+    err.print(start_line(spec), highlight=False)
     try:
         with terminate_as_interrupt() as received:
             how = {"retry_errors": retry_errors, "preflight": preflight, "suite_check": suite_check}
@@ -174,11 +152,7 @@ def run_spec(
         )
         raise typer.Exit(EXIT_INTERRUPTED[signum]) from None
     kept = summary.errors_on_record
-    err.print(
-        f"{summary.done} episodes played, {summary.skipped} already recorded, {summary.solved} solved, "
-        f"{summary.harness_errors} harness errors, {summary.tokens:,} tokens"
-        + (f"; {kept} earlier harness-error records kept (not replayed)" if kept else "")
-    )
+    err.print(summary.line())
     if summary.stopped:  # escaped: a dead server's report quotes its log, whose brackets are no markup
         err.print(
             f"[red]stopped:[/red] {escape(summary.stopped)}\nRerun the same command with --retry-errors to resume.",

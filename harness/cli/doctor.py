@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import textwrap
+
 import typer
 
-from harness.cli.common import EXIT_SERVER, echo, group
+from harness.cli.common import EXIT_SERVER, echo, group, terminal_width
 
 app = group()
 
@@ -23,7 +25,10 @@ def doctor(
     from harness.serving import diagnose
 
     d = diagnose(scan)
-    echo("\n".join(d.lines))
+    # a line longer than the terminal wraps under its value, past the label column ("packages   ")
+    indent = " " * 11
+    width = terminal_width()
+    echo("\n".join(textwrap.fill(line, width, subsequent_indent=indent, break_on_hyphens=False) for line in d.lines))
     echo(f"\nverdict: {d.summary}" + (f"\nfix: {d.fix}" if d.fix else ""))
     if not d.runs:
         raise typer.Exit(EXIT_SERVER)

@@ -53,6 +53,10 @@ def episode_records(run_dir: Path) -> list[dict[str, Any]]:
     from results.load import iter_records  # pandas: only when an episode is shown
 
     if not rundir.is_run_dir(run_dir):
+        inside = [d for d in rundir.run_dirs([run_dir]) if d != run_dir]
+        if inside:  # a folder of runs (runs/demo): one episode is in one of them
+            names = ", ".join(str(d) for d in inside[:10]) + (", ..." if len(inside) > 10 else "")
+            raise UserError(f"{run_dir} is a folder of runs; show one of them: {names}")
         raise UserError(f"{run_dir}: no {rundir.RECORDS} (not a run directory, or nothing ran yet)")
     rows = list(iter_records(run_dir))
     if not rows:
@@ -64,7 +68,14 @@ def pick(
     records: list[dict[str, Any]], asked: Mapping[str, Any], names: Mapping[str, str], where: Path
 ) -> tuple[dict[str, Any], int]:
     """The first record whose fields have the values asked (None: any), and how many match; a
-    UserError names the value that no record has (`names`: what the user calls each field)."""
+    UserError names the value that no record has (`names`: what the user calls each field). A
+    condition answers to any of its names (results.spellings: an alias, its composition spelled)."""
+    if asked.get(C.condition) is not None:
+        from results.spellings import setting_of, shown_as  # conditions' registry: only when asked
+
+        params = {str(r[C.condition]): setting_of(r.get(C.condition_params) or {}) for r in records}
+        condition = str(asked[C.condition])
+        asked = {**asked, C.condition: shown_as(condition, params) or condition}
     picked = [r for r in records if all(v is None or r[k] == v for k, v in asked.items())]
     if not picked:
         for key, value in asked.items():

@@ -279,6 +279,6 @@ def test_the_progress_bar_redraws_on_a_terminal_only_and_is_drawn_once_elsewhere
     log = io.StringIO()
     with _progress(Console(file=log, width=120)) as progress:
         assert progress.live.auto_refresh is False  # no refresh thread taking the GIL from the loop
-        bar = progress.add_task("episodes", total=2, solved="0", tokens="0")
+        bar = progress.add_task("episodes", total=2, solved="0", tokens="0", eta="")
         progress.update(bar, advance=2, solved="1", tokens="12")
     assert log.getvalue().count("episodes") == 1 and "2/2 solved 1 tokens 12" in log.getvalue()

@@ -1,5 +1,7 @@
 """harness.spec: a grid names each axis value once, and names something on every axis."""
 
+from pathlib import Path
+
 import pytest
 
 from harness.spec import SpecError, build_spec
@@ -24,6 +26,13 @@ def test_a_value_named_twice_is_played_once():
 def test_two_names_of_one_condition_play_once_under_the_first():
     assert _spec(conditions=["raw", "raw", "retry+message@prose", "loc_obs"]).conditions == ["raw", "loc_obs"]
     assert _spec(conditions=["retry+location@json", "location+retry@json"]).conditions == ["retry+location@json"]
+
+
+def test_a_condition_named_twice_keeps_the_other_name_for_the_run_to_say_and_no_dump_holds_it():
+    spelled = "retry+code+location+observed+allowed@json"
+    spec = _spec(conditions=[spelled, "raw", "allowed_json"])
+    assert spec.conditions == [spelled, "raw"] and spec.also_named == {"allowed_json": spelled}
+    assert "also_named" not in spec.model_dump() and _spec(conditions=["raw"]).also_named == {}
 
 
 @pytest.mark.parametrize("field", ["budgets", "sample_seeds", "constrain", "conditions", "models"])
@@ -62,3 +71,15 @@ def test_a_grid_files_paths_are_relative_to_the_file(tmp_path):
     grid.write_text('suite = "bank-disputes"\nout = "runs/a"\nplugins = ["mine.py"]\n')
     values = load_toml(grid)
     assert values["out"] == str(folder / "runs" / "a") and values["plugins"] == [str(folder / "mine.py")]
+
+
+def test_a_grid_files_out_is_shown_resolved_never_through_dot_dot(tmp_path, monkeypatch):
+    from harness.spec import load_toml
+
+    (tmp_path / "configs").mkdir()
+    grid = tmp_path / "configs" / "grid.toml"
+    grid.write_text('suite = "bank-disputes"\nout = "../runs/a"\n')
+    monkeypatch.chdir(tmp_path)
+    assert load_toml(Path("configs/grid.toml"))["out"] == str(Path("runs") / "a")
+    monkeypatch.chdir(tmp_path / "configs")  # out lies outside the working directory: absolute
+    assert load_toml(Path("grid.toml"))["out"] == str(tmp_path.resolve() / "runs" / "a")

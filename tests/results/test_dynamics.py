@@ -168,3 +168,40 @@ def test_after_an_error_names_what_the_next_attempt_did():
     }
     # records from before the call log named its tools: unknown, never a count of 0
     assert episode_columns({"calls": [call("missing"), call("won")]})["dyn.next_text"] is None
+
+
+def test_after_an_error_a_new_plan_is_the_repair_attempt_where_a_plan_is_the_action():
+    """TextWorld's plan protocol: every answer is text, judged whole; a different plan after a rejected
+    one is a new attempt, never "gave up in text". The form comes from the record (extra.action),
+    or, before that field, from the protocol it names."""
+
+    def plan(outcome, signature):
+        return {**call(outcome, signature), "tools": []}
+
+    calls = [
+        plan("invalid_action", "p1"),
+        plan("invalid_action", "p1"),
+        plan("quest_incomplete", "p2"),
+        plan("won", "p3"),
+    ]
+    for extra in ({"action": "plan", "protocol": "plan"}, {"protocol": "veriharness"}):
+        got = episode_columns({"calls": calls, "extra": extra})
+        assert got["dyn.action_form"] == "plan"
+        assert (got["dyn.next_identical"], got["dyn.next_new_plan"], got["dyn.next_text"]) == (1, 2, 0)
+    # the same call log in a suite of tool calls: text with no call is giving up
+    assert episode_columns({"calls": calls})["dyn.next_text"] == 2
+
+
+def test_the_after_error_table_shows_a_readers_repaired_plans_as_new_plans(tmp_path: Path) -> None:
+    """agent:reader on paper-textworld repairs with its second plan under allowed_json: the table
+    says so, and a class no plan has (another function, text) is unknown, not 0%."""
+    from tests.harness.cli.invoke import invoke
+
+    out = tmp_path / "tw"
+    args = ["run", "--suite", "paper-textworld", "--model", "agent:reader", "--conditions", "allowed_json"]
+    result, text = invoke(*args, "--tasks", "2", "--out", out)
+    assert result.exit_code == 0, text
+    (row,) = build_report(load([out])).model_dump()["dynamics"]
+    assert row["after_error_counts"]["new_plan"] == row["after_error_n"] == 2
+    assert row["after_error"]["new_plan"] == 1.0 and row["after_error"]["text"] is None
+    assert row["after_error"]["other_function"] is None and row["after_error"]["identical"] == 0.0

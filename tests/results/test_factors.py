@@ -116,3 +116,25 @@ def test_a_fork_of_two_tasks_gets_one_answer_from_its_factor_and_its_contrast(tm
     assert factor["diff"] == contrast["diff"] == 0.75
     assert factor["p_value"] != factor["p_value"] and contrast["p_value"] != contrast["p_value"]  # NaN
     assert factor["ci_low"] != factor["ci_low"] and contrast["ci_low"] != contrast["ci_low"]
+
+
+def test_an_untestable_row_says_untestable_in_the_column_that_never_drops(tmp_path):
+    df = load([write_run(tmp_path / "r", grid())])
+    for width in (60, 80):
+        text = render_report(df, fmt="table", width=width, factors=True)
+        table = text[text.index("Which part of the feedback") :]
+        assert "untestable: code," in table and "untestable: retry" not in table, table  # names after the word
+
+
+def test_one_p_value_format_from_a_p_near_1_to_one_below_a_floats_range():
+    """Four decimals from 1e-4, scientific below it as in the JSON, never 0: an exact p that underflows
+    (0 discordant pairs one way of 1,200 the other) is the floor, a bound, and its Holm p the same."""
+    from results.contrasts import P_FLOOR, holm, mcnemar_exact
+    from results.frames import _p
+    from results.report import _clean
+
+    tiny, gone = mcnemar_exact(0, 435), mcnemar_exact(0, 1200)
+    assert 0 < tiny < 1e-100 and gone == P_FLOOR
+    assert [_p(x) for x in (0.5, 1e-4, tiny, gone)] == ["0.5000", "0.0001", "2.3e-131", "< 1e-300"]
+    assert list(holm([gone, tiny, 0.5])) == [P_FLOOR, 2 * tiny, 0.5]
+    assert _clean({"p": gone, "q": tiny}) == {"p": 1e-300, "q": 2.25415e-131}

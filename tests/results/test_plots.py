@@ -174,3 +174,36 @@ def test_eight_compositions_label_the_axis_each_whole_and_wrapped_at_its_parts()
     assert labels[0] == "raw" and labels[1] == "retry+code\n+location\n+observed\n+allowed\n@json"
     assert all(label.replace("\n", "") == name for label, name in zip(labels, names, strict=True))
     assert all(len(line) <= LABEL_CHARS for label in labels for line in label.split("\n"))
+
+
+@pytest.fixture(scope="module")
+def fourteen(tmp_path_factory) -> Path:
+    """14 compositions played by agent:reader and agent:random (no model): the grid whose figures
+    showed the defects below."""
+    from tests.harness.cli.invoke import invoke
+
+    parts = [f"{loc}{o}{a}" for loc in ("", "+location") for o in ("", "+observed") for a in ("", "+allowed")]
+    names = [f"retry+code{p}@{f}" for p in parts for f in ("prose", "json")][:14]
+    out = tmp_path_factory.mktemp("fourteen") / "run"
+    args = ["--conditions", ",".join(names), "--tasks", "2", "--out", out]
+    result, text = invoke("run", "--suite", "bank-disputes", "--model", "agent:reader,agent:random", *args)
+    assert result.exit_code == 0, text
+    return out
+
+
+def test_beside_wrapped_labels_a_short_composition_wraps_too_and_no_two_labels_overlap(fourteen: Path) -> None:
+    fig = success_by_condition(load([fourteen]))
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    boxes = [t.get_window_extent() for t in ax.get_xticklabels()]
+    assert "retry+code\n@json" in [t.get_text() for t in ax.get_xticklabels()]
+    assert all(a.x1 <= b.x0 for a, b in zip(boxes, boxes[1:], strict=False))
+
+
+def test_coinciding_recovery_curves_each_show_and_a_point_at_0_sits_off_the_axis_edge(fourteen: Path) -> None:
+    from results.plots import repair_dynamics, success_vs_budget
+
+    df = load([fourteen])
+    lines = [ln for ln in repair_dynamics(df).axes[0].get_lines() if ln.get_label() and ln.get_marker() == "o"]
+    assert len(lines) == 14 and len({ln.get_markersize() for ln in lines}) == 14  # rings, none hidden
+    assert success_vs_budget(df).axes[0].get_ylim()[0] < 0

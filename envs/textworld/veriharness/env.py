@@ -117,6 +117,7 @@ class VeriharnessEnv:
         words = [c["prompt_words_user"] for c in answered]
         return {
             "protocol": PROTOCOL,
+            "action": "plan",
             "artifact_task_id": self.task_id,
             "variant": self.variant,
             "game_seed": self.entry.seed,

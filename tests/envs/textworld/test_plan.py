@@ -159,6 +159,7 @@ def test_fences_fail_unless_stripping_is_on_and_are_always_reported(tasks: list[
     assert accepted(strip_env.submit(fenced)).won
     assert strip_env.record_extra() == {
         "protocol": "plan",
+        "action": "plan",
         "game_seed": 20261051,
         "fence_strip": True,
         "fenced_answers": 1,

@@ -138,4 +138,29 @@ def test_run_says_how_many_episodes_and_estimates_the_rest(tmp_path):
         )
     flat = " ".join(text.split())
     assert result.exit_code == 0, text
-    assert "4 episodes to play, 1 at a time" in flat and "estimate: about" in flat and "for the 1 episode left" in flat
+    assert (
+        "4 episodes to play, 1 at a time" in flat
+        and "estimate: about" in flat
+        and "for the models' 1 episode left" in flat
+    )
+
+
+def test_every_count_of_a_run_beside_reference_agents_says_whose_it_is(tmp_path):
+    """A served model answering one request at a time beside agent:reader: the start line counts both
+    and says what each plays at once; the estimate and the bar's ETA count the model's episodes
+    only, and say so (the agents take no time). The bar is drawn once, at the end, off a terminal."""
+    from tests.harness.bank_script import GOLD, answer, customer_message
+    from tests.scripted_server import ScriptedServer
+
+    with ScriptedServer(lambda body: answer(GOLD[customer_message(body)], "native")) as server:
+        result, text = invoke(
+            "run", "--suite", "bank-disputes", "--model", "scripted-model,agent:reader", "--endpoint", server.url,
+            "--conditions", "raw,allowed_json", "--tasks", "3", "--tool-mode", "native", "--concurrency", "1",
+            "--no-preflight", "--out", tmp_path / "r",
+        )  # fmt: skip
+    flat = " ".join(text.split())
+    assert result.exit_code == 0, text
+    assert "12 episodes to play (6 of them reference agents', which take no time)" in flat
+    assert "at a time: scripted-model 1, agent:reader 1" in flat  # --concurrency 1: every lane
+    assert "estimate: about" in flat and "for the models' 3 episodes left (from their first 3)" in flat
+    assert "ETA -:--:--" not in flat and "12/12" in flat

@@ -102,3 +102,9 @@ def test_show_a_history_that_folds_feedback_into_the_opening(tmp_path):
     assert result.exit_code == 0, text
     assert text.count("Objective: take worm.") == 1 and text.count("Bad plan.") == 2  # told twice, shown twice
     assert text.count("call 3: the model answered") == 1
+
+
+def test_show_on_a_folder_of_runs_names_the_runs_inside(agents_run):
+    result, text = invoke("show", agents_run.parent)
+    assert result.exit_code == 2 and len(text.strip().splitlines()) == 1
+    assert f"{agents_run.parent} is a folder of runs; show one of them: {agents_run}" in " ".join(text.split())
