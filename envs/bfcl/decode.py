@@ -86,3 +86,22 @@ def prompting_calls(raw: str) -> list[ToolCall]:
             )
         )
     return out
+
+
+def _written(value: Any) -> str:
+    """A value as BFCL's `parse_nested_value` writes it into the call's text: a dict of dicts is a
+    nested call it would execute (refused, as `_argument` refuses one at the top), an empty one
+    fails its writer (the turn ends), any other dict is written key by key, the rest with `repr`."""
+    if not isinstance(value, dict):
+        return repr(value)
+    if not value:
+        raise NotDecoded("an empty dict, which BFCL's writer cannot read as a nested call")
+    if all(isinstance(v, dict) for v in value.values()):
+        raise Undecodable(f"a nested call BFCL would execute: {next(iter(value))!r}")
+    return "{" + ", ".join(f"'{k}': {_written(v)}" for k, v in value.items()) + "}"
+
+
+def call_text(call: ToolCall) -> str:
+    """The call as BFCL's decoder hands it on (`decoded_output_to_execution_list`): the text its
+    prompting handler names each execution result by, `cd(folder='document')`."""
+    return f"{call.name}({', '.join(f'{k}={_written(v)}' for k, v in call.arguments.items())})"
