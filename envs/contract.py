@@ -60,7 +60,8 @@ class ToolCall(BaseModel):
     arguments: dict[str, Any] = Field(default_factory=dict)
     id: str | None = None
     # how the call was obtained: native | tag | fenced | bare | llama, or text_<mode> for a call a
-    # native-mode server returned as text (see harness.serving.backends.parse)
+    # native-mode server returned as text (see harness.serving.backends.parse), bfcl for one BFCL's
+    # prompting decoder read (envs.bfcl.decode)
     parse_mode: str = "native"
 
     @field_validator("name", "arguments", mode="before")
@@ -209,6 +210,12 @@ class Opening(BaseModel):
     # protocol ends the episode, lost (BFCL's force-quit after MAXIMUM_STEP_LIMIT = 20 steps).
     # None: no limit but the budget
     step_limit: int | None = None
+    # who describes the tools and reads the calls out of a text answer: the backend (prompt mode: our
+    # tools block and parser, harness.serving.backends) or the environment, whose opening messages
+    # already hold its protocol's own tool prompt (BFCL's prompting handler's system prompt): the
+    # backend is then offered no tools, and the env, a `CallReader`, decodes the text and writes the
+    # message that brings an answer's results back
+    tool_prompt: Literal["backend", "env"] = "backend"
 
 
 @runtime_checkable
@@ -246,6 +253,28 @@ class RetryWriter(Protocol):
     request itself, around the condition's feedback lines (`Condition.items`)."""
 
     def retry_messages(self, feedback: list[str]) -> list[dict[str, Any]]: ...
+
+
+@runtime_checkable
+class CallReader(Protocol):
+    """An env whose Opening says `tool_prompt="env"`. `read_calls(text)`: the calls its protocol's
+    decoder reads in an answer's text ([]: an answer in text) and why some could not be read (the
+    turn's parse error, or None); `results_message(calls, results)`: the one message that brings
+    back what each call of an answer was answered (its observation, or the condition's feedback)."""
+
+    def read_calls(self, text: str) -> tuple[list[ToolCall], str | None]: ...
+
+    def results_message(self, calls: list[ToolCall], results: list[str]) -> dict[str, Any]: ...
+
+
+def call_reader(env: Env, opening: Opening) -> CallReader | None:
+    """Who reads this episode's calls out of text, decided once at its start: the env, or None
+    (the backend's parser, in prompt mode)."""
+    if opening.tool_prompt == "backend":
+        return None
+    if not isinstance(env, CallReader):
+        raise TypeError(f"{type(env).__name__} opens with tool_prompt='env' but reads no calls (read_calls)")
+    return env
 
 
 @runtime_checkable

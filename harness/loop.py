@@ -16,6 +16,7 @@ from envs.contract import (
     Accepted,
     Action,
     BudgetUnit,
+    CallReader,
     Condition,
     Env,
     EpisodeContext,
@@ -25,6 +26,7 @@ from envs.contract import (
     TextAnswer,
     ToolCall,
     Violation,
+    call_reader,
     retry_writer,
 )
 from harness.errors import HarnessError
@@ -114,6 +116,15 @@ def _actions(turn: ModelTurn, opening: Opening, constrained: bool = False) -> li
     if turn.parse_error:
         return Violation.unparseable_call(turn.parse_error, turn.text)
     return Violation.no_action(turn.text)
+
+
+def _read_calls(reader: CallReader | None, turn: ModelTurn) -> ModelTurn:
+    """A text answer's calls as the environment's protocol decodes them (Opening.tool_prompt="env");
+    calls a backend returned as calls (a reference agent's, a fork's replayed ones) stay as they are."""
+    if reader is None or turn.tool_calls or turn.refusal:
+        return turn
+    calls, error = reader.read_calls(turn.text)
+    return turn.model_copy(update={"tool_calls": calls, "parse_error": error})
 
 
 def _assistant_message(turn: ModelTurn, native: bool) -> dict[str, Any]:
@@ -231,6 +242,9 @@ async def _play(
             "cannot fork: the environment writes its own retry prompts (the veriharness protocol), their "
             "envelope fixed for one condition when the game starts, so a fork cannot render another's feedback"
         )
+    # who reads calls out of text: the env, whose opening already describes the tools (its protocol's
+    # own prompt: the backend is offered none), or the backend's parser
+    reader = call_reader(env, opening)
     native = s.tool_mode == "native"
     messages = list(opening.messages)
     # a fork replays its source's calls under the source's condition and budget; from the fork
@@ -252,7 +266,8 @@ async def _play(
         replayed = len(result.calls) < prefix
         mark = {"replayed": True} if replayed else {}
         review = (replay.before if replay and replayed else condition).review_prompt()
-        turn = await backend.generate(messages, tools, decoding, s.tool_mode)
+        offered = tools if reader is None else []
+        turn = _read_calls(reader, await backend.generate(messages, offered, decoding, s.tool_mode))
         if not replayed:
             result.model_id = result.model_id or turn.model_id
         sent = messages
@@ -272,7 +287,7 @@ async def _play(
             result.spent += 1
             result.calls.append(_log(turn, sent, "action", "review", words))
             asked = [*messages, _assistant_message(turn, native), {"role": "user", "content": review}]
-            revised = await backend.generate(asked, tools, decoding, s.tool_mode)
+            revised = _read_calls(reader, await backend.generate(asked, offered, decoding, s.tool_mode))
             result.transcript.append(
                 {
                     "kind": "review",
@@ -301,6 +316,9 @@ async def _play(
         outcome, replies, submitted, feedback, labels = await _submit_all(
             env, actions, said, writer is None, native, room, run_all
         )
+        calls = [a for a in actions if isinstance(a, ToolCall)] if isinstance(actions, list) else []
+        if reader is not None and calls:  # the protocol brings an answer's results back in one message of its own
+            replies = [reader.results_message(calls, [r["content"] for r in replies])]
         log.outcome, log.call_outcomes = _label(outcome), labels
         if isinstance(outcome, Violation):
             rejected.add(log.signature)

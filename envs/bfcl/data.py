@@ -116,6 +116,12 @@ def entry(category: str, entry_id: str) -> dict[str, Any]:
     return copy.deepcopy(_entries(category)[entry_id])
 
 
+def unhinted(doc: dict[str, Any]) -> dict[str, Any]:
+    """A held-back doc as BFCL's loader leaves it: it adds the hint only after taking the held-back
+    docs out of the entry's list (`populate_test_cases_with_predefined_functions` runs first)."""
+    return {**doc, "description": doc["description"].removesuffix(_HINT)}
+
+
 def functions(e: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[int, list[dict[str, Any]]]]:
     """The docs an entry starts with, and the held-back ones by the turn that adds them."""
     start = [copy.deepcopy(d) for cls in e["involved_classes"] for d in docs(cls)]

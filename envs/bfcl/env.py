@@ -12,7 +12,10 @@ BFCL's docs before it runs, a rejected call is not executed and ends the answer 
 conditions' ground). `bfcl`: the leaderboard's own, so that a served model's run compares with its
 published result file and an import replays what happened: every call of an answer runs in order
 on the live backends whatever the one before returned, a call fails when BFCL's execution fails
-(an exception or an `{"error": ...}`), and a turn is force-quit after BFCL's 20 steps.
+(an exception or an `{"error": ...}`), and a turn is force-quit after BFCL's 20 steps. Under `bfcl` in
+prompt mode the conversation is BFCL's prompting handler's (envs.bfcl.prompting): its system prompt
+lists the functions, its decoder reads the calls out of the answer's text (the env is the Opening's
+`CallReader`), the results come back in its one user message, a holdout turn lists the functions added.
 """
 
 from __future__ import annotations
@@ -23,10 +26,11 @@ from typing import Any, Literal
 
 from bfcl_eval.constants.type_mappings import GORILLA_TO_OPENAPI
 
-from envs.bfcl import data
+from envs.bfcl import data, prompting
 from envs.bfcl.backends import Backends, functions
 from envs.bfcl.calls import as_bfcl_ran, parse
 from envs.bfcl.checks import check
+from envs.bfcl.decode import NotDecoded, Undecodable, call_text, prompting_calls
 from envs.bfcl.failures import failed, violation
 from envs.bfcl.judge import judge
 from envs.contract import Accepted, Action, Opening, Outcome, Task, TextAnswer, ToolCall, ToolSpec, Violation
@@ -66,8 +70,10 @@ class BfclEnv:
     # a call on the backends is microseconds of Python; the checker's replay at the end a few ms
     blocking = False
 
-    def __init__(self, task: Task, category: str, protocol: Protocol = "harness"):
+    def __init__(self, task: Task, category: str, protocol: Protocol = "harness", tool_mode: str = "native"):
         self.task, self.category, self.protocol = task, category, protocol
+        # BFCL's prompting handler's conversation: its own tool prompt, decoder and results message
+        self.prompting = protocol == "bfcl" and tool_mode == "prompt"
         self.entry = data.entry(category, task.params["entry_id"])
         self.functions = functions(self.entry["involved_classes"])  # for the ground truth's signatures
         self.backends: Backends | None = None
@@ -78,6 +84,8 @@ class BfclEnv:
         self.turns_solved: list[bool] = []
         # calls our contract would have refused that BFCL's protocol ran (and its backend took)
         self.refused_ran = 0
+        # answers BFCL's prompting decoder would have evaluated (arithmetic, a nested call): not run
+        self.not_evaluated = 0
 
     def reset(self) -> Opening:
         self.backends = Backends(
@@ -87,14 +95,36 @@ class BfclEnv:
         )
         self.docs, self.held = data.functions(self.entry)
         self.turn, self.executed, self.verdict, self.turns_solved, self.refused_ran = 0, [[]], None, [], 0
+        self.not_evaluated = 0
         bfcl = self.protocol == "bfcl"
+        first = [dict(m) for m in self.entry["question"][0]]
         return Opening(
-            messages=[dict(m) for m in self.entry["question"][0]],
+            messages=prompting.with_system_prompt(first, self.docs) if self.prompting else first,
             tools=self._tools(),
             accepts=frozenset({"tool", "text"}),
             answer_calls="all" if bfcl else "until_rejected",
             step_limit=data.STEP_LIMIT if bfcl else None,
+            tool_prompt="env" if self.prompting else "backend",
         )
+
+    def read_calls(self, text: str) -> tuple[list[ToolCall], str | None]:
+        """BFCL's prompting decoder on an answer's text (envs.contract.CallReader). What it fails on
+        is an answer in text, which ends the turn as in BFCL; what it would evaluate (arithmetic, a
+        nested call) is never run here: the turn ends too, said and counted (`not_evaluated`)."""
+        try:
+            calls = prompting_calls(text)
+            for c in calls:
+                call_text(c)  # BFCL's writer of the decoded calls fails on some the reader took
+        except NotDecoded:
+            return [], None
+        except Undecodable as exc:
+            self.not_evaluated += 1
+            return [], f"BFCL's decoder would evaluate this answer, which is not done here: {exc}"
+        return [c.model_copy(update={"id": f"call_{i}", "parse_mode": "bfcl"}) for i, c in enumerate(calls)], None
+
+    def results_message(self, calls: list[ToolCall], results: list[str]) -> dict[str, Any]:
+        """BFCL's prompting handler's message of an answer's results (envs.contract.CallReader)."""
+        return prompting.results_message([call_text(c) for c in calls], results)
 
     def _tools(self) -> list[ToolSpec]:
         return [tool_spec(d) for d in self.docs]
@@ -194,7 +224,8 @@ class BfclEnv:
         self.executed.append([])
         if self.turn in self.held:
             self.docs = [*self.docs, *self.held[self.turn]]
-            return Accepted(observation=MORE_FUNCTIONS, tools=self._tools())
+            said = prompting.more_functions(self.held[self.turn]) if self.prompting else MORE_FUNCTIONS
+            return Accepted(observation=said, tools=self._tools())
         return Accepted(observation="\n\n".join(str(m["content"]) for m in questions[self.turn]))
 
     def reference(self) -> list[Action]:
@@ -219,6 +250,7 @@ class BfclEnv:
             },
             "segments_solved": self.turns_solved,
             **({"protocol": "bfcl", "refused_ran": self.refused_ran} if self.protocol == "bfcl" else {}),
+            **({"tool_prompt": "bfcl", "not_evaluated": self.not_evaluated} if self.prompting else {}),
         }
 
     def close(self) -> None:

@@ -38,7 +38,7 @@ class BfclSuite:
         from envs.bfcl.env import BfclEnv  # the backends' modules load with the first episode
 
         assert isinstance(options, BfclOptions)
-        return BfclEnv(task, self.category, options.protocol)
+        return BfclEnv(task, self.category, options.protocol, ctx.tool_mode)
 
     def feedback_family(self, options: BaseModel) -> str:
         return "message"

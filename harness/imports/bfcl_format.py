@@ -30,6 +30,7 @@ from typing import Any
 
 from envs.bfcl.calls import eval_error
 from envs.bfcl.data import STEP_LIMIT
+from envs.bfcl.decode import NotDecoded, Undecodable, prompting_calls
 from envs.contract import ToolCall
 from envs.errors import UserError
 
@@ -39,10 +40,6 @@ ANY_BFCL = re.compile(r"^BFCL_v\d+_\w+_(result|score)\.json$")
 
 class NotBfcl(UserError):
     """A file that is not a BFCL multi-turn result file."""
-
-
-class Undecodable(ValueError):
-    """A call BFCL decoded that cannot be read back safely (arguments that are not literals)."""
 
 
 @dataclass(frozen=True)
@@ -137,75 +134,6 @@ def call_of_text(text: str, method: Callable[[str], Any] | None) -> ToolCall:
     return ToolCall(name=name, arguments=args)
 
 
-class _NotDecoded(ValueError):
-    """What BFCL's prompting decoder raises on a text that is no list of calls: the turn ends."""
-
-
-def _value(node: ast.AST) -> Any:
-    """An argument's value as BFCL's `resolve_ast_by_type` reads it, for the forms that need no
-    evaluation (a bare name is its own text: `a=true` reads as 'true')."""
-    if isinstance(node, ast.Constant):
-        return "..." if node.value is Ellipsis else node.value
-    if isinstance(node, ast.UnaryOp):  # BFCL negates any unary operation's constant (`+5` reads -5)
-        value = node.operand.value if isinstance(node.operand, ast.Constant) else None
-        if not isinstance(value, (int, float)):
-            raise _NotDecoded(f"no number under a sign: {ast.unparse(node)[:80]!r}")
-        return -value
-    if isinstance(node, (ast.List, ast.Tuple)):
-        items = [_value(v) for v in node.elts]
-        return items if isinstance(node, ast.List) else tuple(items)
-    if isinstance(node, ast.Dict):
-        return {_value(k): _value(v) for k, v in zip(node.keys, node.values, strict=True) if k is not None}
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Call) and not node.keywords:  # BFCL keeps such a call as its text
-        return ast.unparse(node)
-    if isinstance(node, ast.Call):  # BFCL's {name: arguments}, a nested call
-        return {ast.unparse(node.func): {k.arg: _value(k.value) for k in node.keywords if k.arg is not None}}
-    names = [n.id for n in ast.walk(node) if isinstance(n, ast.Name)]
-    if isinstance(node, (ast.BinOp, ast.Lambda)) and names:
-        raise _NotDecoded(f"name {names[0]!r} is not defined")  # BFCL's decoder `eval`s it and fails
-    if isinstance(node, (ast.BinOp, ast.Lambda, ast.Subscript)):
-        raise Undecodable(f"an argument BFCL's decoder would compute: {ast.unparse(node)[:80]!r}")
-    raise _NotDecoded(f"Unsupported AST type: {type(node)}")  # BFCL's decoder fails: the turn ends
-
-
-def _argument(node: ast.AST) -> Any:
-    """An argument as BFCL writes it for execution (`parse_nested_value`): a dict of dicts is a
-    nested call it would execute (refused: never run here), an empty dict fails its decoding."""
-    value = _value(node)
-    if isinstance(value, dict) and not value:
-        raise _NotDecoded("an empty dict, which BFCL's writer cannot read as a nested call")
-    if isinstance(value, dict) and all(isinstance(v, dict) for v in value.values()):
-        raise Undecodable(f"a nested call BFCL would execute: {ast.unparse(node)[:80]!r}")
-    return value
-
-
-def prompting_calls(raw: str) -> list[ToolCall]:
-    """BFCL's `default_decode_execute_prompting` without its `eval`s: backticks and blanks
-    stripped, brackets completed, each call's keyword arguments (positional ones are dropped, as
-    BFCL drops them). `_NotDecoded` where BFCL's decoding fails, or would evaluate an argument."""
-    text = raw.strip("`\n ")
-    text = ("" if text.startswith("[") else "[") + text + ("" if text.endswith("]") else "]")
-    try:
-        tree = ast.parse(text.strip().strip("'"), mode="eval").body
-    except SyntaxError as exc:
-        raise _NotDecoded(str(exc)) from None
-    items = [tree] if isinstance(tree, ast.Call) else getattr(tree, "elts", None)
-    if items is None or not all(isinstance(i, ast.Call) for i in items):
-        raise _NotDecoded("not a list of calls")
-    out = []
-    for item in items:
-        assert isinstance(item, ast.Call)
-        out.append(
-            ToolCall(
-                name=ast.unparse(item.func),
-                arguments={k.arg: _argument(k.value) for k in item.keywords if k.arg is not None},
-            )
-        )
-    return out
-
-
 def _raw_calls(raw: Any, method: Callable[[str], Any] | None) -> list[ToolCall] | None:
     """The calls of a step with no decoding logged, from its raw form; None: text (BFCL's decoder
     found no call in it, which ends the turn)."""
@@ -215,7 +143,7 @@ def _raw_calls(raw: Any, method: Callable[[str], Any] | None) -> list[ToolCall] 
         except ValueError:
             try:
                 return prompting_calls(raw) or None
-            except _NotDecoded:
+            except NotDecoded:
                 return None
     raw = [raw] if isinstance(raw, dict) else raw
     if not isinstance(raw, list) or not raw or not all(isinstance(i, dict) for i in raw):

@@ -47,9 +47,11 @@ class FakeBackend:
     def __init__(self, *answers: ModelTurn | Exception):
         self.answers = list(answers)
         self.requests: list[list[dict[str, Any]]] = []
+        self.offered: list[list[str]] = []  # the tools' names offered with each request
 
     async def generate(self, messages, tools, decoding, tool_mode) -> ModelTurn:
         self.requests.append([dict(m) for m in messages])
+        self.offered.append([t.name for t in tools])
         answer = self.answers[min(len(self.requests), len(self.answers)) - 1]
         if isinstance(answer, Exception):
             raise answer
@@ -303,3 +305,50 @@ def test_a_history_rebuilt_every_call_is_stored_whole():
     result = play(FakeEnv(accepts=frozenset({"text"}), history="last"), backend, budget=3)
     assert [t["messages_from"] for t in result.transcript] == [0, 0, 0]
     assert full_messages(result.transcript) == backend.requests
+
+
+class ReadingEnv(FakeEnv):
+    """A protocol that brings its own tool prompt (Opening.tool_prompt="env"): its calls are the
+    `to:<target>` words of an answer's text, its results come back in one message of its own."""
+
+    def __init__(self) -> None:
+        super().__init__(accepts=frozenset({"tool", "text"}), tool_prompt="env", answer_calls="all")
+
+    def read_calls(self, text: str) -> tuple[list[ToolCall], str | None]:
+        calls = [
+            ToolCall(name="move", arguments={"to": w[3:]}, parse_mode="to") for w in text.split() if w.startswith("to:")
+        ]
+        return calls, ("a word it could not read" if "?" in text else None)
+
+    def results_message(self, calls: list[ToolCall], results: list[str]) -> dict[str, Any]:
+        return {
+            "role": "user",
+            "content": " | ".join(f"{c.arguments['to']}: {r}" for c, r in zip(calls, results, strict=True)),
+        }
+
+
+def test_an_env_that_brings_its_tool_prompt_reads_the_calls_and_writes_their_results():
+    env, backend = ReadingEnv(), FakeBackend(turn(text="to:wall to:north"), turn(text="to:east"))
+    result = play(env, backend, condition="loc_obs")
+    assert result.won and backend.offered == [[], []]  # the backend adds no tools prompt of its own
+    assert [a.arguments["to"] for a in env.submitted] == ["wall", "north", "east"]  # both calls of the answer ran
+    said = backend.requests[1][-1]
+    assert said["role"] == "user" and said["content"].startswith("wall: you bump into a wall | north: ")
+    assert backend.requests[1][-2] == {"role": "assistant", "content": "to:wall to:north"}
+    assert result.calls[0].parse_modes == ["to", "to"] and result.transcript[0]["answer"]["tool_calls"]
+
+
+def test_calls_a_backend_returned_as_calls_are_not_read_again_from_the_text():
+    env, backend = ReadingEnv(), FakeBackend(turn(call("east"), text="to:north"))
+    assert play(env, backend).won and [a.arguments["to"] for a in env.submitted] == ["east"]
+
+
+def test_a_text_the_env_reads_no_call_in_is_an_answer_in_text_with_the_reason_kept():
+    env, backend = ReadingEnv(), FakeBackend(turn(text="east?"))
+    result = play(env, backend, budget=1)
+    assert isinstance(env.submitted[0], TextAnswer) and result.transcript[0]["answer"]["parse_error"]
+
+
+def test_an_env_that_brings_its_tool_prompt_but_reads_no_calls_is_a_harness_error():
+    result = play(FakeEnv(tool_prompt="env"), FakeBackend(turn(text="to:east")))
+    assert "reads no calls" in (result.harness_error or "") and not result.calls

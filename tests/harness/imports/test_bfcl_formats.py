@@ -133,7 +133,7 @@ def test_a_v3_divergence_refuses_its_fork_points_by_name(imported, tmp_path):
     ],
 )
 def test_a_step_without_a_log_is_decoded_as_bfcls_prompting_decoder_does_without_evaluating(raw, calls):
-    from harness.imports.bfcl_format import prompting_calls
+    from envs.bfcl.decode import prompting_calls
 
     assert [(c.name, c.arguments) for c in prompting_calls(raw)] == calls
 
