@@ -25,6 +25,7 @@ from typing import Any
 
 from envs.contract import EpisodeContext, Task
 from envs.errors import UserError
+from harness import shards
 from harness.loop import NOT_EXECUTED, call_env, run_episode
 from harness.plugins import Plugin
 from harness.recording import repairs
@@ -115,6 +116,8 @@ class Point:
             # the forks): its next answer repaired the failed call; each part's solved, by part
             "next_repaired": self._next_repaired(),
             "segments_solved": (r.get("extra") or {}).get("segments_solved"),
+            # an import's: its entry replayed as the file logged (None: no log to compare with)
+            **({"faithful": replay.get("faithful")} if (replay := (r.get("extra") or {}).get("replay")) else {}),
         }
 
     def _next_repaired(self) -> bool | None:
@@ -273,12 +276,15 @@ def fork_spec_values(sources: list[Source], given: dict[str, Any]) -> dict[str, 
     values["constrain"] = sorted({c for s in sources for c in s.spec.get("constrain") or ["none"]})
     values["budgets"] = [given["budget"]] if given.get("budget") else first.get("budgets")
     models = given.get("models")
-    if not models and any(imported(s) for s in sources):
+    if not models and any(imported(s) for s in sources) and not given.get("check"):
         raise ForkError(
             "the sources are imported transcripts: their model cannot play again here; give the repairing "
             "model with --model (a served model with --endpoint, local, or a reference agent such as agent:reader)"
         )
     values["models"] = models or sorted({m for s in sources for m in s.spec.get("models", [])})
+    if not models and given.get("check") and any(imported(s) for s in sources):
+        # an import's check plays nothing (harness.fork_checks): the spec still names a player it knows
+        values["models"] = ["agent:gold"]
     if not models and not given.get("endpoints"):  # the source's own models: where they were served
         for k in ("endpoints", "backend", "api_key_env"):
             if k in execution:
@@ -409,5 +415,26 @@ def dry_run_text(spec: RunSpec) -> str:
         f"{len({p.key.fork for p in planned})} fork points, {len(planned)} episodes; "
         f"{replayed} replayed calls not paid for again"
     ]
+    if spec.shard:  # this machine's share, as `run --shard` plays it
+        index, count = shards.parse(spec.shard)
+        mine = [p for p in planned if shards.shard_of(p.key, count) == index]
+        lines.append(f"shard {index}/{count}: {len(mine)} of the {len(planned)} episodes")
+        planned = mine
+    for model, n in Counter(p.key.model for p in planned).most_common():
+        pace = EMBEDDED_PACE.get(model)
+        lines.append(
+            f"  {model}: {n} episodes"
+            + (
+                ""
+                if pace is None
+                else f", about {n * pace / 60:.0f} min at {pace} s each, one at a time ({model}: "
+                "measured on a 2-core machine, README)"
+            )
+        )
     lines += [f"{n} fork points refused: {reason}" for reason, n in refused.most_common()]
     return "\n".join(lines)
+
+
+# seconds an episode of the embedded CPU model takes, played one at a time (README: two episodes
+# measured on a 2-core machine took about 80 s each): what a fork's dry run tells of its time
+EMBEDDED_PACE = {"local": 80}

@@ -44,6 +44,9 @@ class RunSummary:
     served: dict[str, Any] = field(default_factory=dict)
     # a fork's points whose state could not be rebuilt, by reason (harness.fork): never played
     refused: dict[str, int] = field(default_factory=dict)
+    # a fork's planned grid: [model, suite, condition, budget, sample seed, constrain, episodes]
+    # per cell, so that the report of an interrupted fork names its missing cells (results.grid)
+    fork_cells: list[list[Any]] | None = None
 
     def line(self) -> str:
         """The run's last line: what it played and found."""
@@ -174,6 +177,7 @@ class _Session:
                 "git": git_commit(),
                 "served": self.pool.served,
                 **({"fork_refused": self.summary.refused} if self.summary.refused else {}),
+                **({"fork_cells": self.summary.fork_cells} if self.summary.fork_cells is not None else {}),
                 **({"constrain_unenforced": self.unenforced} if self.unenforced else {}),
             },
             retry_errors,

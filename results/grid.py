@@ -8,9 +8,11 @@ has no episode ("not run"), only harness errors ("harness errors only"), or fewe
 its tasks ("partial"). The shards of a grid (`run --shard I/N`) each plan the cells of their own
 part of the keys: plan.json names every shard with the episodes each cell of it should hold, so a
 cell is counted per shard directory, a shard that never ran shows its cells as "not run", and the
-grid's cells are counted once. A fork or an import plans no grid: its episodes are its failures'
-or its files' entries (an import's own section says what became of each: results.imports). Read
-from files beside the records only; nothing here imports the harness.
+grid's cells are counted once. An import plans no grid: its episodes are its files' entries (its
+own section says what became of each: results.imports); a fork's grid is its fork points under its
+models, conditions and seeds, whose cells run.json keeps (`fork_cells`), so an interrupted fork
+shows what it has yet to play. Read from files beside the records only; nothing here imports the
+harness.
 """
 
 from __future__ import annotations
@@ -88,13 +90,26 @@ def plans(dirs: Iterable[Path]) -> list[PlannedRun]:
             # a shard's directory named alone: its part of the grid is in its folder's plan.json
             parent = _json(rundir.plan_file(run_dir.parent)) or {}
             mine = next((e for e in parent.get("runs", []) if e.get("dir") == run_dir.name and e.get("shard")), None)
+            fork_cells = _fork_cells(meta)
             if mine is not None:
                 out.setdefault(str(run_dir), _entry(run_dir, mine, True))
+            elif fork_cells is not None and meta is not None:  # a fork's grid: its points x its axes
+                out.setdefault(str(run_dir), PlannedRun(str(run_dir), meta["spec"], True, None, fork_cells))
             elif meta and isinstance(meta.get("spec"), dict) and not meta["spec"].get("fork") and not provenance(meta):
                 # a fork's episodes are its failures' (harness.fork), an import's its files' entries
                 # (results.imports, its own section), not the cross product of their axes
                 out.setdefault(str(run_dir), PlannedRun(str(run_dir), meta["spec"], True))
     return list(out.values())
+
+
+def _fork_cells(meta: dict[str, Any] | None) -> dict[tuple[Any, ...], int] | None:
+    """A fork's planned cells and the episodes of each, as its latest session wrote them (None: not
+    a fork, or one written before forks kept them)."""
+    sessions = (meta or {}).get("sessions") or []
+    cells = next((s.get("fork_cells") for s in reversed(sessions) if isinstance(s, dict) and s.get("fork_cells")), None)
+    if not isinstance(cells, list):
+        return None
+    return {(m, su, c, int(b), int(s), k): int(n) for m, su, c, b, s, k, n in cells}
 
 
 def _cells(spec: dict[str, Any]) -> tuple[list[tuple[Any, ...]], int | None]:

@@ -52,6 +52,7 @@ def fork(
     # pydantic, the spec machinery: not for --help
     from harness import shards
     from harness.fork import ForkError, NothingToFork, check_at, dry_run_text, fork_spec_values, groups, load_sources
+    from harness.fork_checks import import_check_text, is_import_check, refuse_other_player
     from harness.spec import build_spec
 
     every = load_sources([str(s) for s in source])
@@ -59,6 +60,8 @@ def fork(
         out_dir = source[0].parent / f"{source[0].resolve().name}-forks"
     if not check and not conditions:
         raise ForkError("--conditions is required (or --check: each failure under its own condition)")
+    if check:  # a check of another player is no check
+        refuse_other_player(every, split_list(model))
     given = {
         "models": split_list(model),
         "endpoints": split_list(endpoint),
@@ -91,6 +94,9 @@ def fork(
     empty = 0
     for spec in specs:
         try:
+            if is_import_check(every, check):  # an import's player cannot play: its prefixes are checked
+                echo(import_check_text(spec))
+                continue
             if dry_run:
                 echo(dry_run_text(spec))
             else:
@@ -102,7 +108,7 @@ def fork(
             echo(f"skipped {spec.suite}: {exc}")  # a folder of several suites: the others fork
             continue
         finally:
-            if check and not dry_run:
+            if check and not dry_run and not is_import_check(every, check):
                 # only with --check
                 from harness.readers.fork_check import reproduced
 

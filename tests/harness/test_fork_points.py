@@ -122,3 +122,37 @@ def test_a_player_forking_its_own_failures_is_contrasted_with_its_own_next_move(
     # under `none` the reader repairs nothing; shown the allowed values it does: the contrast sees it
     assert own[0]["repaired_next"] == 0.0
     assert forks["allowed_json"]["vs_source"] == forks["allowed_json"]["repaired_next"] > 0
+
+
+@pytest.mark.extra("bfcl")
+def test_an_interrupted_fork_reports_its_missing_cells(source, tmp_path):
+    out = tmp_path / "f"
+    _fork(source, out, "--model", "agent:stubborn,agent:reader")
+    records = out / "records.jsonl"
+    lines = records.read_text().splitlines()
+    records.write_text("".join(line + "\n" for line in lines[:2]))  # as a kill would leave it
+    result, text = invoke("report", out, "--format", "json")
+    assert result.exit_code == 0, text
+    gaps = json.loads(result.stdout)["gaps"]
+    assert len(gaps) == 2 and {g["status"] for g in gaps} == {"not run"}
+
+
+@pytest.mark.extra("bfcl")
+def test_a_dry_run_splits_the_episodes_by_model_and_tells_the_embedded_models_time(source):
+    result, text = invoke(
+        "fork", source, "--model", "local,agent:reader", "--conditions", "raw,allowed_json", "--dry-run"
+    )
+    flat = " ".join(text.split())
+    assert result.exit_code == 0, text
+    assert "1 fork points, 4 episodes" in flat and "agent:reader: 2 episodes" in flat
+    assert "local: 2 episodes, about 3 min at 80 s each" in flat
+
+
+@pytest.mark.extra("bfcl")
+def test_a_check_refuses_another_player_and_checks_an_imports_prefixes(source):
+    result, text = invoke("fork", source, "--check", "--model", "agent:reader")
+    assert result.exit_code == 2 and "--model agent:reader is another player" in " ".join(text.split())
+    result, text = invoke("fork", source, "--check")
+    flat = " ".join(text.split())
+    assert result.exit_code == 0, text
+    assert "1 fork points of the import rebuilt" in flat and "1 unverified (no log)" in flat
