@@ -39,6 +39,7 @@ _ = (
     options.PaperOptions._seeds_in_paper,
     tooling.ToolInput._after,
     shop_refunds.StateRules._state,
+    types.ForkSpec._each_once,
     types.RunSpec._urls,
     types.RunSpec._out,
     types.RunSpec._shard,

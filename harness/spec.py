@@ -23,7 +23,7 @@ from harness.plugins import Plugin
 from harness.plugins import load as load_plugins
 from harness.redact import without_credentials
 from harness.serving import describe_models, validate_model
-from harness.types import RunSpec
+from harness.types import RunSpec, once_each
 
 
 class SpecError(UserError):
@@ -94,7 +94,7 @@ def build_spec(values: dict[str, Any], source: str = "flags") -> RunSpec:
         if not getattr(spec, field):
             raise SpecError(f"{source}: {field} is empty: the grid would play nothing")
     # a value named twice is one axis value: played once, recorded once
-    spec = spec.model_copy(update={f: list(dict.fromkeys(getattr(spec, f))) for f in _GRID})
+    spec = spec.model_copy(update={f: once_each(getattr(spec, f)) for f in _GRID})
     plan = resolved(spec, source)
     spec = spec.model_copy(update={"conditions": _one_name_each(spec.conditions, plan)})
     for name in spec.models:

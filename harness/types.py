@@ -34,6 +34,12 @@ SCHEMA_VERSION = 1
 NAME_MAX = 255
 
 
+def once_each(values: list[Any]) -> list[Any]:
+    """A grid's values, each once, as first named (`--seeds 0..1,1`, `--model X,X`): `run`, `fork` and
+    an import name each episode once, never play or record it twice."""
+    return list(dict.fromkeys(values))
+
+
 class Strict(BaseModel):
     """Unknown keys are errors: a misspelt config key must not be silently ignored."""
 
@@ -57,6 +63,11 @@ class ForkSpec(Strict):
     seeds: list[int] | None = None
     budget: int | None = Field(None, ge=1)
     check: bool = False
+
+    @field_validator("models", "seeds")
+    @classmethod
+    def _each_once(cls, values: list[Any] | None) -> list[Any] | None:
+        return None if values is None else once_each(values)
 
 
 class RunSpec(Strict):

@@ -34,7 +34,7 @@ from harness.imports import Importer
 from harness.imports.bfcl_format import ANY_BFCL, NAME, Entry, NotBfcl, Undecodable, published, read_entry
 from harness.imports.play import Batch, Recorded
 from harness.types import ModelTurn, RunSpec, Usage
-from results.rundir import meta_file
+from results.rundir import meta_file, once
 
 CONDITION = "bfcl-native"
 PROTOCOL = {"protocol": "bfcl"}  # the suite's options an import plays under (envs.bfcl.suite)
@@ -78,7 +78,7 @@ def files(paths: list[Path]) -> tuple[list[Path], list[Path], list[Path]]:
             (results if m.group(3) == "result" else scores).append(f)
     if not results:
         raise NotBfcl(f"{', '.join(map(str, paths))}: no BFCL multi-turn result file there")
-    return results, scores, others
+    return once(results), once(scores), once(others)  # a file named twice (`m/F m ./m`) is read once
 
 
 def _named(path: Path) -> tuple[str, str]:
