@@ -116,7 +116,12 @@ def call_of_text(text: str, method: Callable[[str], Any] | None) -> ToolCall:
     if name is None or not isinstance(node, ast.Call):
         raise Undecodable(f"not a call: {text[:80]!r}")
     try:
-        args = {k.arg: ast.literal_eval(k.value) for k in node.keywords if k.arg is not None}
+        args: dict[str, Any] = {}
+        for k in node.keywords:  # `**{'folder': 'x'}` (k.arg None): BFCL's eval runs it as folder='x'
+            more = {k.arg: ast.literal_eval(k.value)} if k.arg is not None else ast.literal_eval(k.value)
+            if not isinstance(more, dict) or not all(isinstance(n, str) for n in more) or args.keys() & more.keys():
+                raise ValueError("keywords BFCL's eval would refuse")  # read as arguments not literals
+            args.update(more)
         values = [ast.literal_eval(a) for a in node.args]
     except ValueError:
         if eval_error(text) is None:
