@@ -27,7 +27,7 @@ from envs.errors import UserError
 from harness.loop import call_env, run_episode
 from harness.plugins import Plugin
 from harness.replay import PrefixEnd, Replay, Replaying
-from harness.spec import Resolved, resolved
+from harness.spec import Resolved, check_grid_size, resolved
 from harness.types import SCHEMA_VERSION, EpisodeKey, ForkSpec, ModelTurn, RunSpec
 from results import rundir
 
@@ -263,9 +263,15 @@ def fork_spec_values(sources: list[Source], given: dict[str, Any]) -> dict[str, 
 
 
 def check_at(at: str) -> str:
-    if at in ("first", "all") or (at.isdigit() and int(at) >= 1):
+    if at in ("first", "all") or (at.isascii() and at.isdigit() and int(at) >= 1):  # '²' is a digit, no int
         return at
     raise ForkError(f"--at takes first, all or a call number N >= 1, got {at!r}")
+
+
+def check_budget(budget: int | None) -> int | None:
+    if budget is not None and budget < 1:  # 0 was read as not given, -1 reached pydantic's dump
+        raise ForkError(f"--budget takes the repair calls after the failure, N >= 1, got {budget}")
+    return budget
 
 
 @dataclass(frozen=True)
@@ -290,6 +296,8 @@ async def plan(run: Resolved, tasks: list[Task]) -> tuple[list[Planned], Counter
     if not found and not refused:
         where = ", ".join(fork.sources)
         raise NothingToFork(f"{where}: no scored episode has a rejected call (--at {fork.at}): no fork point")
+    # counted before a point is rebuilt or an episode made (`--seeds 0..2000000` ran out of memory)
+    check_grid_size(len(found) * len(fork.models or [1]) * len(fork.seeds or [1]) * len(spec.conditions))
     by_id = {t.task_id: t for t in tasks}
     conditions = run.conditions
     changed = _changed_plugins(sources, run.plugins)

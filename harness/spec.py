@@ -19,6 +19,7 @@ from conditions import resolve as resolve_condition
 from envs import get_suite, options_model, suite_entry, suite_names
 from envs.contract import Suite
 from envs.errors import UserError
+from harness import defaults
 from harness.plugins import Plugin
 from harness.plugins import load as load_plugins
 from harness.redact import without_credentials
@@ -100,6 +101,15 @@ def build_spec(values: dict[str, Any], source: str = "flags") -> RunSpec:
     for name in spec.models:
         validate_model(name, spec)
     return spec
+
+
+def check_grid_size(size: int) -> None:
+    """A grid counted before it is expanded (`run` and `fork` alike): each episode costs memory."""
+    if size > defaults.MAX_EPISODES:
+        raise SpecError(
+            f"the grid has {size:,} episodes, more than one run plays ({defaults.MAX_EPISODES:,}; about 1.4 KB of "
+            "memory each before the first plays): split it into several runs (fewer seeds, tasks or conditions each)"
+        )
 
 
 # the grid's axes (RunSpec fields): each a list that must name something, each value once

@@ -17,6 +17,7 @@ from typer.core import TyperGroup
 
 from envs.errors import UserError
 from envs.textworld.errors import GameGenerationError
+from harness import defaults
 from harness.errors import PreflightFailed, ServerDied, ServerStartError, StartFailed, StorageError, SuiteCheckFailed
 from harness.interrupts import terminate_as_interrupt
 from harness.redact import redacted_console
@@ -134,13 +135,15 @@ def parse_ints(value: str | None) -> list[int] | None:
     ints: list[int] = []
     for part in split_list(value) or []:
         try:
-            if ".." in part:
-                lo, hi = part.split("..")
-                ints.extend(range(int(lo), int(hi) + 1))
-            else:
-                ints.append(int(part))
+            lo, hi = map(int, part.split("..")) if ".." in part else (int(part), int(part))
         except ValueError:
             raise UserError(f"not an integer list: {value!r} (use 1,2,3 or 1..3)") from None
+        if hi - lo >= defaults.MAX_EPISODES:  # counted before a list of them is made: 0..10**12 ran out of memory
+            raise UserError(
+                f"the grid has {hi - lo + 1:,} episodes or more ({part}), more than one run plays "
+                f"({defaults.MAX_EPISODES:,}): split it into several runs"
+            )
+        ints.extend(range(lo, hi + 1))
     return ints
 
 

@@ -51,7 +51,16 @@ def fork(
     the agent playing on; a rerun with the same --out resumes."""
     # pydantic, the spec machinery: not for --help
     from harness import shards
-    from harness.fork import ForkError, NothingToFork, check_at, dry_run_text, fork_spec_values, groups, load_sources
+    from harness.fork import (
+        ForkError,
+        NothingToFork,
+        check_at,
+        check_budget,
+        dry_run_text,
+        fork_spec_values,
+        groups,
+        load_sources,
+    )
     from harness.spec import build_spec
 
     every = load_sources([str(s) for s in source])
@@ -63,7 +72,7 @@ def fork(
         "models": split_list(model),
         "endpoints": split_list(endpoint),
         "seeds": parse_ints(seeds),
-        "budget": budget,
+        "budget": check_budget(budget),
         "at": check_at(at),
         "check": check,
         "plugins": [str(p) for p in plugin or []],

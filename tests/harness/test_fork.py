@@ -282,3 +282,27 @@ def test_a_value_or_source_named_twice_forks_each_point_once(reader_source, tmp_
     assert seeds == ({0, 1} if "0..1,1" in args else {0})
     again, text = invoke("report", fork)
     assert again.exit_code == 0, text
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--at", "²"], "--at takes first, all or a call number N >= 1, got '²'"),  # was a ValueError traceback
+        (["--budget", "0"], "--budget takes the repair calls after the failure, N >= 1, got 0"),  # was a pydantic dump
+        (["--budget", "-1"], "got -1"),
+        (
+            ["--dry-run", "--seeds", "0..2000000"],
+            "the grid has 2,000,001 episodes or more (0..2000000)",
+        ),  # ran out of memory
+        (["--dry-run", "--seeds", "0..300000"], "the grid has 1,200,004 episodes"),  # 4 points x 300,001 seeds
+        (["--seeds", "0..1000000000000"], "more than one run plays"),
+    ],
+)
+def test_a_bad_fork_option_is_one_line_exit_2(tmp_path, args, said):
+    """Issue 57's fork tracebacks and hangs: each a line naming the value, nothing written."""
+    src = tmp_path / "src"
+    _run(src, "--model", "agent:reader", "--conditions", "none", "--tasks", "4")
+    out = tmp_path / "out"
+    result, text = invoke("fork", src, "--model", "agent:reader", "--conditions", "raw", *args, "--out", out)
+    assert result.exit_code == 2 and said in " ".join(text.split()) and "Traceback" not in text, text
+    assert not out.exists()
