@@ -113,6 +113,9 @@ def load_sources(paths: list[str]) -> list[Source]:
         meta = rundir.read_meta(path)
         if not rundir.is_run_dir(path) or meta is None:
             raise ForkError(f"{path}: not a run directory (no {rundir.RECORDS} with its {rundir.META})")
+        missing = [f for f in ("spec", "run_id") if meta.get(f) is None]  # read_meta checks types, not presence
+        if missing:
+            raise ForkError(f"{rundir.meta_file(path)} has no {' or '.join(missing)}: damaged; nothing forks from it")
         if isinstance(meta.get("spec"), dict) and meta["spec"].get("fork"):
             raise ForkError(f"{path}: a fork's records cannot be forked again; fork its source instead")
         sources.append(Source(path, meta))
@@ -195,10 +198,17 @@ def _turns(source: Source, record: dict[str, Any]) -> list[dict[str, Any]] | Non
     if path is None or source.path.resolve() not in path.parents or not path.is_file():
         return None
     try:
-        turns = json.loads(path.read_text(encoding="utf-8")).get("turns")
-    except (ValueError, OSError, AttributeError):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        turns = data.get("turns")
+        # its own key (a record whose task id was edited would replay the conversation on another
+        # task), and each turn's answer as the replay reads it (Point.replay)
+        if data.get("key") != EpisodeKey.of(record).model_dump() or not isinstance(turns, list):
+            return None
+        for turn in turns:
+            ModelTurn(**turn["answer"])
+    except (ValueError, OSError, AttributeError, KeyError, TypeError, RecursionError):
         return None
-    return turns if isinstance(turns, list) else None
+    return turns
 
 
 def source_spec(source: Source, fork: RunSpec) -> RunSpec:
@@ -314,7 +324,10 @@ async def plan(run: Resolved, tasks: list[Task]) -> tuple[list[Planned], Counter
             continue
         if point.source.run_id not in befores:
             befores[point.source.run_id] = resolved(source_spec(point.source, spec)).conditions
-        before = befores[point.source.run_id][r["condition"]]
+        before = befores[point.source.run_id].get(r["condition"])
+        if before is None:  # a record naming a condition its run did not plan: edited, or damaged
+            refused[f"condition {r['condition']} is not among its run's conditions"] += 1
+            continue
         names = [r["condition"]] if fork.check else list(spec.conditions)
         unlike = [n for n in names if _settings(conditions.get(n) or before) != _settings(before)]
         if unlike:
