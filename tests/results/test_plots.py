@@ -174,3 +174,13 @@ def test_eight_compositions_label_the_axis_each_whole_and_wrapped_at_its_parts()
     assert labels[0] == "raw" and labels[1] == "retry+code\n+location\n+observed\n+allowed\n@json"
     assert all(label.replace("\n", "") == name for label, name in zip(labels, names, strict=True))
     assert all(len(line) <= LABEL_CHARS for label in labels for line in label.split("\n"))
+
+
+def test_a_run_of_harness_errors_only_draws_every_figure_as_no_data(kit, tmp_path: Path) -> None:
+    """Issue 57: `plot` on a run whose every episode is a harness error raised KeyError
+    ('condition') in repair_funnel (a regression): every figure is drawn, saying no data."""
+    recs = [kit.make(t, "raw", None, suite="bank-disputes", model="vllm-down") for t in range(3)]
+    df = load(kit.write(tmp_path / "down", recs))
+    for name, make in FIGURES.items():
+        fig = make(df)
+        assert fig.axes, name
