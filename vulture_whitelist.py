@@ -41,6 +41,7 @@ _ = (
     shop_refunds.StateRules._state,
     types.ForkSpec._each_once,
     types.RunSpec._urls,
+    types.RunSpec._model_names,
     types.RunSpec._out,
     types.RunSpec._shard,
     # pydantic fields run.json is validated against (results.rundir.RunMeta), read as a dict after

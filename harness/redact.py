@@ -215,11 +215,13 @@ def credentials_in(url: str) -> bool:
 
 
 def without_credentials(text: str) -> str:
-    """Every URL's user-info part in `text` masked: what may be printed of a URL that holds one."""
-    return _USERINFO.sub(r"\1***@", text)
+    """Every URL's user-info part and #fragment in `text` masked: what may be printed of a URL
+    that holds one (a fragment no server reads may hold a token: `#access_token=...`)."""
+    return _FRAGMENT.sub(r"\1#***", _USERINFO.sub(r"\1***@", text))
 
 
 _USERINFO = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*://)[^/@\s'\"]+@")
+_FRAGMENT = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*://[^\s'\"#]*)#[^\s'\"]+")
 
 
 # environment variables whose values are secrets wherever the CLI prints (besides the one a

@@ -22,7 +22,7 @@ from envs.errors import UserError
 from harness import defaults
 from harness.plugins import Plugin
 from harness.plugins import load as load_plugins
-from harness.redact import without_credentials
+from harness.redact import cut, without_credentials
 from harness.serving import describe_models, validate_model
 from harness.types import RunSpec, once_each
 
@@ -61,7 +61,7 @@ def _explain(exc: ValidationError, source: str, model: type[BaseModel]) -> SpecE
         else:
             # an input may be a URL with a password in it: what is echoed has its credentials masked
             got = without_credentials(repr(err.get("input")))
-            got = got if len(got) <= 100 else got[:97] + "..."  # a value 50,000 characters long stays one line
+            got = got if len(got) <= 100 else cut(got, 97) + "..."  # a value 50,000 characters long stays one line
             lines.append(f"{source}: {path}: {err['msg']} (got {got})")
     if unknown:
         lines[-1] += f"; allowed keys: {', '.join(sorted(f.alias or n for n, f in model.model_fields.items()))}"

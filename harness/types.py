@@ -133,7 +133,19 @@ class RunSpec(Strict):
             parsed = urlparse(url)
             if parsed.scheme not in ("http", "https") or not parsed.netloc:
                 raise ValueError(f"{url!r} is not an http(s) URL such as http://127.0.0.1:8000/v1")
+            if "#" in url:  # no server reads it, and it may hold a token: never printed
+                raise PydanticCustomError(
+                    "endpoint_fragment", "an endpoint URL has no #fragment (no server reads one): remove it"
+                )
         return urls
+
+    @field_validator("models")
+    @classmethod
+    def _model_names(cls, models: list[str]) -> list[str]:
+        for name in models:  # `m ` would be sent to the server, and recorded, as another model than `m`
+            if name != name.strip() or not name.isprintable():
+                raise ValueError(f"model name {name!r} has a leading or trailing space or a control character")
+        return models
 
     @field_validator("out")
     @classmethod

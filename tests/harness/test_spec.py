@@ -62,3 +62,30 @@ def test_a_grid_files_paths_are_relative_to_the_file(tmp_path):
     grid.write_text('suite = "bank-disputes"\nout = "runs/a"\nplugins = ["mine.py"]\n')
     values = load_toml(grid)
     assert values["out"] == str(folder / "runs" / "a") and values["plugins"] == [str(folder / "mine.py")]
+
+
+def test_an_endpoints_fragment_is_refused_and_never_printed():
+    """Issue 57: a `#fragment` of the endpoint URL (no server reads one; it may hold a token) was
+    printed; now refused, and what is echoed of a URL has its fragment masked."""
+    with pytest.raises(SpecError) as caught:
+        build_spec(
+            {
+                "suite": "bank-disputes",
+                "models": ["m"],
+                "conditions": ["raw"],
+                "endpoints": ["http://127.0.0.1:8000/v1#secret-fragment"],
+            }
+        )
+    assert "no #fragment" in str(caught.value) and "secret-fragment" not in str(caught.value)
+
+
+def test_a_model_name_with_a_trailing_space_is_refused():
+    with pytest.raises(SpecError, match="leading or trailing space"):
+        build_spec(
+            {
+                "suite": "bank-disputes",
+                "models": ["m "],
+                "conditions": ["raw"],
+                "endpoints": ["http://127.0.0.1:8000/v1"],
+            }
+        )

@@ -56,3 +56,14 @@ def test_a_line_longer_than_the_bound_is_named(tmp_path):
     with pytest.raises(InputError, match="line 1 is longer than 10 bytes"):
         list(text_lines(f, max_line_bytes=10))
     assert [n for n, _ in text_lines(f)] == [1]
+
+
+@pytest.mark.parametrize("model", ["org/name", "../../x", "m ", "a\x1bb"])
+def test_a_model_that_is_no_folder_name_is_one_line(tmp_path, model):
+    """Issue 57: `--model org/name` nested the run directory a level deeper, `../../x` wrote
+    outside --out."""
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / RESULT).write_text(LINE + "\n")
+    result, text = invoke("import", "bfcl", tmp_path / "m", "--model", model, "--out", tmp_path / "out")
+    assert result.exit_code == 2 and "--model" in text and "Traceback" not in text, text
+    assert not any(p.name == "records.jsonl" for p in tmp_path.rglob("*"))
