@@ -66,6 +66,10 @@ def fork(
     every = load_sources([str(s) for s in source])
     if out_dir is None:  # beside its source: runs/x forks into runs/x-forks, a rerun resumes there
         out_dir = source[0].parent / f"{source[0].resolve().name}-forks"
+    if check and (model or seeds or budget is not None):  # X's rate would be reported as a reproduction rate
+        raise ForkError(
+            "--check replays each failure with its own model, seeds and budget: drop --model, --seeds, --budget"
+        )
     if not check and not conditions:
         raise ForkError("--conditions is required (or --check: each failure under its own condition)")
     given = {

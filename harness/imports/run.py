@@ -25,6 +25,9 @@ def play_files(
         if isinstance(item, str):
             say(item)
             continue
+        if not item.episodes and not any((item.provenance.get("skipped") or {}).values()):
+            say(f"{item.spec.out}: no entries in its files: nothing written")  # an empty file left an empty run
+            continue
         written = write(item, console)
         ends = ", ".join(f"{n} {end}" for end, n in sorted(written.ends.items()))
         already = f"; {written.already} already there" if written.already else ""

@@ -85,3 +85,23 @@ def test_an_edited_record_or_a_damaged_transcript_is_refused_never_played(source
     assert f"1 fork point refused: {said}" in " ".join(text.split()), text
     forks = _rows(tmp_path / "f")
     assert forks and "bank-0009" not in {f["task_id"] for f in forks}  # never played on the edited task
+
+
+def test_a_records_budget_edited_to_a_billion_is_refused_not_played_forever(source, tmp_path):
+    """Issue 57: the fork's budget is what the record had left, so an edited budget of 10^9 made a
+    fork that never ended; the record's key now must be its transcript's."""
+    src = tmp_path / "src"
+    shutil.copytree(source, src)
+    rows = _rows(src)
+    for r in rows:
+        r["budget"] = 10**9
+    (src / "records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    result, text = invoke("fork", src, "--model", "agent:reader", "--conditions", "raw", "--out", tmp_path / "f")
+    assert result.exit_code == 2 and "the transcript is missing or does not match its record" in text, text
+
+
+def test_check_with_another_model_is_refused(source, tmp_path):
+    """Issue 57: `fork --check --model X` reported X's rate as a reproduction rate."""
+    result, text = invoke("fork", source, "--check", "--model", "agent:random", "--out", tmp_path / "f")
+    assert result.exit_code == 2 and "--check replays each failure with its own model" in text, text
+    assert not (tmp_path / "f").exists()

@@ -52,3 +52,13 @@ def test_an_id_given_twice_is_recorded_once_and_the_later_named(tmp_path):
     # a rerun adds nothing and refuses nothing
     result, text = invoke("import", "bfcl", model, "--out", tmp_path / "out")
     assert result.exit_code == 0 and "5 already there" in text, text
+
+
+@pytest.mark.extra("bfcl")
+def test_an_empty_result_file_leaves_no_run_directory(tmp_path):
+    """Issue 57: an empty file made an empty run directory (run.json, a lock, no record)."""
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / RESULT).write_text("")
+    result, text = invoke("import", "bfcl", tmp_path / "m", "--out", tmp_path / "out")
+    assert result.exit_code == 0 and "no entries in its files: nothing written" in text, text
+    assert not (tmp_path / "out" / "m--bfcl-base").exists()
