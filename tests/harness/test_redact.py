@@ -136,3 +136,44 @@ def test_a_key_sent_back_as_a_choice_is_masked_in_its_normalised_form(tmp_path, 
         asyncio.run(run(spec))
     written = "".join(p.read_text() for p in Path(spec.out).rglob("*") if p.is_file() and p.name != ".lock")
     assert "block_card" in written and not leaked(written), leaked(written)
+
+
+def test_the_key_in_every_form_reaches_no_file_and_no_console_of_run_fork_export_show(tmp_path):
+    """Issue 57's sweep: a server whose answers echo the key whole, lower-cased, normalised, cut,
+    percent- and base64-encoded, as a choice argument, in a 500's message across its cut; then a
+    fork, both exports, show, report and check. No form of the key anywhere."""
+    import os
+    import subprocess
+    import sys
+
+    echoed = " ".join(f"{name}={form}" for name, form in forms(KEY).items())
+    count = [0]
+
+    def reply(body):
+        count[0] += 1
+        if count[0] % 3 == 0:
+            return Reply(status=500, body={"error": {"message": "y" * 290 + KEY}})
+        args = {"card_last4": "1234", "reason": f"{KEY.upper()} {echoed}"}
+        return Reply(text=f"{echoed} {'x' * 19_990}{KEY}", tool_calls=[call("block_card", args)])
+
+    env = {**os.environ, "OPENAI_API_KEY": KEY, "PYTHONPATH": str(Path(__file__).parents[2])}
+    printed = []
+    with ScriptedServer(reply) as server:
+        served = ["--model", "scripted-model", "--endpoint", server.url, "--no-preflight"]
+        for args in (
+            ["run", "--suite", "tools-bank", *served, "--conditions", "allowed_json", "--tasks", "3", "--out", "r"],
+            ["fork", "r", *served, "--conditions", "raw", "--out", "f"],
+            ["export", "r", "--parquet", "e.parquet", "--inspect", "insp"],
+            ["show", "r"],
+            ["report", "r"],
+            ["check", "--model", "scripted-model", "--endpoint", server.url],
+        ):
+            cmd = [sys.executable, "-m", "harness.cli", *args]
+            done = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+            printed.append(done.stdout + done.stderr)
+    assert len((tmp_path / "r" / "records.jsonl").read_text().splitlines()) == 3
+    assert (tmp_path / "e.parquet").is_file() and any((tmp_path / "insp").iterdir())
+    for path in tmp_path.rglob("*"):
+        if path.is_file():
+            assert not leaked(path.read_bytes().decode("utf-8", "replace")), path
+    assert not leaked("\n".join(printed)), printed
