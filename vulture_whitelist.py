@@ -39,7 +39,9 @@ _ = (
     options.PaperOptions._seeds_in_paper,
     tooling.ToolInput._after,
     shop_refunds.StateRules._state,
+    types.ForkSpec._each_once,
     types.RunSpec._urls,
+    types.RunSpec._model_names,
     types.RunSpec._out,
     types.RunSpec._shard,
     # pydantic fields run.json is validated against (results.rundir.RunMeta), read as a dict after

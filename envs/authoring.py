@@ -52,6 +52,7 @@ from envs.contract import (
 from envs.errors import SuiteBug, UserError
 from envs.tools.output import FaultShape, ProblemDetails, ToolOutput
 from envs.tools.tooling import schema_view
+from envs.tracebacks import portable_path
 from envs.validation import TypedTool
 
 S = TypeVar("S")
@@ -270,8 +271,11 @@ class ToolSuite(Generic[S]):
         )
 
     def draw(self, seed: int) -> tuple[S, TaskDraft]:
-        state = self.state(seed)
-        return state, self.task(seed, state)
+        try:
+            state = self.state(seed)
+            return state, self.task(seed, state)
+        except Exception as exc:  # the suite's own code: a harness error naming its file and line
+            raise SuiteBug(f"the draw of task {seed}", exc) from exc
 
     def tool_spec(self, tool: ToolDef[S]) -> ToolSpec:
         """The tool as the model sees it: its input model's JSON Schema, Literal members kept."""
@@ -304,11 +308,23 @@ def _run(tool: Any, state: Any, inp: BaseModel) -> Any:
 
 
 def _checked(suite: ToolSuite[Any], state: Any, draft: TaskDraft) -> bool:
-    """The suite's success check; an exception there is the suite's bug, never a lost episode."""
+    """The suite's success check; an exception there, or an answer that is no bool, is the suite's
+    bug, never a lost episode: `'False'`, `[False]` or a dict are true to `bool()`, and a wrong answer
+    would be scored solved."""
     try:
-        return bool(suite.success(state, draft))
+        said = suite.success(state, draft)
     except Exception as exc:
         raise SuiteBug("the success check", exc) from exc
+    if isinstance(said, bool) or type(said).__name__ == "bool_":  # numpy's bool is a bool too
+        return bool(said)
+    wrong = TypeError(f"it returned {said!r:.80} (a {type(said).__name__}), not a bool")
+    raise SuiteBug(f"the success check of suite {suite.name!r}", wrong, _defined_at(suite.success))
+
+
+def _defined_at(fn: Any) -> str:
+    """The file and line a function is defined at (a plugin's file), as SuiteBug names a frame."""
+    code = getattr(fn, "__code__", None)
+    return f"{portable_path(code.co_filename)}:{code.co_firstlineno}" if code is not None else repr(fn)
 
 
 class SuiteDefinitionError(UserError):

@@ -33,8 +33,9 @@ class SuiteBug(RuntimeError):
     KeyError, a success check's TypeError. The episode is a harness error naming the suite's file
     and line, never the agent's failure."""
 
-    def __init__(self, what: str, exc: BaseException):
-        super().__init__(f"a bug in the suite: {what} raised {type(exc).__name__}: {exc} ({where(exc)})")
+    def __init__(self, what: str, exc: BaseException, at: str | None = None):
+        # `at`: where the suite's code is, for a fault no frame of it raised (an answer of a wrong type)
+        super().__init__(f"a bug in the suite: {what} raised {type(exc).__name__}: {exc} ({at or where(exc)})")
 
 
 def where(exc: BaseException) -> str:

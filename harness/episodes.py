@@ -10,10 +10,10 @@ from rich.console import Console
 from rich.markup import escape
 
 from envs.contract import Condition, Task
-from envs.errors import UnknownName, UserError
-from harness import defaults, fork, shards
+from envs.errors import UnknownName
+from harness import fork, shards
 from harness.replay import Replay
-from harness.spec import Resolved
+from harness.spec import Resolved, check_grid_size
 from harness.types import EpisodeKey, RunSpec
 
 
@@ -79,12 +79,8 @@ async def grid_of(plan: Resolved, tasks: list[Task], console: Console) -> tuple[
     spec = plan.spec
     size = len(tasks) * len(spec.models) * len(spec.constrain) * len(plan.budgets)
     size *= len(spec.sample_seeds) * len(spec.conditions)
-    if size > defaults.MAX_EPISODES:  # counted before an episode is made: each costs memory
-        raise UserError(
-            f"the grid has {size:,} episodes, more than one run plays ({defaults.MAX_EPISODES:,}; about 1.4 KB of "
-            "memory each before the first plays): split it into several runs (fewer seeds, tasks or conditions each)"
-        )
-    if spec.fork is None:
+    if spec.fork is None:  # a fork's grid is counted by its fork points (fork.plan)
+        check_grid_size(size)
         return expand(plan, tasks), {}
     planned, reasons = await fork.plan(plan, tasks)
     episodes = [Episode(p.key, p.task, p.condition, p.replay, p.origin, p.repair_budget) for p in planned]

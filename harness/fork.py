@@ -30,7 +30,7 @@ from harness.loop import NOT_EXECUTED, call_env, run_episode
 from harness.plugins import Plugin
 from harness.recording import repairs
 from harness.replay import PrefixEnd, Replay, Replaying
-from harness.spec import Resolved, resolved
+from harness.spec import Resolved, check_grid_size, resolved
 from harness.types import SCHEMA_VERSION, EpisodeKey, ForkSpec, ModelTurn, RunSpec
 from results import rundir
 
@@ -144,6 +144,9 @@ def load_sources(paths: list[str]) -> list[Source]:
         meta = rundir.read_meta(path)
         if not rundir.is_run_dir(path) or meta is None:
             raise ForkError(f"{path}: not a run directory (no {rundir.RECORDS} with its {rundir.META})")
+        missing = [f for f in ("spec", "run_id") if meta.get(f) is None]  # read_meta checks types, not presence
+        if missing:
+            raise ForkError(f"{rundir.meta_file(path)} has no {' or '.join(missing)}: damaged; nothing forks from it")
         if isinstance(meta.get("spec"), dict) and meta["spec"].get("fork"):
             raise ForkError(f"{path}: a fork's records cannot be forked again; fork its source instead")
         sources.append(Source(path, meta))
@@ -232,10 +235,17 @@ def _turns(source: Source, record: dict[str, Any]) -> list[dict[str, Any]] | Non
     if path is None or source.path.resolve() not in path.parents or not path.is_file():
         return None
     try:
-        turns = json.loads(path.read_text(encoding="utf-8")).get("turns")
-    except (ValueError, OSError, AttributeError):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        turns = data.get("turns")
+        # its own key (a record whose task id was edited would replay the conversation on another
+        # task), and each turn's answer as the replay reads it (Point.replay)
+        if data.get("key") != EpisodeKey.of(record).model_dump() or not isinstance(turns, list):
+            return None
+        for turn in turns:
+            ModelTurn(**turn["answer"])
+    except (ValueError, OSError, AttributeError, KeyError, TypeError, RecursionError):
         return None
-    return turns if isinstance(turns, list) else None
+    return turns
 
 
 def source_spec(source: Source, fork: RunSpec) -> RunSpec:
@@ -303,9 +313,15 @@ def fork_spec_values(sources: list[Source], given: dict[str, Any]) -> dict[str, 
 
 
 def check_at(at: str) -> str:
-    if at in ("first", "all") or (at.isdigit() and int(at) >= 1):
+    if at in ("first", "all") or (at.isascii() and at.isdigit() and int(at) >= 1):  # '²' is a digit, no int
         return at
     raise ForkError(f"--at takes first, all or a call number N >= 1, got {at!r}")
+
+
+def check_budget(budget: int | None) -> int | None:
+    if budget is not None and budget < 1:  # 0 was read as not given, -1 reached pydantic's dump
+        raise ForkError(f"--budget takes the repair calls after the failure, N >= 1, got {budget}")
+    return budget
 
 
 @dataclass(frozen=True)
@@ -331,6 +347,8 @@ async def plan(run: Resolved, tasks: list[Task]) -> tuple[list[Planned], Counter
     if not found and not refused:
         where = ", ".join(fork.sources)
         raise NothingToFork(f"{where}: no scored episode has a rejected call (--at {fork.at}): no fork point")
+    # counted before a point is rebuilt or an episode made (`--seeds 0..2000000` ran out of memory)
+    check_grid_size(len(found) * len(fork.models or [1]) * len(fork.seeds or [1]) * len(spec.conditions))
     by_id = {t.task_id: t for t in tasks}
     conditions = run.conditions
     changed = _changed_plugins(sources, run.plugins)
@@ -347,7 +365,10 @@ async def plan(run: Resolved, tasks: list[Task]) -> tuple[list[Planned], Counter
             continue
         if point.source.run_id not in befores:
             befores[point.source.run_id] = resolved(source_spec(point.source, spec)).conditions
-        before = befores[point.source.run_id][r["condition"]]
+        before = befores[point.source.run_id].get(r["condition"])
+        if before is None:  # a record naming a condition its run did not plan: edited, or damaged
+            refused[f"condition {r['condition']} is not among its run's conditions"] += 1
+            continue
         names = [r["condition"]] if fork.check else list(spec.conditions)
         unlike = [n for n in names if _settings(conditions.get(n) or before) != _settings(before)]
         if unlike:

@@ -1,8 +1,8 @@
 """What `fork --check` may check, and its check of an import.
 
 A check forks each failure under its own condition with its own player and expects the recorded
-continuation again (harness.readers.fork_check): another player (`--model`) would measure that
-player, not the source's reproduction, so it is refused. An import's player cannot play here; its
+continuation again (harness.readers.fork_check; another player, `--model`, is refused by the
+command: it would measure that player, not the source's reproduction). An import's player cannot play here; its
 check is the rebuild of every fork point's prefix (the same calls, every outcome as recorded)
 beside the import's own comparison of every replayed call with the file's log.
 """
@@ -13,20 +13,9 @@ import asyncio
 from collections import Counter
 
 from harness.episodes import select_tasks
-from harness.fork import ForkError, Source, imported, plan
+from harness.fork import Source, imported, plan
 from harness.spec import resolved
 from harness.types import RunSpec
-
-
-def refuse_other_player(sources: list[Source], models: list[str] | None) -> None:
-    """`--check` with a model no source was played by: one line, exit 2."""
-    own = {m for s in sources for m in s.spec.get("models", [])}
-    other = [m for m in models or [] if m not in own]
-    if other:
-        raise ForkError(
-            f"--check replays each failure with its own player ({', '.join(sorted(own))}); --model {other[0]} is "
-            "another player, whose rate would be no reproduction: fork it under --conditions instead"
-        )
 
 
 def is_import_check(sources: list[Source], check: bool) -> bool:

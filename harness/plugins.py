@@ -14,11 +14,12 @@ taken, is one line naming the file and the cause (`PluginError`, exit 2).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
 import os
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from importlib.machinery import PathFinder
 from pathlib import Path
@@ -68,6 +69,16 @@ def _failed(name: str, exc: BaseException) -> PluginError:
     return PluginError(f"plugin {name} failed to import{where}: {type(exc).__name__}" + (f": {text}" if text else ""))
 
 
+@contextlib.contextmanager
+def _running(source: str) -> Iterator[None]:
+    """A plugin's code running: what it registers is its own, and what it prints goes to stderr,
+    never into a command's stdout (`report --format json` is read by programs). A `sys.exit()`
+    there is caught with its exceptions: exit 0 would end `run` with no word, exit 3 pass for a
+    server failure."""
+    with plugin_source(source), contextlib.redirect_stdout(sys.stderr):
+        yield
+
+
 def load_file(given: str | Path) -> Plugin:
     """Import a plugin file, its registrations recorded as its own."""
     path = Path(given).expanduser()
@@ -88,9 +99,9 @@ def load_file(given: str | Path) -> Plugin:
     _built_ins()
     sys.modules[module_name] = module  # dataclasses and pydantic look their module up by name
     try:
-        with plugin_source(f"plugin {given}"):
+        with _running(f"plugin {given}"):
             spec.loader.exec_module(module)
-    except Exception as exc:  # the user's code: whatever it raises is one line, never a traceback
+    except (Exception, SystemExit) as exc:  # the user's code: whatever it raises is one line, never a traceback
         sys.modules.pop(module_name, None)
         raise _failed(str(given), exc) from None
     plugin = Plugin(name=str(given), path=key, sha256=sha)
@@ -153,11 +164,11 @@ def _installed() -> list[Plugin]:
         version = ep.dist.version if ep.dist is not None else None
         label = f"{dist or ep.module} {version or ''}".strip()
         try:
-            with plugin_source(f"plugin {label}"):
+            with _running(f"plugin {label}"):
                 target = ep.load()
                 if callable(target):  # an entry point may name a function that registers
                     target()
-        except Exception as exc:
+        except (Exception, SystemExit) as exc:
             raise _failed(f"{label} (entry point {ep.name})", exc) from None
         sha = _sha256(Path(origin)) if origin else ""
         plugin = Plugin(name=ep.name, path=origin or ep.value, sha256=sha, distribution=dist, version=version)

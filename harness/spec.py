@@ -19,11 +19,12 @@ from conditions import resolve as resolve_condition
 from envs import get_suite, options_model, suite_entry, suite_names
 from envs.contract import Suite
 from envs.errors import UserError
+from harness import defaults
 from harness.plugins import Plugin
 from harness.plugins import load as load_plugins
-from harness.redact import without_credentials
+from harness.redact import cut, without_credentials
 from harness.serving import describe_models, validate_model
-from harness.types import RunSpec
+from harness.types import RunSpec, once_each
 
 
 class SpecError(UserError):
@@ -60,7 +61,7 @@ def _explain(exc: ValidationError, source: str, model: type[BaseModel]) -> SpecE
         else:
             # an input may be a URL with a password in it: what is echoed has its credentials masked
             got = without_credentials(repr(err.get("input")))
-            got = got if len(got) <= 100 else got[:97] + "..."  # a value 50,000 characters long stays one line
+            got = got if len(got) <= 100 else cut(got, 97) + "..."  # a value 50,000 characters long stays one line
             lines.append(f"{source}: {path}: {err['msg']} (got {got})")
     if unknown:
         lines[-1] += f"; allowed keys: {', '.join(sorted(f.alias or n for n, f in model.model_fields.items()))}"
@@ -94,13 +95,22 @@ def build_spec(values: dict[str, Any], source: str = "flags") -> RunSpec:
         if not getattr(spec, field):
             raise SpecError(f"{source}: {field} is empty: the grid would play nothing")
     # a value named twice is one axis value: played once, recorded once
-    spec = spec.model_copy(update={f: list(dict.fromkeys(getattr(spec, f))) for f in _GRID})
+    spec = spec.model_copy(update={f: once_each(getattr(spec, f)) for f in _GRID})
     plan = resolved(spec, source)
     names, also = _one_name_each(spec.conditions, plan)
     spec = spec.model_copy(update={"conditions": names, "also_named": also})
     for name in spec.models:
         validate_model(name, spec)
     return spec
+
+
+def check_grid_size(size: int) -> None:
+    """A grid counted before it is expanded (`run` and `fork` alike): each episode costs memory."""
+    if size > defaults.MAX_EPISODES:
+        raise SpecError(
+            f"the grid has {size:,} episodes, more than one run plays ({defaults.MAX_EPISODES:,}; about 1.4 KB of "
+            "memory each before the first plays): split it into several runs (fewer seeds, tasks or conditions each)"
+        )
 
 
 # the grid's axes (RunSpec fields): each a list that must name something, each value once

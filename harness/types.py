@@ -34,6 +34,12 @@ SCHEMA_VERSION = 1
 NAME_MAX = 255
 
 
+def once_each(values: list[Any]) -> list[Any]:
+    """A grid's values, each once, as first named (`--seeds 0..1,1`, `--model X,X`): `run`, `fork` and
+    an import name each episode once, never play or record it twice."""
+    return list(dict.fromkeys(values))
+
+
 class Strict(BaseModel):
     """Unknown keys are errors: a misspelt config key must not be silently ignored."""
 
@@ -57,6 +63,11 @@ class ForkSpec(Strict):
     seeds: list[int] | None = None
     budget: int | None = Field(None, ge=1)
     check: bool = False
+
+    @field_validator("models", "seeds")
+    @classmethod
+    def _each_once(cls, values: list[Any] | None) -> list[Any] | None:
+        return None if values is None else once_each(values)
 
 
 class RunSpec(Strict):
@@ -125,7 +136,19 @@ class RunSpec(Strict):
             parsed = urlparse(url)
             if parsed.scheme not in ("http", "https") or not parsed.netloc:
                 raise ValueError(f"{url!r} is not an http(s) URL such as http://127.0.0.1:8000/v1")
+            if "#" in url:  # no server reads it, and it may hold a token: never printed
+                raise PydanticCustomError(
+                    "endpoint_fragment", "an endpoint URL has no #fragment (no server reads one): remove it"
+                )
         return urls
+
+    @field_validator("models")
+    @classmethod
+    def _model_names(cls, models: list[str]) -> list[str]:
+        for name in models:  # `m ` would be sent to the server, and recorded, as another model than `m`
+            if name != name.strip() or not name.isprintable():
+                raise ValueError(f"model name {name!r} has a leading or trailing space or a control character")
+        return models
 
     @field_validator("out")
     @classmethod

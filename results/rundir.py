@@ -118,7 +118,17 @@ def run_dirs(paths: Iterable[PathLike]) -> list[Path]:
     for p in map(Path, paths):
         runs = sorted(d.parent for d in p.glob(f"*/{RECORDS}")) if is_folder_of_runs(p) else []
         out.extend(runs or [p])
-    return out
+    return once(out)
+
+
+def once(paths: Iterable[Path]) -> list[Path]:
+    """Each file or folder once, as first named: `a`, `./a`, `runs/../a` and `a` found in the
+    folder `runs` are one (by resolved path). Sources of a fork, a report, an import's files: a
+    thing named twice is read once, never played or recorded twice."""
+    seen: dict[Path, Path] = {}
+    for p in paths:
+        seen.setdefault(p.resolve(), p)
+    return list(seen.values())
 
 
 def in_use(run_dir: PathLike) -> bool:

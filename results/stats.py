@@ -191,4 +191,5 @@ def funnel(df: pd.DataFrame, by: Sequence[str] | None = None) -> pd.DataFrame:
                 "solved": int(part[C.success].astype(bool).sum()),
             }
         )
-    return sort_cells(pd.DataFrame(rows), cols)
+    # its columns even with no rows (a run of harness errors only): a figure says "no data", never a KeyError
+    return sort_cells(pd.DataFrame(rows, columns=[*cols, "n", C.first_call_valid, C.repaired, "solved"]), cols)

@@ -51,22 +51,33 @@ def fork(
     the agent playing on; a rerun with the same --out resumes."""
     # pydantic, the spec machinery: not for --help
     from harness import shards
-    from harness.fork import ForkError, NothingToFork, check_at, dry_run_text, fork_spec_values, groups, load_sources
-    from harness.fork_checks import import_check_text, is_import_check, refuse_other_player
+    from harness.fork import (
+        ForkError,
+        NothingToFork,
+        check_at,
+        check_budget,
+        dry_run_text,
+        fork_spec_values,
+        groups,
+        load_sources,
+    )
+    from harness.fork_checks import import_check_text, is_import_check
     from harness.spec import build_spec
 
     every = load_sources([str(s) for s in source])
     if out_dir is None:  # beside its source: runs/x forks into runs/x-forks, a rerun resumes there
         out_dir = source[0].parent / f"{source[0].resolve().name}-forks"
+    if check and (model or seeds or budget is not None):  # X's rate would be reported as a reproduction rate
+        raise ForkError(
+            "--check replays each failure with its own model, seeds and budget: drop --model, --seeds, --budget"
+        )
     if not check and not conditions:
         raise ForkError("--conditions is required (or --check: each failure under its own condition)")
-    if check:  # a check of another player is no check
-        refuse_other_player(every, split_list(model))
     given = {
         "models": split_list(model),
         "endpoints": split_list(endpoint),
         "seeds": parse_ints(seeds),
-        "budget": budget,
+        "budget": check_budget(budget),
         "at": check_at(at),
         "check": check,
         "plugins": [str(p) for p in plugin or []],

@@ -36,6 +36,11 @@ def import_(
     from harness.plugins import load
 
     load(plugin or [])
+    # the model names its run directory, OUT/<model>--<suite>: `org/name` nested it, `../../x` left OUT
+    if model is not None and (model in ("", ".", "..") or "/" in model or "\\" in model or model != model.strip()):
+        raise UserError(f"--model {model!r}: an import's model names a folder: no '/', no leading or trailing space")
+    if model is not None and not model.isprintable():
+        raise UserError(f"--model {model!r}: a control character in a model's name")
     if kind == "bfcl":  # the built-in importer (a registry refuses a plugin's second `bfcl`)
         # subprocess, BFCL's releases: not for --help
         from harness.imports.versions import import_bfcl

@@ -24,6 +24,7 @@ import hashlib
 import json
 from collections import Counter, defaultdict
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -32,9 +33,10 @@ from envs.bfcl.backends import Backends, functions
 from envs.contract import Task
 from harness.imports import Importer
 from harness.imports.bfcl_format import ANY_BFCL, NAME, Entry, NotBfcl, Undecodable, published, read_entry
+from harness.imports.inputs import text_lines
 from harness.imports.play import Batch, Recorded
 from harness.types import ModelTurn, RunSpec, Usage
-from results.rundir import meta_file
+from results.rundir import meta_file, once
 
 CONDITION = "bfcl-native"
 PROTOCOL = {"protocol": "bfcl"}  # the suite's options an import plays under (envs.bfcl.suite)
@@ -78,7 +80,7 @@ def files(paths: list[Path]) -> tuple[list[Path], list[Path], list[Path]]:
             (results if m.group(3) == "result" else scores).append(f)
     if not results:
         raise NotBfcl(f"{', '.join(map(str, paths))}: no BFCL multi-turn result file there")
-    return results, scores, others
+    return once(results), once(scores), once(others)  # a file named twice (`m/F m ./m`) is read once
 
 
 def _named(path: Path) -> tuple[str, str]:
@@ -200,14 +202,17 @@ def batches(paths: list[Path], out: Path, model: str | None) -> Iterator[Batch |
             version = _named(f)[0]
             source = {"file": f.name, "bfcl_version": version}
             count = 0
-            with open(f, encoding="utf-8") as lines:
-                for number, line in enumerate(lines, 1):
+            # opened as what it claims (harness.imports.inputs): a FIFO, UTF-16, a 0xFF byte are one line
+            with closing(text_lines(f)) as lines:
+                for number, line in lines:
                     if not line.strip():
                         continue
                     try:
                         entry = read_entry(line, number, method)
                     except NotBfcl as exc:
                         raise NotBfcl(f"{f}: {exc}") from None
+                    except RecursionError:  # json's own limit, raised cleanly: a line no harness wrote
+                        raise NotBfcl(f"{f}: line {number} is JSON nested deeper than can be read") from None
                     except (Undecodable, SyntaxError, ValueError) as exc:
                         episodes.append(_undecodable(line, number, category, source, exc))
                         count += 1  # an entry of the file all the same: its harness error stands for it

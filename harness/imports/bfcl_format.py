@@ -25,6 +25,7 @@ import inspect
 import json
 import re
 from collections.abc import Callable
+from contextlib import closing
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,6 +34,7 @@ from envs.bfcl.data import STEP_LIMIT
 from envs.bfcl.decode import NotDecoded, Undecodable, prompting_calls
 from envs.contract import ToolCall
 from envs.errors import UserError
+from harness.imports.inputs import text_lines
 
 NAME = re.compile(r"^BFCL_(v\d+)_multi_turn_(base|miss_param|miss_func|long_context)_(result|score)\.json$")
 ANY_BFCL = re.compile(r"^BFCL_v\d+_\w+_(result|score)\.json$")
@@ -113,7 +115,12 @@ def call_of_text(text: str, method: Callable[[str], Any] | None) -> ToolCall:
     if name is None or not isinstance(node, ast.Call):
         raise Undecodable(f"not a call: {text[:80]!r}")
     try:
-        args = {k.arg: ast.literal_eval(k.value) for k in node.keywords if k.arg is not None}
+        args: dict[str, Any] = {}
+        for k in node.keywords:  # `**{'folder': 'x'}` (k.arg None): BFCL's eval runs it as folder='x'
+            more = {k.arg: ast.literal_eval(k.value)} if k.arg is not None else ast.literal_eval(k.value)
+            if not isinstance(more, dict) or not all(isinstance(n, str) for n in more) or args.keys() & more.keys():
+                raise ValueError("keywords BFCL's eval would refuse")  # read as arguments not literals
+            args.update(more)
         values = [ast.literal_eval(a) for a in node.args]
     except ValueError:
         if eval_error(text) is None:
@@ -244,14 +251,15 @@ def published(path: Any) -> dict[str, dict[str, Any]]:
     """A score file's verdicts: the failed entries by id (BFCL lists only those, after a summary
     line); an id absent from it passed."""
     failed: dict[str, dict[str, Any]] = {}
-    with open(path, encoding="utf-8") as f:
-        for number, line in enumerate(f, 1):
+    # opened as what it claims (harness.imports.inputs): a FIFO, UTF-16, a 0xFF byte are one line
+    with closing(text_lines(path)) as lines:
+        for number, line in lines:
             if not line.strip():
                 continue
             try:
                 row = json.loads(line)
-            except ValueError:
-                raise NotBfcl(f"{path}: line {number} is not JSON") from None
+            except (ValueError, RecursionError):
+                raise NotBfcl(f"{path}: line {number} is not JSON (or nested deeper than can be read)") from None
             if isinstance(row, dict) and isinstance(row.get("id"), str):
                 error = row.get("error")
                 kind = error.get("error_type") if isinstance(error, dict) else None

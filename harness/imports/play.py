@@ -51,6 +51,7 @@ from harness.types import ModelTurn, RunSpec
 # a record's `config` holds the run's decoding and tool mode; an import knows not the model's
 # decoding (the other harness chose it), and says so; its calls are replayed as native tool calls
 CONFIG = {"imported": True, "tool_mode": "native"}
+TWICE = "an entry id given again (the first stands)"
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,8 @@ class Written:
     out: str
     records: int = 0
     already: int = 0
+    # entries whose id came again in the batch (a file or an id given twice): the later, skipped
+    twice: list[str] = field(default_factory=list)
     ends: Counter[str] = field(default_factory=Counter)
     fidelity: Counter[str] = field(default_factory=Counter)
 
@@ -227,12 +230,19 @@ async def _write(batch: Batch, console: Console) -> Written:
         # the spec names one model, condition, budget and seed: one episode (key, condition) a task
         plan = resolved(spec)  # the batch's one resolution
         grid = expand(plan, [ep.task for ep in batch.episodes])
-        todo = []
+        todo, seen = [], set()
         for planned, ep in zip(grid, batch.episodes, strict=True):
+            if planned.key.id() in seen:  # recorded once: the first stands, the later is named
+                written.twice.append(ep.task.task_id)
+                continue
+            seen.add(planned.key.id())
             if planned.key.id() in done:
                 written.already += 1
             else:
                 todo.append((planned, ep))
+        if written.twice:
+            batch.provenance.setdefault("skipped", {})[TWICE] = len(written.twice)
+            batch.provenance.setdefault("skipped_ids", {})[TWICE] = written.twice
         store.start_session({"versions": versions(), "git": git_commit(), "imported": batch.provenance})
         saved = []
         for planned, ep in todo:

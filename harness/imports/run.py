@@ -11,7 +11,7 @@ from typing import Any
 from rich.console import Console
 
 from harness.imports import IMPORTERS
-from harness.imports.play import Written, write
+from harness.imports.play import TWICE, Written, write
 
 
 def play_files(
@@ -25,9 +25,15 @@ def play_files(
         if isinstance(item, str):
             say(item)
             continue
+        if not item.episodes and not any((item.provenance.get("skipped") or {}).values()):
+            say(f"{item.spec.out}: no entries in its files: nothing written")  # an empty file left an empty run
+            continue
         written = write(item, console)
         ends = ", ".join(f"{n} {end}" for end, n in sorted(written.ends.items()))
         already = f"; {written.already} already there" if written.already else ""
+        if written.twice:
+            shown = ", ".join(written.twice[:5]) + (", ..." if len(written.twice) > 5 else "")
+            say(f"{written.out}: {len(written.twice)} entries skipped: {TWICE} ({shown})")
         say(f"{written.out}: {written.records} records ({ends or 'none new'}){already}")
         if written.fidelity:
             say("  replayed calls: " + ", ".join(f"{k} {v}" for k, v in sorted(written.fidelity.items())))

@@ -28,6 +28,7 @@ from typing import Any, Literal
 
 from envs.contract import Decoding, ToolSpec
 from harness.errors import HarnessError, PreflightFailed, StartFailed
+from harness.redact import cut
 from harness.serving import placement
 from harness.serving.backends.turns import BAD_ARGUMENTS
 from harness.serving.kinds import resolve
@@ -95,13 +96,16 @@ async def _tool_call(backend: Any, parser: str | None) -> Check:
         call = native[0]
         if call.name != TOOL.name:
             return Check(
-                "tool_call", "fail", f"the server's call names {call.name[:80]!r}, not {TOOL.name}", _fix_parser(parser)
+                "tool_call",
+                "fail",
+                f"the server's call names {cut(call.name, 80)!r}, not {TOOL.name}",
+                _fix_parser(parser),
             )
         if "city" not in call.arguments:
             return Check(
                 "tool_call", "warn", f"a native call, but its arguments lack city: {json.dumps(call.arguments)[:120]}"
             )
-        return Check("tool_call", "pass", f"a native call: {TOOL.name}({json.dumps(call.arguments)[:80]})")
+        return Check("tool_call", "pass", f"a native call: {TOOL.name}({cut(json.dumps(call.arguments), 80)})")
     if turn.parse_error and BAD_ARGUMENTS in turn.parse_error:
         return Check(
             "tool_call",
@@ -121,7 +125,7 @@ async def _tool_call(backend: Any, parser: str | None) -> Check:
     return Check(
         "tool_call",
         "warn",
-        f"the model answered without a tool call ({turn.text[:80]!r}): the parser was not exercised",
+        f"the model answered without a tool call ({cut(turn.text, 80)!r}): the parser was not exercised",
     )
 
 

@@ -108,3 +108,52 @@ def test_a_mended_plugin_replays_its_harness_errors_with_plugin_changed(tmp_path
     assert len(history) == 1 and history[0]["scored_under_the_old_code"] == 0
     assert history[0]["changed"][0]["sha256_then"] != history[0]["changed"][0]["sha256_now"]
     assert run("--plugin-changed").returncode == 2  # only with --retry-errors
+
+
+SOLVED = "    return checked and [(o.id, o.reason, o.refunded) for o in refunded] == ["
+DRAW = "def task(seed: int, shop: Shop) -> TaskDraft:\n"
+
+
+def _verify(plugin: Path) -> subprocess.CompletedProcess:
+    cmd = [sys.executable, "-m", "harness.cli", "suites", "shop-refunds", "--verify", "--plugin", str(plugin)]
+    return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("answer", ["'False'", "[False]", "{'solved': False}", "None"])
+def test_a_success_check_that_returns_no_bool_stops_at_the_suite_check(tmp_path, answer):
+    """Issue 57: `bool()` took 'False', [False] or a dict for true, so every wrong answer was scored
+    solved and the suite check passed. Now a harness error naming the plugin's check, the suite
+    check stops the run, and a run without it records harness errors, none solved."""
+    source = PLUGIN.read_text()
+    assert SOLVED in source
+    plugin = tmp_path / "nonbool.py"
+    plugin.write_text(
+        source.replace(
+            SOLVED,
+            f"    return {answer} if shop else checked and [(o.id, o.reason, o.refunded) for o in refunded] == [",
+            1,
+        )
+    )
+    line = next(i for i, text in enumerate(plugin.read_text().splitlines(), 1) if text.startswith("def solved("))
+    done = _verify(plugin)
+    flat = " ".join(done.stderr.split())
+    assert done.returncode == 3 and "Traceback" not in flat, done.stdout + done.stderr
+    assert f"the success check of suite 'shop-refunds' raised TypeError: it returned {answer}" in flat, flat
+    assert f"nonbool.py:{line}" in flat, flat
+    cmd = [sys.executable, "-m", "harness.cli", "run", "--suite", "shop-refunds", "--plugin", str(plugin)]
+    cmd += ["--model", "agent:random", "--conditions", "raw", "--tasks", "3", "--out", str(tmp_path / "r")]
+    done = subprocess.run([*cmd, "--no-suite-check"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    rows = [json.loads(x) for x in (tmp_path / "r" / "records.jsonl").read_text().splitlines()]
+    assert not any(r["success"] for r in rows), rows  # never scored solved
+
+
+def test_a_task_whose_draw_raises_is_no_task_without_a_solution(tmp_path):
+    """Issue 57: the suite check took a task whose draw raised for one that states no solution
+    (`suites --verify` exit 0, '12 state no solution, unchecked')."""
+    plugin = tmp_path / "draw.py"
+    plugin.write_text(
+        PLUGIN.read_text().replace(DRAW, DRAW + "    if seed % 2:\n        raise KeyError('the draw')\n", 1)
+    )
+    done = _verify(plugin)
+    flat = " ".join(done.stderr.split())
+    assert done.returncode == 3 and "the draw of task 50001 raised KeyError" in flat and "draw.py:" in flat, flat

@@ -256,3 +256,53 @@ def test_a_killed_fork_resumes_with_nothing_lost_or_doubled(tmp_path):
     keys = [(r["fork"], r["condition"]) for r in rows]
     assert len(keys) == len(set(keys)) == 40  # 20 failures x 2 conditions, each once
     assert all(r["success"] and r["fork_of"]["model"] == "agent:reader" for r in rows)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--model", "agent:reader,agent:reader"],
+        ["--model", "agent:reader", "--seeds", "0,0"],
+        ["--model", "agent:reader", "--seeds", "0..1,1"],
+        ["--model", "agent:reader", "SOURCE/."],  # the source named twice
+        ["--model", "agent:reader", "PARENT"],  # and again as the folder that holds it
+    ],
+)
+def test_a_value_or_source_named_twice_forks_each_point_once(reader_source, tmp_path, args):
+    """Issue 57: `fork` dedups its grid and its sources as `run` does (before: every point played
+    twice, exit 0, and the directory refused afterwards)."""
+    args = [a.replace("SOURCE", str(reader_source)).replace("PARENT", str(reader_source.parent)) for a in args]
+    fork = tmp_path / "f"
+    result, text = invoke("fork", reader_source, *args, "--conditions", "raw", "--out", fork)
+    assert result.exit_code == 0, text
+    rows, _ = read_records(fork)
+    keys = [(r["task_id"], r["model"], r["sample_seed"], r["fork_of"]["call"]) for r in rows]
+    assert rows and len(keys) == len(set(keys)), keys
+    seeds = {r["sample_seed"] for r in rows}
+    assert seeds == ({0, 1} if "0..1,1" in args else {0})
+    again, text = invoke("report", fork)
+    assert again.exit_code == 0, text
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--at", "²"], "--at takes first, all or a call number N >= 1, got '²'"),  # was a ValueError traceback
+        (["--budget", "0"], "--budget takes the repair calls after the failure, N >= 1, got 0"),  # was a pydantic dump
+        (["--budget", "-1"], "got -1"),
+        (
+            ["--dry-run", "--seeds", "0..2000000"],
+            "the grid has 2,000,001 episodes or more (0..2000000)",
+        ),  # ran out of memory
+        (["--dry-run", "--seeds", "0..300000"], "the grid has 1,200,004 episodes"),  # 4 points x 300,001 seeds
+        (["--seeds", "0..1000000000000"], "more than one run plays"),
+    ],
+)
+def test_a_bad_fork_option_is_one_line_exit_2(tmp_path, args, said):
+    """Issue 57's fork tracebacks and hangs: each a line naming the value, nothing written."""
+    src = tmp_path / "src"
+    _run(src, "--model", "agent:reader", "--conditions", "none", "--tasks", "4")
+    out = tmp_path / "out"
+    result, text = invoke("fork", src, "--model", "agent:reader", "--conditions", "raw", *args, "--out", out)
+    assert result.exit_code == 2 and said in " ".join(text.split()) and "Traceback" not in text, text
+    assert not out.exists()

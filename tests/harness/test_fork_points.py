@@ -151,7 +151,7 @@ def test_a_dry_run_splits_the_episodes_by_model_and_tells_the_embedded_models_ti
 @pytest.mark.extra("bfcl")
 def test_a_check_refuses_another_player_and_checks_an_imports_prefixes(source):
     result, text = invoke("fork", source, "--check", "--model", "agent:reader")
-    assert result.exit_code == 2 and "--model agent:reader is another player" in " ".join(text.split())
+    assert result.exit_code == 2 and "drop --model" in " ".join(text.split())
     result, text = invoke("fork", source, "--check")
     flat = " ".join(text.split())
     assert result.exit_code == 0, text

@@ -87,8 +87,11 @@ def test_the_example_plugin_lists_plays_records_and_refuses_a_changed_source(tmp
             'from envs import register_suite\nregister_suite("bank-disputes", "x:y", 3, "again")\n',
             "suite 'bank-disputes' is already registered (by built-in)",
         ),
+        # issue 57: exit 0 ended `run` with no word, exit 3 passed for a server failure
+        ("raise SystemExit(0)\n", "failed to import: SystemExit: 0"),
+        ("import sys\nsys.exit(3)\n", "failed to import: SystemExit: 3"),
     ],
-    ids=["raises", "syntax", "duplicate"],
+    ids=["raises", "syntax", "duplicate", "exit-0", "exit-3"],
 )
 def test_a_plugin_that_cannot_load_is_one_line_and_exit_2(tmp_path, source, said):
     plugin = tmp_path / "bad.py"
@@ -166,3 +169,30 @@ def test_a_clash_with_a_built_in_name_blames_no_plugin_for_the_built_in(tmp_path
         [sys.executable, "-m", "harness.cli", "suites", "--plugin", str(plugin)], capture_output=True, text=True
     )
     assert done.returncode == 2 and "already registered (by built-in)" in done.stderr, done.stderr
+
+
+def test_what_a_plugin_prints_at_import_never_reaches_a_commands_stdout(tmp_path):
+    """Issue 57: a plugin's import-time print landed in `report --format json`'s stdout, which
+    programs read: it goes to stderr."""
+    run = tmp_path / "r"
+    done = cli(
+        "run",
+        "--suite",
+        "bank-disputes",
+        "--model",
+        "agent:gold",
+        "--conditions",
+        "raw",
+        "--tasks",
+        "1",
+        "--out",
+        str(run),
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    plugin = tmp_path / "chatty.py"
+    plugin.write_text('print("hello from the plugin")\n')
+    done = cli("report", str(run), "--format", "json", "--plugin", str(plugin), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    json.loads(done.stdout)  # stdout is the report alone
+    assert "hello from the plugin" in done.stderr

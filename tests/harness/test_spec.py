@@ -83,3 +83,30 @@ def test_a_grid_files_out_is_shown_resolved_never_through_dot_dot(tmp_path, monk
     assert load_toml(Path("configs/grid.toml"))["out"] == str(Path("runs") / "a")
     monkeypatch.chdir(tmp_path / "configs")  # out lies outside the working directory: absolute
     assert load_toml(Path("grid.toml"))["out"] == str(tmp_path.resolve() / "runs" / "a")
+
+
+def test_an_endpoints_fragment_is_refused_and_never_printed():
+    """Issue 57: a `#fragment` of the endpoint URL (no server reads one; it may hold a token) was
+    printed; now refused, and what is echoed of a URL has its fragment masked."""
+    with pytest.raises(SpecError) as caught:
+        build_spec(
+            {
+                "suite": "bank-disputes",
+                "models": ["m"],
+                "conditions": ["raw"],
+                "endpoints": ["http://127.0.0.1:8000/v1#secret-fragment"],
+            }
+        )
+    assert "no #fragment" in str(caught.value) and "secret-fragment" not in str(caught.value)
+
+
+def test_a_model_name_with_a_trailing_space_is_refused():
+    with pytest.raises(SpecError, match="leading or trailing space"):
+        build_spec(
+            {
+                "suite": "bank-disputes",
+                "models": ["m "],
+                "conditions": ["raw"],
+                "endpoints": ["http://127.0.0.1:8000/v1"],
+            }
+        )

@@ -207,3 +207,13 @@ def test_coinciding_recovery_curves_each_show_and_a_point_at_0_sits_off_the_axis
     lines = [ln for ln in repair_dynamics(df).axes[0].get_lines() if ln.get_label() and ln.get_marker() == "o"]
     assert len(lines) == 14 and len({ln.get_markersize() for ln in lines}) == 14  # rings, none hidden
     assert success_vs_budget(df).axes[0].get_ylim()[0] < 0
+
+
+def test_a_run_of_harness_errors_only_draws_every_figure_as_no_data(kit, tmp_path: Path) -> None:
+    """Issue 57: `plot` on a run whose every episode is a harness error raised KeyError
+    ('condition') in repair_funnel (a regression): every figure is drawn, saying no data."""
+    recs = [kit.make(t, "raw", None, suite="bank-disputes", model="vllm-down") for t in range(3)]
+    df = load(kit.write(tmp_path / "down", recs))
+    for name, make in FIGURES.items():
+        fig = make(df)
+        assert fig.axes, name

@@ -19,6 +19,7 @@ from typing import Any
 
 import orjson
 
+from harness.redact import cut
 from harness.serving.backends.parse import MAX_DEPTH as MAX_ARGUMENT_DEPTH
 from harness.serving.backends.parse import deeper_than
 from harness.serving.backends.turns import RawCall
@@ -93,7 +94,7 @@ def error_message(body: bytes) -> str:
         said = said.get("message", said) if isinstance(said, dict) else said
     except Malformed as exc:
         said = str(exc) if "nested deeper" in str(exc) else body[:1000].decode("utf-8", errors="replace")
-    text = str(said)[:300].strip()
+    text = cut(str(said), 300).strip()
     return text or "(empty body)"
 
 
@@ -139,7 +140,7 @@ def completion(body: bytes) -> Completion:
     if not choices:
         # some servers answer 200 with {"error": {...}}: keep what they said
         said = data.get("error")
-        detail = f": {json.dumps(said, ensure_ascii=False, default=str)[:500]}" if said else ""
+        detail = f": {cut(json.dumps(said, ensure_ascii=False, default=str), 500)}" if said else ""
         raise Malformed(f"no choices{detail}")
     if not isinstance(choices, list):
         raise Malformed(f"choices is {_kind(choices)}, not an array")

@@ -33,6 +33,7 @@ import orjson
 from envs.contract import Decoding, ToolCall, ToolSpec
 from harness import defaults
 from harness.errors import HarnessError
+from harness.redact import remember
 from harness.serving.backends import answers
 from harness.serving.backends.base import ToolMode
 from harness.serving.backends.constrain import Style, read_answer, request_fields
@@ -112,6 +113,8 @@ class OpenAIBackend:
         self._refused: str | None = None
         # the key is read here and handed only to the transport: it is never part of a record
         key = os.environ.get(api_key_env) or "no-key"
+        if key.lower() not in model.lower():  # a key that is the model's name is no secret (Redactor.from_env)
+            remember(key)  # every text cut before it reaches a Redactor is masked first (redact.cut)
         try:
             self.transport = Transport(
                 base_url,

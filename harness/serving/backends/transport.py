@@ -37,7 +37,7 @@ import aiohttp
 import aiohttp.http_exceptions
 import yarl
 
-from harness.redact import credentials_in, without_credentials
+from harness.redact import credentials_in, cut, without_credentials
 from harness.serving.backends.answers import Malformed, error_message
 from harness.serving.backends.proxies import proxy_for
 
@@ -88,7 +88,7 @@ class RedirectError(TransportError):
 
     def __init__(self, status: int, method: str, url: str, location: str | None):
         self.status = status
-        where = without_credentials(urljoin(url, location))[:300] if location else None
+        where = cut(without_credentials(urljoin(url, location)), 300) if location else None
         to = f" to {where}" if where else " with no Location"
         super().__init__(
             f"HTTP {status}: the server redirects {method} {without_credentials(url)}{to}; the harness follows "

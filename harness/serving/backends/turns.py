@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from envs.contract import ToolCall, ToolSpec
+from harness.redact import cut
 from harness.serving.backends.base import ToolMode
 from harness.serving.backends.parse import MAX_ANSWER_CHARS, MAX_DEPTH, deeper_than, json_depth, parse_tool_calls
 from harness.types import ModelTurn, Usage
@@ -70,7 +71,7 @@ def to_turn(
 ) -> ModelTurn:
     text = text or ""
     turn = ModelTurn(
-        text=text[:MAX_ANSWER_CHARS],
+        text=cut(text, MAX_ANSWER_CHARS),
         usage=usage,
         latency_s=latency_s,
         finish_reason=finish_reason,

@@ -172,3 +172,26 @@ def test_a_divergence_says_its_cause(here, there, cause):
     from harness.imports.play import _cause
 
     assert _cause(here, there).startswith(cause)
+
+
+@pytest.mark.parametrize(
+    ("text", "arguments"),
+    [
+        ("cd(**{'folder': 'document'})", {"folder": "document"}),  # BFCL's eval runs cd(folder='document')
+        ("mv(source='a', **{'destination': 'b'})", {"source": "a", "destination": "b"}),
+        ("cd(folder='document')", {"folder": "document"}),
+    ],
+)
+def test_keywords_written_with_double_stars_are_the_calls_arguments(text, arguments):
+    """Issue 57: `**{literal dict}` was dropped, the call recorded as cd() and scored lost."""
+    from harness.imports.bfcl_format import call_of_text
+
+    assert call_of_text(text, None).arguments == arguments
+
+
+@pytest.mark.parametrize("text", ["cd(**{'folder': 'a'}, folder='b')", "cd(**{1: 'a'})"])
+def test_double_star_keywords_bfcls_eval_refuses_are_never_read_as_a_call(text):
+    from harness.imports.bfcl_format import Undecodable, call_of_text
+
+    with pytest.raises(Undecodable):
+        call_of_text(text, None)
