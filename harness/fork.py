@@ -16,7 +16,6 @@ changed, a plugin whose source differs) is refused, named and counted, never pla
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections import Counter
 from dataclasses import dataclass
@@ -25,7 +24,6 @@ from typing import Any
 
 from envs.contract import EpisodeContext, Task
 from envs.errors import UserError
-from harness import shards
 from harness.loop import NOT_EXECUTED, call_env, run_episode
 from harness.plugins import Plugin
 from harness.recording import repairs
@@ -423,39 +421,3 @@ def _changed_plugins(sources: list[Source], loaded: list[Plugin]) -> dict[str, s
 def _settings(condition: Any) -> Any:
     """What a condition sets in the environment (the env is rebuilt under the source's)."""
     return condition.sets("fault_shape")
-
-
-def dry_run_text(spec: RunSpec) -> str:
-    """`fork --dry-run`: the fork points, the episodes and the refusals; nothing is written."""
-    from harness.episodes import select_tasks  # harness.episodes imports this module
-
-    run = resolved(spec)
-    planned, refused = asyncio.run(plan(run, select_tasks(run)))
-    replayed = sum(p.replay.calls for p in planned)
-    lines = [
-        f"{len({p.key.fork for p in planned})} fork points, {len(planned)} episodes; "
-        f"{replayed} replayed calls not paid for again"
-    ]
-    if spec.shard:  # this machine's share, as `run --shard` plays it
-        index, count = shards.parse(spec.shard)
-        mine = [p for p in planned if shards.shard_of(p.key, count) == index]
-        lines.append(f"shard {index}/{count}: {len(mine)} of the {len(planned)} episodes")
-        planned = mine
-    for model, n in Counter(p.key.model for p in planned).most_common():
-        pace = EMBEDDED_PACE.get(model)
-        lines.append(
-            f"  {model}: {n} episodes"
-            + (
-                ""
-                if pace is None
-                else f", about {n * pace / 60:.0f} min at {pace} s each, one at a time ({model}: "
-                "measured on a 2-core machine, README)"
-            )
-        )
-    lines += [f"{n} fork points refused: {reason}" for reason, n in refused.most_common()]
-    return "\n".join(lines)
-
-
-# seconds an episode of the embedded CPU model takes, played one at a time (README: two episodes
-# measured on a 2-core machine took about 80 s each): what a fork's dry run tells of its time
-EMBEDDED_PACE = {"local": 80}

@@ -6,9 +6,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
-from collections import Counter
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
 
@@ -113,7 +111,7 @@ async def run(
         pending = [e for e in episodes if e.key.id() not in done]
         summary = RunSummary(total=len(episodes), skipped=len(episodes) - len(pending), refused=refused)
         if spec.fork is not None:
-            summary.fork_cells = _cells(episodes)
+            summary.fork_cells = shards.cells(e.key for e in episodes)
         summary.errors_on_record = 0 if retry_errors else store.errors_on_record()
         if pending:
             await play_pending(plan, pending, store, summary, console, retry_errors, preflight, after_start)
@@ -122,12 +120,3 @@ async def run(
         return summary
     finally:
         store.close()
-
-
-def _cells(episodes: list[Any]) -> list[list[Any]]:
-    """A fork's grid as cells and the episodes each plans (a cell: model, suite, condition, budget,
-    sample seed, decoding arm), as run.json keeps it."""
-    counts = Counter(
-        (k.model, k.suite, k.condition, k.budget, k.sample_seed, k.constrain) for k in (e.key for e in episodes)
-    )
-    return [[*cell, n] for cell, n in counts.items()]

@@ -12,15 +12,32 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from envs.errors import UserError
 from results import rundir
 
-if TYPE_CHECKING:  # keys are only read here; harness.types imports this module for --shard's syntax
-    from harness.types import EpisodeKey
+
+class EpisodeKey(Protocol):
+    """What a shard reads of an episode's key (harness.types.EpisodeKey, which imports this module
+    for --shard's syntax: a protocol here, so the two modules make no circle)."""
+
+    @property
+    def model(self) -> str: ...
+    @property
+    def suite(self) -> str: ...
+    @property
+    def condition(self) -> str: ...
+    @property
+    def budget(self) -> int: ...
+    @property
+    def sample_seed(self) -> int: ...
+    @property
+    def constrain(self) -> str: ...
+
+    def id(self) -> str: ...
 
 
 class ShardError(UserError):
@@ -53,7 +70,7 @@ def cells(keys: Iterable[EpisodeKey]) -> list[list[Any]]:
     return [[*cell, n] for cell, n in sorted(counted.items(), key=lambda kv: json.dumps(kv[0]))]
 
 
-def plan_entries(keys: list[EpisodeKey], count: int, identity: dict[str, Any]) -> list[dict[str, Any]]:
+def plan_entries(keys: Sequence[EpisodeKey], count: int, identity: dict[str, Any]) -> list[dict[str, Any]]:
     """plan.json's runs: every shard's directory, spec identity and cells."""
     parts: list[list[EpisodeKey]] = [[] for _ in range(count)]
     for key in keys:

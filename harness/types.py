@@ -29,6 +29,11 @@ from harness import defaults
 from harness.redact import credentials_in
 from harness.shards import parse as parse_shard
 
+# how tools reach the model: as the server's own tool calls, or written into the prompt; here, not
+# in serving, so that the players (harness.agents), which serving loads as a model kind, need not
+# import serving for it
+ToolMode = Literal["native", "prompt"]
+
 SCHEMA_VERSION = 1
 # the longest file or folder name (bytes) the common file systems take (ext4, xfs, btrfs, tmpfs)
 NAME_MAX = 255
@@ -83,7 +88,7 @@ class RunSpec(Strict):
     budgets: list[int] | None = None
     sample_seeds: list[int] = Field(default_factory=lambda: list(defaults.SAMPLE_SEEDS))
     decoding: Decoding = Field(default_factory=Decoding)
-    tool_mode: Literal["native", "prompt"] = defaults.TOOL_MODE
+    tool_mode: ToolMode = defaults.TOOL_MODE
     # How a native-mode answer whose tool call came back as text is treated:
     # `parse` runs our text parser on it, `violation` counts it as an unparsed call.
     text_calls: Literal["parse", "violation"] = defaults.TEXT_CALLS

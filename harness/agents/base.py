@@ -17,8 +17,7 @@ from typing import Any
 
 from envs.contract import Action, Decoding, Env, TextAnswer, ToolCall, ToolSpec
 from harness.errors import HarnessError
-from harness.serving import ToolMode
-from harness.types import ModelTurn, Usage
+from harness.types import ModelTurn, ToolMode, Usage
 
 PREFIX = "agent:"
 

@@ -56,12 +56,11 @@ def fork(
         NothingToFork,
         check_at,
         check_budget,
-        dry_run_text,
         fork_spec_values,
         groups,
         load_sources,
     )
-    from harness.fork_checks import import_check_text, is_import_check
+    from harness.fork_checks import dry_run_text, import_check_text, is_import_check
     from harness.spec import build_spec
 
     every = load_sources([str(s) for s in source])

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 from envs.contract import Decoding, Env, ToolSpec
-from harness.types import ModelTurn
-
-ToolMode = Literal["native", "prompt"]
+from harness.types import ModelTurn, ToolMode
 
 
 class Backend(Protocol):
