@@ -104,6 +104,7 @@ class Point:
             "call": self.call,
             "within": self.within,
             "tool": self.tool(),
+            "signature": self._signature(),
             "model": r["model"],
             "model_id": r.get("model_id"),
             "condition": r["condition"],
@@ -118,13 +119,18 @@ class Point:
             **({"faithful": replay.get("faithful")} if (replay := (r.get("extra") or {}).get("replay")) else {}),
         }
 
+    def _signature(self) -> str | None:
+        """The failed call's own signature (None where the record does not say which call failed)."""
+        signatures = (self.record["calls"][self.call] or {}).get("call_signatures") or []
+        return signatures[self.within] if self.within is not None and self.within < len(signatures) else None
+
     def _next_repaired(self) -> bool | None:
         """Whether the source's next answer held an accepted call of the failed call's tool (None:
         the source had no next answer)."""
         later = [c for c in self.record["calls"][self.call + 1 :] if c.get("outcome") != "review"]
         if not later:
             return None
-        return repairs(later[0], self.tool())
+        return repairs(later[0], self.tool(), self._signature())
 
 
 @dataclass(frozen=True)

@@ -126,19 +126,21 @@ def unsaved_record(
 _VALID = ("accepted", "won", "lost", "done")
 
 
-def repairs(log: dict[str, Any], tool: str | None) -> bool:
+def repairs(log: dict[str, Any], tool: str | None, failed: str | None = None) -> bool:
     """`_repair` on a recorded call log (a record's `calls` entry)."""
-    return _repair(CallLog.model_validate(log), tool) is not None
+    return _repair(CallLog.model_validate(log), tool, failed) is not None
 
 
-def _repair(log: CallLog, tool: str | None) -> str | None:
+def _repair(log: CallLog, tool: str | None, failed: str | None = None) -> str | None:
     """The signature of the call of an answer that repairs a failed call of `tool`: an accepted
-    call of that tool (None: none). A failed action that is no call (a plan, a command, or a record
-    that does not say) is repaired by an accepted answer."""
+    call of that tool other than the failed call itself (`failed`: its signature; the same call
+    sent again and taken because something else changed the state is a retry, not a repair of the
+    call). None: none. A failed action that is no call (a plan, a command, or a record that does
+    not say) is repaired by an accepted answer."""
     if tool is None:  # "": repaired, by an answer whose signature the log does not hold
         return (log.signature or "") if log.outcome in _VALID else None
     calls = zip(log.tools, log.call_outcomes, log.call_signatures or [""] * len(log.tools), strict=False)
-    return next((sig for name, label, sig in calls if name == tool and label in _VALID), None)
+    return next((sig for name, label, sig in calls if name == tool and label in _VALID and sig != failed), None)
 
 
 def _fork_fields(
@@ -151,9 +153,9 @@ def _fork_fields(
     task's reference calls, or the fork solved the part the failure was in. In a task of parts
     (envs.contract.Segmented), that part, and whether the fork solved it."""
     segment = result.prefix.segment if result.prefix else None
-    tool = (fork_of or {}).get("tool")
+    tool, failed = (fork_of or {}).get("tool"), (fork_of or {}).get("signature")
     # (model call index, the repairing call's signature or None) of each answer the fork played
-    answers = [(i, _repair(c, tool)) for i, c in enumerate(result.calls) if c.outcome != "review"]
+    answers = [(i, _repair(c, tool, failed)) for i, c in enumerate(result.calls) if c.outcome != "review"]
     first = next(((i, sig) for i, sig in answers if sig is not None), None)
     solved = _segment_solved(segment, extra, result)
     progressed = None

@@ -71,6 +71,8 @@ def test_an_answer_in_text_is_no_repair(tmp_path):
     same = text.model_copy(update={"tools": ["cd"], "call_outcomes": ["accepted"], "call_signatures": ["t"]})
     assert _repair(text, "cd") is None and _repair(other, "cd") is None and _repair(same, "cd") == "t"
     assert _repair(text, None) is not None  # a failed plan or command: an accepted answer repairs it
+    # the failed call itself sent again, taken because another call changed the state: a retry
+    assert _repair(same, "cd", failed="t") is None
 
 
 @pytest.mark.extra("bfcl")
