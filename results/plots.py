@@ -331,6 +331,8 @@ def factor_effects(df: pd.DataFrame) -> Figure:
         ax.set_title(f"model {model} ({int(rows['pairs'].max())} pairs at most)", fontsize=9)
         if not np.nan_to_num(np.abs(diff)).any() and not np.nan_to_num(low + high).any():
             panels.note(ax, "no effect: every pair solved alike")
+        elif "test" in rows and (rows["test"] == "too_few_tasks").any():  # why a dot has no whisker
+            panels.note(ax, f"no interval: {int(rows['tasks'].max())} tasks, too few for a clustered one")
     panels.title(fig, "Which part of the feedback does the work: paired effect, 95% CI over tasks", df)
     return fig
 
