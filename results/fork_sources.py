@@ -72,17 +72,24 @@ def source_rows(forks: pd.DataFrame, n_boot: int, seed: int) -> list[dict[str, A
 
 
 def against_source(part: pd.DataFrame, n_boot: int, seed: int) -> dict[str, Any]:
-    """A fork condition's repaired-next minus the source's own next move on the same points, when
-    the fork's player is the source's (else nothing: a difference of players, not of feedback)."""
-    origins = [_origin(o) for o in part[C.fork_of]] if C.fork_of in part else []
-    same = [
-        o.get(C.model) == m and o.get("next_repaired") is not None for o, m in zip(origins, part[C.model], strict=True)
-    ]
-    if not origins or not all(same):
+    """A fork condition's repaired-next minus the source's own next move, over the points whose
+    source player is the fork's (the same model forking its own failures: a difference of
+    feedback); none where no point is (a difference of players, not of feedback)."""
+    if C.fork_of not in part:
         return {}
-    fork = part[C.repaired_next].fillna(False).astype(bool).to_numpy()
-    source = np.array([bool(o["next_repaired"]) for o in origins])
-    tasks = part.groupby([C.suite, C.task_id], sort=False).ngroup().to_numpy()
+    origins = [_origin(o) for o in part[C.fork_of]]
+    mine = np.array(
+        [
+            o.get(C.model) == m and o.get("next_repaired") is not None
+            for o, m in zip(origins, part[C.model], strict=True)
+        ]
+    )
+    if not mine.any():
+        return {}
+    own = part[mine]
+    fork = own[C.repaired_next].fillna(False).astype(bool).to_numpy()
+    source = np.array([bool(o["next_repaired"]) for o, keep in zip(origins, mine, strict=True) if keep])
+    tasks = own.groupby([C.suite, C.task_id], sort=False).ngroup().to_numpy()
     row, _, _, _ = paired_effect(fork, source, tasks, n_boot, seed)
     return {
         "vs_source": row["diff"],
@@ -90,4 +97,5 @@ def against_source(part: pd.DataFrame, n_boot: int, seed: int) -> dict[str, Any]
         "vs_source_ci_high": row["ci_high"],
         "vs_source_p": None if row["p_value"] is None or math.isnan(float(str(row["p_value"]))) else row["p_value"],
         "vs_source_test": row["test"],
+        "vs_source_points": int(mine.sum()),
     }

@@ -332,7 +332,7 @@ def _vs_source(row: Any) -> str:
         return f"played by {row.player}" + (": player and feedback confounded" if row.confounded else "")
     if row.vs_source is None:
         return "—"
-    diff = _diff(row.vs_source, row.vs_source_ci_low, row.vs_source_ci_high, row.fork_points, 100, 1)
+    diff = _diff(row.vs_source, row.vs_source_ci_low, row.vs_source_ci_high, row.vs_source_points or 0, 100, 1)
     return f"{diff}, p {_p(row.vs_source_p)} ({TEST_NAMES.get(row.vs_source_test or '', row.vs_source_test)})"
 
 
