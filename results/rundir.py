@@ -299,3 +299,17 @@ def read_meta(run_dir: PathLike) -> dict[str, Any] | None:
         where = ".".join(str(p) for p in err["loc"])
         raise RecordsError(f"{meta}: {where}: {err['msg']}; the file is damaged: move it away or restore it") from None
     return data
+
+
+def check_metas(run_dirs: Iterable[PathLike]) -> None:
+    """Every run directory's run.json readable (`read_meta`), or one RecordsError with a line for
+    each damaged one: a reader of many runs (`report`, `plot`, `export`) names them all at once,
+    not the first only, so that they are not mended one failed command at a time."""
+    damaged = []
+    for run_dir in run_dirs:
+        try:
+            read_meta(run_dir)
+        except RecordsError as exc:
+            damaged.append(str(exc))
+    if damaged:
+        raise RecordsError("\n".join(damaged))  # one line each, as a spec's errors (harness.spec)
