@@ -13,6 +13,7 @@ from rich.console import Console
 from envs.errors import UserError
 from harness import shards
 from harness.episodes import expand, grid_of, select_tasks, shard
+from harness.printable import console as printable_console
 from harness.progress import _progress
 from harness.redact import Redactor
 from harness.rundir.store import RunDir
@@ -72,7 +73,7 @@ async def run(
     """Play the spec's episodes not yet recorded. `preflight`: check each served model before
     its first episode (harness.serving.preflight); a failed check stops the run. `suite_check`: first,
     gold plays each task (harness.suite_check); a task it cannot win stops the run."""
-    console = console or Console(stderr=True)
+    console = console or printable_console(stderr=True)
     plan = resolved(spec)  # the run's one resolution, handed down
     tasks = select_tasks(plan)
     if suite_check and spec.fork is None:  # a fork checks more: every replayed outcome (harness.fork)

@@ -25,12 +25,14 @@ from results.rundir import (
     META,
     REQUIRED,
     PathLike,
+    check_metas,
     check_once,
     check_record,
     existing_records,
     key_text,
     read_lines,
     read_meta,
+    records_path,
 )
 
 # pairing an episode of one arm with the same episode of another arm
@@ -343,13 +345,15 @@ def load(paths: PathLike | Iterable[PathLike], columns: Iterable[str] | None = N
     reads a dozen columns (the report) does not hold the call logs of every episode.
     `df.attrs["fields"]` then names every column the full frame would have, in its order.
     """
+    paths = _as_paths(paths)
+    check_metas(records_path(p).parent for p in paths)  # every damaged run.json named, before any record is read
     rows = _Rows(columns)
     settings: dict[str, tuple[Path, dict[str, Any]]] = {}  # suite -> the first run's settings
     run_dirs: list[str] = []
     owner: dict[tuple[Any, ...], str] = {}
     partial_total = 0
     with _collector_paused():
-        for p in _as_paths(paths):
+        for p in paths:
             file = existing_records(p)
             lo, run_dir = len(rows), str(file.parent)
             lines, partial = read_lines(file)

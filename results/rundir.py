@@ -18,6 +18,7 @@ import fcntl
 import json
 import os
 import re
+import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -149,7 +150,32 @@ def in_use(run_dir: PathLike) -> bool:
 def recorded_lines(run_dir: PathLike) -> int:
     """The lines of records.jsonl (0 without one): the episodes recorded, read without parsing."""
     file = records_file(run_dir)
-    return file.read_bytes().count(b"\n") if file.exists() else 0
+    if not file.exists():
+        return 0
+    regular_records(file)
+    return file.read_bytes().count(b"\n")
+
+
+_NOT_REGULAR = {stat.S_IFDIR: "a folder", stat.S_IFIFO: "a FIFO", stat.S_IFSOCK: "a socket"}
+_NOT_REGULAR |= {stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device"}
+
+
+def not_regular(path: Path) -> str | None:
+    """What `path` is when it exists and is no regular file ("a folder", "a FIFO", ...), else None.
+    A run's own files are read and written only when it is None: a folder there raised
+    IsADirectoryError from deep inside, and a FIFO waits for a writer (or a reader) forever."""
+    try:
+        mode = os.stat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):  # absent, or a file where its folder should be
+        return None
+    return None if stat.S_ISREG(mode) else _NOT_REGULAR.get(stat.S_IFMT(mode), "no regular file")
+
+
+def regular_records(file: Path) -> None:
+    """A records file is a regular file, or one RecordsError saying what it is: every reader of one
+    (`load`, `fork`, `fork --check`, an import's count) opens it only then."""
+    if kind := not_regular(file):
+        raise RecordsError(f"{file} is {kind} where the run keeps its records file: move it away")
 
 
 def whole_lines(data: bytes) -> bytes:
@@ -241,6 +267,8 @@ def read_lines(file: Path) -> tuple[Iterator[tuple[int, str]], list[int]]:
     partial lines once the iterator is exhausted."""
     partial: list[int] = []
 
+    regular_records(file)  # before the iterator: the caller's first line names it, not its first read
+
     def numbered() -> Iterator[tuple[int, str]]:
         with open(file, encoding="utf-8", errors="surrogateescape") as f:
             try:
@@ -299,3 +327,17 @@ def read_meta(run_dir: PathLike) -> dict[str, Any] | None:
         where = ".".join(str(p) for p in err["loc"])
         raise RecordsError(f"{meta}: {where}: {err['msg']}; the file is damaged: move it away or restore it") from None
     return data
+
+
+def check_metas(run_dirs: Iterable[PathLike]) -> None:
+    """Every run directory's run.json readable (`read_meta`), or one RecordsError with a line for
+    each damaged one: a reader of many runs (`report`, `plot`, `export`) names them all at once,
+    not the first only, so that they are not mended one failed command at a time."""
+    damaged = []
+    for run_dir in run_dirs:
+        try:
+            read_meta(run_dir)
+        except RecordsError as exc:
+            damaged.append(str(exc))
+    if damaged:
+        raise RecordsError("\n".join(damaged))  # one line each, as a spec's errors (harness.spec)

@@ -135,7 +135,8 @@ def export(
         from results import load, to_parquet
 
         df = load(runs)
-        parquet.parent.mkdir(parents=True, exist_ok=True)
+        with storage_guard(parquet):  # a folder above it that is a file, a name too long: one line
+            parquet.parent.mkdir(parents=True, exist_ok=True)
         with written_whole(parquet) as part:
             to_parquet(df, part)
         echo(f"{len(df)} episodes -> {parquet}")

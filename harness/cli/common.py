@@ -21,6 +21,7 @@ from harness.errors import PreflightFailed, ServerDied, ServerStartError, StartF
 from harness.flags import parse_ints as parse_ints
 from harness.flags import split_list as split_list
 from harness.interrupts import terminate_as_interrupt
+from harness.printable import printable
 from harness.redact import redacted_console
 
 if TYPE_CHECKING:
@@ -30,9 +31,9 @@ if TYPE_CHECKING:
 def console(stderr: bool = False) -> Console:
     """A rich console on stdout (`out`) or stderr (`err`), made when a command prints: `--help`
     imports no rich. Made per command run, it reads the terminal's width (COLUMNS) of that run."""
-    from rich.console import Console  # rich: not for --help
+    from harness.printable import console as printable_console  # rich: not for --help
 
-    return Console(stderr=stderr)
+    return printable_console(stderr=stderr)  # a name's control characters written out, never obeyed
 
 
 def __getattr__(name: str) -> Any:
@@ -119,8 +120,9 @@ def group(name: str | None = None, help: str | None = None) -> typer.Typer:
 
 
 def echo(text: str) -> None:
-    """Plain text on stdout exactly as given (reports, CSV, JSON): no markup, wrapping or tab expansion."""
-    sys.stdout.write(text + "\n")
+    """Plain text on stdout as given (reports, CSV, JSON): no markup, wrapping or tab expansion; only
+    control characters are written out (a folder named with an ESC sequence would recolour the terminal)."""
+    sys.stdout.write(printable(text) + "\n")
     sys.stdout.flush()
 
 

@@ -8,10 +8,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-
 from harness.imports import IMPORTERS
 from harness.imports.play import TWICE, Written, write
+from harness.printable import console as printable_console
 
 
 def play_files(
@@ -19,7 +18,7 @@ def play_files(
 ) -> list[tuple[dict[str, Any], Written]]:
     """Each batch's provenance and what was written for it; lines for the user go to `say`."""
     importer = IMPORTERS.get(kind)
-    console = Console(stderr=True)
+    console = printable_console(stderr=True)
     done = []
     for item in importer.batches(paths, out, model):
         if isinstance(item, str):

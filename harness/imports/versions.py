@@ -15,10 +15,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-
 from harness.imports import releases
 from harness.imports.worker import spawn
+from harness.printable import console as printable_console
 
 AUTO = "auto"
 
@@ -89,7 +88,7 @@ def probe_here(samples: list[dict[str, str]], out: str) -> list[dict[str, Any]]:
             if isinstance(item, Batch):
                 counts["skipped"] += sum(item.provenance["skipped"].values())
                 counts["entries"] += sum(item.provenance["skipped"].values()) + len(item.episodes)
-                written = write(item, Console(stderr=True))
+                written = write(item, printable_console(stderr=True))
                 counts["harness_error"] += written.ends["harness_error"]
                 for name, n in written.fidelity.items():
                     counts[name] = counts.get(name, 0) + n

@@ -32,7 +32,7 @@ from typing import Any
 from envs.errors import UserError
 from harness.errors import StorageError
 from harness.readers.inspect_messages import inspect_model, messages
-from harness.rundir.files import written_whole
+from harness.rundir.files import storage_guard, written_whole
 from results import rundir
 from results.load import read_records
 
@@ -274,7 +274,8 @@ def export(run_dirs: Sequence[Path], out_dir: Path) -> Exported:
 
     runs = [read_run(Path(d)) for d in run_dirs]
     versions = {"inspect_ai": version("inspect_ai")}
-    out_dir.mkdir(parents=True, exist_ok=True)
+    with storage_guard(out_dir):  # a folder above it that is a file, a name too long: one line
+        out_dir.mkdir(parents=True, exist_ok=True)
     written, samples = [], 0
     for cell in cells(runs):
         samples += len(cell.samples)

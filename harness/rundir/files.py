@@ -13,6 +13,7 @@ from typing import Any
 
 import orjson
 
+from envs.errors import UserError
 from harness.errors import StorageError
 
 
@@ -99,18 +100,31 @@ def sync_dir(folder: Path) -> None:
         os.close(fd)
 
 
+# a write that fails with one of these failed on the path the user named, not on the disk: a name
+# too long for the filesystem (one part over 255 bytes, or the whole over PATH_MAX), a file where a
+# folder must be (or the other way), a folder that cannot be made there (/proc), a link loop. The
+# same path fails again however much space is freed, so it is bad input (exit 2), not a stop (exit 1).
+PATH_ERRNOS = {errno.ENAMETOOLONG, errno.ENOTDIR, errno.EEXIST, errno.EISDIR, errno.ENOENT, errno.ELOOP}
+
+
 @contextlib.contextmanager
 def storage_guard(path: Path) -> Iterator[None]:
-    """A full disk, or a path this user may not write, met while writing `path`: a StorageError."""
+    """A full disk, or a path this user may not write, met while writing `path`: a StorageError.
+    A path that cannot be written as named (PATH_ERRNOS): a UserError naming it."""
     try:
         yield
     except OSError as exc:
-        if exc.errno not in STORAGE_ERRNOS | {errno.ENAMETOOLONG}:
+        if exc.errno not in STORAGE_ERRNOS | PATH_ERRNOS:
             raise
         name = errno.errorcode.get(exc.errno or 0, "")
+        why = f"{exc.strerror or exc}{f' ({name})' if name else ''}"
+        if exc.errno in PATH_ERRNOS:
+            # the path the OS refused, which may be a folder above `path` (the one that is a file)
+            where = f" ({exc.filename})" if exc.filename and str(exc.filename) != str(path) else ""
+            raise UserError(f"cannot write {path}{where}: {why}; name another path") from None
         raise StorageError(
-            f"cannot write {path}: {exc.strerror or exc}{f' ({name})' if name else ''}; nothing was left "
-            "half-written: free space (or pick another path), then run it again"
+            f"cannot write {path}: {why}; nothing was left half-written: free space (or pick another path), "
+            "then run it again"
         ) from None
 
 

@@ -43,8 +43,9 @@ def refuse_links(path: Path) -> None:
     for p in (records, meta, rundir.errors_file(path), transcripts, rundir.lock_file(path)):
         if p.is_symlink():
             raise RunDirError(f"{p} is a symbolic link, which a run directory never follows: remove it")
-        if p != transcripts and p.is_dir():
-            raise RunDirError(f"{p} is a directory where the run keeps a file: move it away")
+        # a folder or a FIFO (whose open would wait forever): never read, appended to or replaced
+        if p != transcripts and (kind := rundir.not_regular(p)):
+            raise RunDirError(f"{p} is {kind} where the run keeps a file: move it away")
     if records.exists() and records.stat().st_size and not meta.exists():
         raise RunDirError(
             f"{path} holds records but no {rundir.META}: the spec they were played under is unknown, "

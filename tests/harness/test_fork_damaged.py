@@ -6,6 +6,7 @@ it was not recorded on."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -105,3 +106,40 @@ def test_check_with_another_model_is_refused(source, tmp_path):
     result, text = invoke("fork", source, "--check", "--model", "agent:random", "--out", tmp_path / "f")
     assert result.exit_code == 2 and "--check replays each failure with its own model" in text, text
     assert not (tmp_path / "f").exists()
+
+
+def _folder(records: Path) -> None:
+    records.unlink(missing_ok=True)
+    records.mkdir()
+
+
+def _fifo(records: Path) -> None:
+    records.unlink(missing_ok=True)
+    os.mkfifo(records)  # opened, it would wait for a writer forever
+
+
+@pytest.mark.parametrize("kind, make", [("a folder", _folder), ("a FIFO", _fifo)])
+@pytest.mark.parametrize("where", ["fork's source", "fork --check's --out", "report"])
+def test_a_records_file_that_is_a_folder_or_a_fifo_is_one_line(source, tmp_path, kind, make, where):
+    """records.jsonl as a folder raised IsADirectoryError from the reader; as a FIFO it hung the
+    reader and the opening of a fork's --out, which refused a folder only (issue 57)."""
+    src, out = tmp_path / "src", tmp_path / "f"
+    shutil.copytree(source, src)
+    if where == "fork's source":
+        make(src / "records.jsonl")
+        args = ("fork", src, "--model", "agent:reader", "--conditions", "raw", "--out", out)
+        bad = src / "records.jsonl"
+    elif where == "fork --check's --out":
+        out.mkdir()
+        make(out / "records.jsonl")
+        args, bad = ("fork", src, "--check", "--out", out), out / "records.jsonl"
+    else:
+        make(src / "records.jsonl")
+        args, bad = ("report", src), src / "records.jsonl"
+    result, text = invoke(*args)
+    assert result.exit_code == 2 and "Traceback" not in text, text
+    said = " ".join(text.split())
+    # named by the reader (records file) or, for a fork's own --out, by the check of its folder (a file)
+    assert f"{bad} is {kind} where the run keeps" in said and "move it away" in said, text
+    assert bad.exists() and not bad.is_file()  # left as it was
+    assert where == "fork --check's --out" or not out.exists()

@@ -339,3 +339,37 @@ def test_a_damaged_byte_in_the_records_is_named_by_run_report_and_export_alike(t
         result, text = invoke(*args)
         assert result.exit_code == 2 and "line 2 of the records is not UTF-8" in " ".join(text.split()), text
     assert records.read_bytes() == damaged and not (tmp_path / "x.parquet").exists()
+
+
+def test_two_damaged_run_jsons_are_each_named_by_report_plot_and_export(kit, tmp_path: Path) -> None:
+    """One run.json that is no JSON and another whose spec is a list: each command names both, one
+    line each, exit 2, where it named the first only and the second waited for the next try (issue 57)."""
+    from tests.harness.cli.invoke import invoke
+
+    spec = {"suite": "paper-textworld", "models": [kit.QWEN], "conditions": list(kit.QWEN_SOLVED)}
+    runs = tmp_path / "runs"
+    bad_json = kit.write(runs / "a", kit.paper_like(run_id="a"), run_json={"run_id": "a", "spec": spec})
+    bad_spec = kit.write(runs / "b", kit.paper_like(run_id="b"), run_json={"run_id": "b", "spec": [1, 2]})
+    kit.write(runs / "c", kit.paper_like(run_id="c"), run_json={"run_id": "c", "spec": spec})  # whole: not named
+    (bad_json / "run.json").write_text("{not json")
+    before = {p: p.read_bytes() for p in runs.rglob("*") if p.is_file()}
+    for args in (
+        ("report", runs),
+        ("report", bad_spec, bad_json),
+        ("plot", runs, "--out", tmp_path / "figs"),
+        ("export", runs, "--parquet", tmp_path / "x.parquet"),
+    ):
+        result, text = invoke(*args)
+        lines = text.strip().splitlines()
+        assert result.exit_code == 2 and "Traceback" not in text, text
+        assert len(lines) == 2, text
+        assert {line.removeprefix("error: ").split(": ", 1)[0] for line in lines} == {
+            str(bad_json / "run.json"),
+            str(bad_spec / "run.json"),
+        }, text
+        assert "not valid JSON" in text and "spec: Input should be a valid dictionary" in text
+    assert {p: p.read_bytes() for p in runs.rglob("*") if p.is_file()} == before
+    assert not (tmp_path / "figs").exists() and not (tmp_path / "x.parquet").exists()
+    with pytest.raises(RecordsError, match="not valid JSON") as raised:  # the library's load says the same
+        load([bad_json, bad_spec])
+    assert str(bad_spec / "run.json") in str(raised.value)

@@ -1,4 +1,5 @@
-"""Exports and figures onto a full disk: one line, exit 1, no partial file left (issue 49).
+"""Exports and figures onto a full disk: one line, exit 1, no partial file left (issue 49). Onto a
+path that cannot be written as named (too long, under a file): one line, exit 2 (issue 57).
 
 `ulimit -f` makes any write past the limit fail with EFBIG, as a full disk fails it with ENOSPC.
 """
@@ -69,3 +70,28 @@ def test_a_hand_edited_integer_beyond_64_bits_is_named_by_export(run, tmp_path):
     result, text = invoke("export", edited, "--parquet", tmp_path / "x.parquet")
     assert result.exit_code == 2 and "prompt_words holds an integer beyond 64 bits" in " ".join(text.split())
     assert not (tmp_path / "x.parquet").exists() and not (tmp_path / "x.parquet.part").exists()
+
+
+BAD_PATHS = {
+    "a name over 255 bytes": lambda base: base / ("x" * 300),
+    "300 folders of 200 characters (past PATH_MAX)": lambda base: base.joinpath(*["y" * 200] * 300),
+    "a folder above it that is a file": lambda base: base / "afile" / "sub",
+}
+
+
+@pytest.mark.parametrize("kind", ["plot", "parquet", "inspect"])
+@pytest.mark.parametrize("bad", list(BAD_PATHS))
+def test_a_path_that_cannot_be_written_as_named_is_one_line_exit_2_and_nothing_written(run, tmp_path, kind, bad):
+    (tmp_path / "afile").write_text("kept")
+    target = BAD_PATHS[bad](tmp_path)
+    if kind == "plot":
+        result, text = invoke("plot", run, "--out", target)
+    else:
+        result, text = invoke("export", run, f"--{kind}", target / "x.parquet" if kind == "parquet" else target)
+    # bad input, not a stop: the same path fails again however much space is freed
+    assert result.exit_code == 2, text
+    assert "Traceback" not in text and isinstance(result.exception, SystemExit)
+    lines = text.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: cannot write ") and "name another path" in lines[0]
+    assert str(tmp_path) in lines[0]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"] and (tmp_path / "afile").read_text() == "kept"
