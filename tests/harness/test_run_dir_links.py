@@ -33,7 +33,7 @@ def test_a_directory_where_a_file_belongs_is_one_line(tmp_path):
     out = tmp_path / "r"
     (out / "records.jsonl").mkdir(parents=True)
     result, text = invoke(*RUN, "--out", out)
-    assert result.exit_code == 2 and "is a directory" in text and "Traceback" not in text
+    assert result.exit_code == 2 and "is a folder where the run keeps a file" in text and "Traceback" not in text
 
 
 def test_records_without_their_run_json_take_no_more_records(tmp_path):
