@@ -24,7 +24,8 @@ from typing import Any
 
 from envs.contract import EpisodeContext, Task
 from envs.errors import UserError
-from harness.loop import NOT_EXECUTED, call_env, run_episode
+from harness.answers import NOT_EXECUTED
+from harness.loop import call_env, run_episode
 from harness.plugins import Plugin
 from harness.recording import repairs
 from harness.replay import PrefixEnd, Replay, Replaying

@@ -6,8 +6,6 @@ asks the condition to render every Violation, and stops at a win, a loss or the 
 
 from __future__ import annotations
 
-import asyncio
-import hashlib
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,12 +27,11 @@ from envs.contract import (
     call_reader,
     retry_writer,
 )
+from harness.answers import call_env, label, signature, submit_all
 from harness.errors import HarnessError
 from harness.replay import Replay, Unforkable
 from harness.serving import Backend
 from harness.types import CallLog, ModelTurn
-
-NOT_EXECUTED = "not_executed"  # an action an earlier rejection in its answer, or the budget, stopped
 
 
 @dataclass(frozen=True)
@@ -143,13 +140,6 @@ def _assistant_message(turn: ModelTurn, native: bool) -> dict[str, Any]:
     return msg
 
 
-def _reply(text: str, call: Action | None, index: int, native: bool) -> dict[str, Any]:
-    """The environment's answer to one action, as the next message."""
-    if native and isinstance(call, ToolCall) and call.parse_mode == "native":
-        return {"role": "tool", "tool_call_id": call.id or f"call_{index}", "content": text}
-    return {"role": "user", "content": text}
-
-
 def _with_feedback(opening: Opening, answer: str, feedback: str) -> list[dict[str, Any]]:
     """`last` history: the opening again, plus the previous answer and its feedback only."""
     messages = [dict(m) for m in opening.messages]
@@ -198,13 +188,6 @@ def _log(turn: ModelTurn, messages: list[dict[str, Any]], kind: str, outcome: st
         truncated=turn.truncated,
         outcome=outcome,
     )
-
-
-async def call_env(owner: Any, method: Any, *args: Any) -> Any:
-    """An environment's (or suite's) call: in a worker thread when it blocks, else on the loop."""
-    if getattr(owner, "blocking", True):
-        return await asyncio.to_thread(method, *args)
-    return method(*args)
 
 
 async def run_episode(env: Env, backend: Backend, ctx: EpisodeContext, replay: Replay | None = None) -> EpisodeResult:
@@ -313,13 +296,13 @@ async def _play(
         # the fork point's feedback is the episode's own condition's; earlier ones the source's
         said = replay.before if replay and replayed and len(result.calls) < prefix else condition
         part = env.segment() if isinstance(env, Segmented) else None
-        outcome, replies, submitted, feedback, labels = await _submit_all(
+        outcome, replies, submitted, feedback, labels = await submit_all(
             env, actions, said, writer is None, native, room, run_all
         )
         calls = [a for a in actions if isinstance(a, ToolCall)] if isinstance(actions, list) else []
         if reader is not None and calls:  # the protocol brings an answer's results back in one message of its own
             replies = [reader.results_message(calls, [r["content"] for r in replies])]
-        log.outcome, log.call_outcomes = _label(outcome), labels
+        log.outcome, log.call_outcomes = label(outcome), labels
         if isinstance(outcome, Violation):
             rejected.add(log.signature)
         conversational = isinstance(actions, list) and isinstance(actions[0], TextAnswer) and "tool" in opening.accepts
@@ -353,83 +336,3 @@ async def _play(
             messages = _with_feedback(opening, turn.text, "\n\n".join(r["content"] for r in replies))
         else:
             messages = [*messages, _assistant_message(turn, native), *replies]
-
-
-async def _submit_all(
-    env: Env,
-    actions: list[Action] | Violation,
-    condition: Condition,
-    replies_say_it: bool,
-    native: bool,
-    room: int | None = None,
-    run_all: bool = False,
-) -> tuple[Outcome, list[dict[str, Any]], int, list[str], list[str]]:
-    """Submit the turn's actions in order; a rejection (unless `run_all`: the protocol runs every
-    call, Opening.answer_calls), the end of the game or a spent budget (`room`: tool calls left,
-    when the budget counts tool calls) stops the rest. Returns the answer's outcome (its first
-    rejection, else the last outcome), one reply message per action (native tool calls each need
-    their answer), how many actions reached the environment and the condition's feedback lines
-    about the first rejection (the one place they are rendered), and each action's own outcome
-    label. With `replies_say_it` false (the env writes the retry around the lines) a rejection
-    gets no reply: nothing would send it."""
-    if isinstance(actions, Violation):
-        feedback = condition.items(actions)
-        said = [{"role": "user", "content": "\n".join(feedback)}] if replies_say_it else []
-        return actions, said, 0, feedback, []
-    replies: list[dict[str, Any]] = []
-    outcome: Outcome | None = None
-    first_rejection: Violation | None = None
-    feedback = []
-    labels: list[str] = []
-    stopped = False
-    submitted = 0
-    for i, action in enumerate(actions):
-        if stopped or (room is not None and submitted >= room):
-            labels.append(NOT_EXECUTED)
-            replies.append(
-                _reply(
-                    "Not executed: an earlier call in this answer ended the turn, or the budget is spent.",
-                    action,
-                    i,
-                    native,
-                )
-            )
-            continue
-        submitted += 1
-        outcome = await call_env(env, env.submit, action)
-        labels.append(_label(outcome))
-        if isinstance(outcome, Violation):
-            lines = condition.items(outcome)
-            if replies_say_it:
-                replies.append(_reply("\n".join(lines), action, i, native))
-            if first_rejection is None:
-                first_rejection, feedback = outcome, lines
-            stopped = not run_all
-        else:
-            replies.append(_reply(outcome.observation, action, i, native))
-            if outcome.done:
-                stopped = True
-    assert outcome is not None
-    ended = isinstance(outcome, Accepted) and outcome.done
-    answer = outcome if ended or first_rejection is None else first_rejection
-    return answer, replies, submitted, feedback, labels
-
-
-def signature(actions: list[Action] | Violation, turn: ModelTurn) -> str:
-    """A short hash of what a call submitted: each action's canonical JSON (a tool call's name and
-    arguments, keys sorted; an answer's text), or the answer's text when no action could be read
-    from it. Two calls with equal signatures submitted the same thing (ids and parse modes aside)."""
-    if isinstance(actions, Violation):
-        canonical: Any = {"text": turn.text}
-    else:
-        canonical = [
-            {"name": a.name, "arguments": a.arguments} if isinstance(a, ToolCall) else {"text": a.text} for a in actions
-        ]
-    blob = json.dumps(canonical, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
-    return hashlib.sha256(blob.encode("utf-8", errors="surrogatepass")).hexdigest()[:16]
-
-
-def _label(outcome: Outcome) -> str:
-    if isinstance(outcome, Violation):
-        return outcome.code
-    return "won" if outcome.won else "lost" if outcome.lost else "done" if outcome.done else "accepted"

@@ -17,9 +17,10 @@ from rich.markup import escape
 
 from envs.contract import EpisodeContext
 from harness.agents.base import PREFIX as AGENT_PREFIX
+from harness.answers import signature
 from harness.episodes import Episode
 from harness.errors import HarnessError, StartFailed
-from harness.loop import EpisodeResult, call_env, run_episode, signature
+from harness.loop import EpisodeResult, call_env, run_episode
 from harness.progress import ESTIMATE_AFTER, Counter, _progress
 from harness.provenance import git_commit, versions
 from harness.recording import build_record, unsaved_record
