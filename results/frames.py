@@ -12,35 +12,14 @@ from typing import Any
 import pandas as pd
 
 from results.columns import C
-from results.contrasts import P_FLOOR
 from results.dynamics import SHOWN_K
+from results.fork_frames import forks_frame, forks_notes
+from results.formats import TEST_NAMES, _diff, _num, _p, _pct, _yes
 from results.grid import ERRORS_ONLY, NOT_RUN, PARTIAL
-from results.report_model import ImportRow, Report
+from results.import_frames import imports_frame, imports_notes
+from results.report_model import Report
 
 KEY_ORDER = (C.condition, C.model, C.suite, C.budget, C.sample_seed)
-TEST_NAMES = {"mcnemar_exact": "McNemar", "sign_flip": "sign-flip", "too_few_tasks": "too few tasks"}
-
-
-def _pct(x: float | None) -> str:
-    return "—" if x is None else f"{100 * x:.1f}%"
-
-
-def _num(x: float | None, digits: int = 1) -> str:
-    return "—" if x is None else f"{x:,.{digits}f}"
-
-
-def _p(x: float | None) -> str:
-    """One p-value format: four decimals from 1e-4 up, scientific below (as the JSON keeps six
-    significant digits there: results.report._rounded), a p at the floor a bound, never 0."""
-    if x is None:
-        return "—"
-    if x <= P_FLOOR:
-        return f"< {P_FLOOR:.0e}"
-    return f"{x:.4f}" if x >= 1e-4 else f"{x:.1e}"
-
-
-def _yes(x: bool | None) -> str:
-    return "—" if x is None else ("yes" if x else "no")
 
 
 def has_paper(report: Report) -> bool:
@@ -84,26 +63,6 @@ def cells_frame(report: Report) -> pd.DataFrame:
         frame = frame.drop(columns=[c for c in PAPER_COLUMNS if c in frame])
     # the column only earns its width when a server left usage out
     return frame.drop(columns="usage unknown") if rows and not any(r.usage_unknown for r in report.cells) else frame
-
-
-def _diff(
-    diff: float | None,
-    low: float | None,
-    high: float | None,
-    pairs: int,
-    scale: float,
-    digits: int,
-    tasks: int | None = None,
-) -> str:
-    """A difference with its CI; a contrast of one pair has none (results.contrasts), nor one of
-    too few tasks where the task is the unit (`tasks`), and it says which."""
-    if diff is None:
-        return "—"
-    if (low is None or high is None) and tasks is not None:
-        return f"{scale * diff:+.{digits}f} [no CI: {tasks} task{'s' if tasks != 1 else ''}]"
-    if low is None or high is None:
-        return f"{scale * diff:+.{digits}f} [no CI: {pairs} pair{'s' if pairs != 1 else ''}]"
-    return f"{scale * diff:+.{digits}f} [{scale * low:+.{digits}f}, {scale * high:+.{digits}f}]"
 
 
 def _too_few(row: Any) -> int | None:
@@ -287,127 +246,6 @@ def factors_frame(report: Report) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _rate_ci(row: Any, rate: float | None, low: float | None, high: float | None) -> str:
-    """A fork rate with its interval, or why it has none (too few tasks for a clustered one; the
-    source's own row, a record of what happened, stands beside the forks with none)."""
-    if row.player is not None:
-        return _pct(rate)
-    if row.too_few_tasks:
-        return f"{_pct(rate)} [{row.tasks} tasks: too few]"
-    return f"{_pct(rate)} [{_pct(low)}, {_pct(high)}]"
-
-
-def forks_frame(report: Report) -> pd.DataFrame:
-    """A fork's repairs per condition (results.forks); none for runs played from their start."""
-    return pd.DataFrame(
-        [
-            {
-                C.model: r.model,
-                "condition": r.condition,
-                **r.group([C.suite]),
-                "points": r.fork_points,
-                "repaired next [95% CI]": _rate_ci(r, r.repaired_next, r.repaired_next_ci_low, r.repaired_next_ci_high),
-                "progressed": _pct(r.progressed),
-                "solved [95% CI]": _rate_ci(r, r.solved, r.solved_ci_low, r.solved_ci_high),
-                **(
-                    {"turn solved [95% CI]": _rate_ci(r, r.part_solved, r.part_solved_ci_low, r.part_solved_ci_high)}
-                    if any(f.part_solved is not None for f in report.forks)
-                    else {}
-                ),
-                "calls to repair": _num(r.calls_to_repair, 2),
-                "tok/repair": _num(r.tokens_per_repair, 0),
-                "vs source's own [95% CI]": _vs_source(r),
-                "calls/point": _num(r.calls_per_point, 1),
-                "calls paid": "—" if r.calls_paid is None else r.calls_paid,
-                "replayed": "—" if r.calls_replayed is None else r.calls_replayed,
-            }
-            for r in report.forks
-        ]
-    )
-
-
-def _vs_source(row: Any) -> str:
-    """Repaired-next minus the source's own next move, where the player is the same (else why not)."""
-    if row.player is not None:
-        return f"played by {row.player}" + (": player and feedback confounded" if row.confounded else "")
-    if row.vs_source is None:
-        return "—"
-    diff = _diff(row.vs_source, row.vs_source_ci_low, row.vs_source_ci_high, row.vs_source_points or 0, 100, 1)
-    return f"{diff}, p {_p(row.vs_source_p)} ({TEST_NAMES.get(row.vs_source_test or '', row.vs_source_test)})"
-
-
-# an import's ids named under its table: a few, then how many more
-SHOWN_IDS = 5
-
-
-def _few(ids: list[str]) -> str:
-    more = len(ids) - SHOWN_IDS
-    return ", ".join(ids[:SHOWN_IDS]) + (f" and {more} more (--format json lists them)" if more > 0 else "")
-
-
-FIDELITY = "faithful / diverged / unverified"
-AGREES = "agrees with score file"
-
-
-def _fidelity(r: ImportRow) -> str:
-    """faithful / diverged / unverified, adding up to `replayed`; "unknown" for an import made
-    before the replay was compared with the log (records without the fields), and so many unknown
-    where some are."""
-    if r.fidelity_unknown and r.fidelity_unknown == r.replayed:
-        return "unknown"
-    counts = f"{r.faithful}/{r.diverged}/{r.unverified}"
-    return counts + (f", {r.fidelity_unknown} unknown" if r.fidelity_unknown else "")
-
-
-def imports_frame(report: Report) -> pd.DataFrame:
-    """What each import is (results.imports): a row per model and suite; none for other runs. The
-    bfcl-eval column only where the imports were replayed on several releases (one is a note)."""
-    rows = [
-        {
-            C.model: r.model,
-            C.suite: r.suite,
-            "entries": "—" if r.entries is None else r.entries,
-            "replayed": r.replayed,
-            "skipped": r.skipped,
-            "harness errors": r.harness_errors,
-            FIDELITY: _fidelity(r),
-            AGREES: "—" if r.verdicts is None else f"{r.agree}/{r.verdicts}",
-            "bfcl-eval": r.bfcl_eval or "—",
-        }
-        for r in report.imports
-    ]
-    frame = pd.DataFrame(rows)
-    if rows and len({r.bfcl_eval for r in report.imports}) == 1:
-        frame = frame.drop(columns="bfcl-eval")
-    return frame
-
-
-def imports_notes(report: Report) -> list[str]:
-    """What an import's table cannot hold: the release replayed on (when one), the skipped
-    entries by cause, where replays diverged, the entries whose verdict differs from the published one."""
-    rows = report.imports
-    notes = []
-    releases = {r.bfcl_eval for r in rows}
-    if len(releases) == 1 and rows:
-        versions = sorted({str(f.get("bfcl_version")) for r in rows for f in r.files})
-        notes.append(f"replayed on bfcl-eval {rows[0].bfcl_eval or '(not recorded)'} (files: {', '.join(versions)})")
-    for r in rows:
-        where = f"{r.model} {r.suite}"
-        for cause, n in r.skipped_by_cause.items():
-            notes.append(f"{where}: skipped {n}, {cause}: {_few(r.skipped_ids.get(cause, []))}")
-        if r.divergences:
-            firsts = [f"{d.task_id} (call {d.call}{': ' + d.cause if d.cause else ''})" for d in r.divergences]
-            notes.append(f"{where}: diverged from the log: {_few(firsts)}")
-        if r.disagree_ids:
-            notes.append(f"{where}: BFCL's checker here differs from the published score: {_few(r.disagree_ids)}")
-    if any(r.fidelity_unknown for r in rows):
-        notes.append("unknown: replays of an import made before each replay was compared with the file's log")
-    if any(r.verdicts is None for r in rows):
-        notes.append(f"{AGREES} —: no score file (BFCL's published verdicts) came with that import")
-    return notes
-
-
-# the "after an error" table's columns, in results.dynamics.NEXT's order
 NEXT_TITLES = {
     "identical": "identical retry",
     "same_function": "same fn new args",
@@ -456,24 +294,6 @@ SECTIONS: dict[str, Callable[[Report], pd.DataFrame]] = {
 
 
 # what a section says under its tables, beside them
-def forks_notes(report: Report) -> list[str]:
-    """Under the repairs table: who played each source's-own row, and where that player is not the
-    forks' (the difference is then one of players and feedback at once), a line saying so."""
-    notes = []
-    for r in report.forks:
-        if r.player is None:
-            continue
-        where = f"{r.model} {r.condition}"
-        if r.confounded:
-            notes.append(
-                f"{where}: the source's player {r.player} under its own feedback, at the same {r.fork_points} "
-                f"points; another player than {r.model}: player and feedback are confounded, no contrast"
-            )
-        else:
-            notes.append(f"{where}: {r.player}'s own next move at the same {r.fork_points} points (vs source's own)")
-    return notes
-
-
 NOTES: dict[str, Callable[[Report], list[str]]] = {"imports": imports_notes, "forks": forks_notes}
 TITLES = {
     "imports": "Imported transcripts (each entry in the files: replayed, skipped or a harness error; faithful: "

@@ -11,7 +11,8 @@ from rich.console import Console
 
 from envs.study import BUDGET as STUDY_BUDGET
 from results.columns import C, is_reference_agent
-from results.frames import AGREES, FAILURE_TEXT, FIDELITY, GAP_KEY, NOTES, PAPER_COLUMNS, SECTIONS, TITLES, has_paper
+from results.frames import FAILURE_TEXT, GAP_KEY, NOTES, PAPER_COLUMNS, SECTIONS, TITLES, has_paper
+from results.import_frames import AGREES, FIDELITY
 from results.paper import SUITE as PAPER_SUITE
 from results.report_model import Report
 from results.terminal import fit

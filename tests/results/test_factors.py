@@ -130,7 +130,7 @@ def test_one_p_value_format_from_a_p_near_1_to_one_below_a_floats_range():
     """Four decimals from 1e-4, scientific below it as in the JSON, never 0: an exact p that underflows
     (0 discordant pairs one way of 1,200 the other) is the floor, a bound, and its Holm p the same."""
     from results.contrasts import P_FLOOR, holm, mcnemar_exact
-    from results.frames import _p
+    from results.formats import _p
     from results.report import _clean
 
     tiny, gone = mcnemar_exact(0, 435), mcnemar_exact(0, 1200)

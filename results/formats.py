@@ -1,0 +1,50 @@
+"""How the report's text writes a number: a share, a count, a p-value, a difference with its CI,
+and a test's name; one place, so every section and the JSON's readers agree."""
+
+from __future__ import annotations
+
+from results.contrasts import P_FLOOR
+
+TEST_NAMES = {"mcnemar_exact": "McNemar", "sign_flip": "sign-flip", "too_few_tasks": "too few tasks"}
+
+
+def _pct(x: float | None) -> str:
+    return "—" if x is None else f"{100 * x:.1f}%"
+
+
+def _num(x: float | None, digits: int = 1) -> str:
+    return "—" if x is None else f"{x:,.{digits}f}"
+
+
+def _p(x: float | None) -> str:
+    """One p-value format: four decimals from 1e-4 up, scientific below (as the JSON keeps six
+    significant digits there: results.report._rounded), a p at the floor a bound, never 0."""
+    if x is None:
+        return "—"
+    if x <= P_FLOOR:
+        return f"< {P_FLOOR:.0e}"
+    return f"{x:.4f}" if x >= 1e-4 else f"{x:.1e}"
+
+
+def _yes(x: bool | None) -> str:
+    return "—" if x is None else ("yes" if x else "no")
+
+
+def _diff(
+    diff: float | None,
+    low: float | None,
+    high: float | None,
+    pairs: int,
+    scale: float,
+    digits: int,
+    tasks: int | None = None,
+) -> str:
+    """A difference with its CI; a contrast of one pair has none (results.contrasts), nor one of
+    too few tasks where the task is the unit (`tasks`), and it says which."""
+    if diff is None:
+        return "—"
+    if (low is None or high is None) and tasks is not None:
+        return f"{scale * diff:+.{digits}f} [no CI: {tasks} task{'s' if tasks != 1 else ''}]"
+    if low is None or high is None:
+        return f"{scale * diff:+.{digits}f} [no CI: {pairs} pair{'s' if pairs != 1 else ''}]"
+    return f"{scale * diff:+.{digits}f} [{scale * low:+.{digits}f}, {scale * high:+.{digits}f}]"
