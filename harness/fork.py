@@ -30,8 +30,9 @@ from harness.plugins import Plugin
 from harness.recording import repairs
 from harness.replay import PrefixEnd, Replay, Replaying
 from harness.spec import Resolved, check_grid_size, resolved
-from harness.types import SCHEMA_VERSION, EpisodeKey, ForkSpec, ModelTurn, RunSpec
+from harness.types import SCHEMA_VERSION, EpisodeKey, ModelTurn, RunSpec
 from results import rundir
+from results.divergence import shown_until
 
 # call outcomes that are not a rejection (CallLog.outcome); any other is a violation's code
 NOT_REJECTED = frozenset({"accepted", "won", "lost", "done", "review", "harness_error", NOT_EXECUTED})
@@ -219,19 +220,12 @@ def points(sources: list[Source], at: str) -> tuple[list[Point], Counter[str]]:
             if turns is None or len(turns) != len(record["calls"]):
                 refused["the transcript is missing or does not match its record"] += len(calls)
                 continue
-            shown = _shown_until(record)
+            shown = shown_until(record)
             late = [(j, k) for j, k in calls if shown is not None and j >= shown]
             if late:  # the replay no longer answered as the model was shown: not the state it acted in
                 refused["at or after the import's first divergence from what the model was shown"] += len(late)
             found.extend(Point(source, record, j, turns[: j + 1], k) for j, k in calls if (j, k) not in late)
     return found, refused
-
-
-def _shown_until(record: dict[str, Any]) -> int | None:
-    """An imported record's answers replayed as the model was shown them (None: all of them)."""
-    divergence = ((record.get("extra") or {}).get("replay") or {}).get("divergence")
-    answer = divergence.get("answer") if isinstance(divergence, dict) else None
-    return answer if isinstance(answer, int) else None
 
 
 def _turns(source: Source, record: dict[str, Any]) -> list[dict[str, Any]] | None:
@@ -276,57 +270,6 @@ async def rebuild(plan: Resolved, point: Point, task: Task, before: Any) -> Rebu
         return f"state not rebuilt: {result.harness_error}"
     left = int(point.record["budget"]) - result.prefix.spent
     return Rebuilt(point, left) if left > 0 else "no budget left at the failure (give --budget)"
-
-
-def fork_spec_values(sources: list[Source], given: dict[str, Any]) -> dict[str, Any]:
-    """A fork's RunSpec values: the first source's environment and conversation settings, the
-    fork's own grid (`given`, None where not given) and its ForkSpec."""
-    first = sources[0].spec
-    execution = dict(sources[0].meta.get("execution") or {})
-    plugins = [p for s in sources for p in s.meta.get("plugins") or []]
-    recorded = sorted({str(p.get("name")) for p in plugins if "distribution" not in p})  # not installed ones
-    if recorded and not given.get("plugins"):
-        raise ForkError(f"the sources were played with plugin {', '.join(recorded)}: give it with --plugin")
-    values: dict[str, Any] = {k: first[k] for k in (*SHARED, "decoding") if k in first}
-    values["constrain"] = sorted({c for s in sources for c in s.spec.get("constrain") or ["none"]})
-    values["budgets"] = [given["budget"]] if given.get("budget") else first.get("budgets")
-    models = given.get("models")
-    if not models and any(imported(s) for s in sources) and not given.get("check"):
-        raise ForkError(
-            "the sources are imported transcripts: their model cannot play again here; give the repairing "
-            "model with --model (a served model with --endpoint, local, or a reference agent such as agent:reader)"
-        )
-    values["models"] = models or sorted({m for s in sources for m in s.spec.get("models", [])})
-    if not models and given.get("check") and any(imported(s) for s in sources):
-        # an import's check plays nothing (harness.fork_checks): the spec still names a player it knows
-        values["models"] = ["agent:gold"]
-    if not models and not given.get("endpoints"):  # the source's own models: where they were served
-        for k in ("endpoints", "backend", "api_key_env"):
-            if k in execution:
-                values[k] = execution[k]
-    values["sample_seeds"] = given.get("seeds") or sorted({x for s in sources for x in s.spec.get("sample_seeds", [])})
-    values["fork"] = ForkSpec(
-        sources=[str(s.path) for s in sources],
-        runs=[s.run_id for s in sources],
-        at=given.get("at") or "first",
-        models=models,
-        seeds=given.get("seeds"),
-        budget=given.get("budget"),
-        check=bool(given.get("check")),
-    ).model_dump()
-    return values
-
-
-def check_at(at: str) -> str:
-    if at in ("first", "all") or (at.isascii() and at.isdigit() and int(at) >= 1):  # '²' is a digit, no int
-        return at
-    raise ForkError(f"--at takes first, all or a call number N >= 1, got {at!r}")
-
-
-def check_budget(budget: int | None) -> int | None:
-    if budget is not None and budget < 1:  # 0 was read as not given, -1 reached pydantic's dump
-        raise ForkError(f"--budget takes the repair calls after the failure, N >= 1, got {budget}")
-    return budget
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,7 @@ import pandas as pd
 
 from envs.contract import violation_class
 from results.columns import CALL, C
+from results.divergence import shown_until
 from results.stats import ALPHA, group_columns, sort_cells, valid_rows, wilson
 
 PREFIX = "dyn."
@@ -65,7 +66,7 @@ def episode_columns(record: dict[str, Any]) -> dict[str, Any]:
     """One episode's repair path, from its call logs (`dyn.*` columns)."""
     logs, config = record.get(C.calls), record.get(C.config)
     calls: list[Any] = logs if isinstance(logs, list) else []
-    calls = calls[: _shown_until(record)]
+    calls = calls[: shown_until(record)]
     decoding = (config or {}).get("decoding") if isinstance(config, dict) else None
     temperature = decoding.get("temperature") if isinstance(decoding, dict) else None
     # (index in calls, call) of each attempt
@@ -105,15 +106,6 @@ def action_form(record: dict[str, Any]) -> str:
     extra = extra if isinstance(extra, dict) else {}
     form = extra.get("action") or _PROTOCOL_FORMS.get(str(extra.get("protocol")))
     return form if form in FORMS else "call"
-
-
-def _shown_until(record: dict[str, Any]) -> int | None:
-    """How many of an imported episode's answers were answered as the model was shown (None: all)."""
-    extra = record.get(C.extra)
-    replay = extra.get("replay") if isinstance(extra, dict) else None
-    divergence = replay.get("divergence") if isinstance(replay, dict) else None
-    answer = divergence.get("answer") if isinstance(divergence, dict) else None
-    return answer if isinstance(answer, int) else None
 
 
 def _after_errors(attempts: list[Any], rejected: list[bool], form: str = "call") -> list[str] | None:

@@ -54,13 +54,11 @@ def fork(
     from harness.fork import (
         ForkError,
         NothingToFork,
-        check_at,
-        check_budget,
-        fork_spec_values,
         groups,
         load_sources,
     )
     from harness.fork_checks import dry_run_text, import_check_text, is_import_check
+    from harness.fork_spec import check_at, check_budget, fork_spec_values
     from harness.spec import build_spec
 
     every = load_sources([str(s) for s in source])
