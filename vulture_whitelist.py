@@ -22,7 +22,7 @@ from envs.tools.travel import world
 from examples.plugins import shop_refunds
 from harness import types
 from harness.agents import reader
-from harness.cli import common, imports, listing, reproduce
+from harness.cli import common, imports, listing, power, reproduce
 from harness.imports import bfcl as bfcl_import
 from harness.serving import server_proc
 from results import report_model, rundir
@@ -103,6 +103,7 @@ _ = (
     types.EpisodeRecord.fork_segment,
     # typer commands: @app.command registers them, typer calls them
     imports.import_,
+    power.power_command,
     # called by plugins (docs/plugins.md, "What agent:reader reads"), by no module here
     reader.register_reader,
     listing.list_conditions,

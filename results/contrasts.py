@@ -32,7 +32,9 @@ from statsmodels.stats.multitest import multipletests
 from results.columns import C
 from results.errors import UsageError
 from results.load import PAIR_FIELDS
+from results.power import POWER, design_of, mde
 from results.resampling import (
+    MIN_CLUSTERS,
     N_BOOT,
     SEED,
     cluster_bootstrap,
@@ -40,7 +42,7 @@ from results.resampling import (
     percentile_ci,
     sign_flip_p,
 )
-from results.stats import group_columns
+from results.stats import ALPHA, group_columns
 
 CLUSTER = (C.suite, C.task_id)
 T = TypeVar("T")
@@ -160,10 +162,6 @@ def _pair(
 
 # units (pairs; tasks in the sampling lane) a contrast needs for an interval and a resampling test
 MIN_UNITS = 2
-# tasks a clustered test needs to mean anything: a two-sided sign flip over k task clusters cannot
-# give p below 2 / 2^k, which is above 0.05 for k < 6; nor is a bootstrap over so few clusters an
-# interval. Below it the report says so (test "too_few_tasks") in place of a p and a CI
-MIN_CLUSTERS = 6
 
 
 def _replicates(d: np.ndarray, clusters: np.ndarray, sampling: bool, alone: bool, n_boot: int, seed: int) -> np.ndarray:
@@ -215,6 +213,7 @@ def _row(part: pd.DataFrame, n_boot: int, seed: int) -> dict[str, object]:
     # task numbers in order of first appearance (tuples of arrow strings would cost seconds at 100k pairs)
     clusters = part.groupby(list(CLUSTER), sort=False).ngroup().to_numpy()
     row, d, sampling, alone = paired_effect(sa, sb, clusters, n_boot, seed)
+    row[DESIGN] = design_of(sa, sb, clusters)
     if "model_calls_a" in part:
         ca = pd.to_numeric(part["model_calls_a"], errors="coerce").to_numpy(dtype=float)
         cb = pd.to_numeric(part["model_calls_b"], errors="coerce").to_numpy(dtype=float)
@@ -232,6 +231,24 @@ def _row(part: pd.DataFrame, n_boot: int, seed: int) -> dict[str, object]:
     return row
 
 
+# the pilot's design of a row, until its family's size is known (dropped from the table)
+DESIGN = "_design"
+
+
+def with_mde(table: pd.DataFrame, groups: Sequence[str], designs: pd.Series, alpha: float = ALPHA) -> pd.Series:
+    """Each row's minimum detectable effect (results.power.mde, at POWER) at its own size, Holm's
+    first step over the rows of its group that have a test (alpha / k): what a null result could
+    have seen. NaN where no test ran."""
+    out = pd.Series(math.nan, index=table.index)
+    parts = table.groupby(list(groups), sort=False) if groups else [(None, table)]
+    for _, part in parts:
+        tested = part.index[part["p_value"].notna()]
+        for i in tested:
+            design = designs[i]
+            out[i] = mde(design, design.units, alpha / len(tested), POWER)
+    return out
+
+
 CALL_COLUMNS = ("calls_a", "calls_b", "calls_diff", "calls_ci_low", "calls_ci_high", "calls_p")
 
 
@@ -246,7 +263,8 @@ def contrasts(
 
     Table columns: contrast, a, b, <group>, lane (paired|sampling), n_pairs, n_tasks, rate_a,
     rate_b, diff, ci_low, ci_high, a_only, b_only (discordant counts), test, p_value, p_holm,
-    calls_a, calls_b, calls_diff, calls_ci_low, calls_ci_high, calls_p, calls_p_holm, n_unpaired.
+    calls_a, calls_b, calls_diff, calls_ci_low, calls_ci_high, calls_p, calls_p_holm, n_unpaired,
+    mde (the smallest difference the row's test detects at its size: `with_mde`).
     """
     present = set(df[C.condition].unique())
     for a, b in pairs:
@@ -293,6 +311,8 @@ def contrasts(
             idx = part.index
             table.loc[idx, "p_holm"] = holm(table.loc[idx, "p_value"])
             table.loc[idx, "calls_p_holm"] = holm(table.loc[idx, "calls_p"])
+        table["mde"] = with_mde(table, gcols, table[DESIGN])
+        table = table.drop(columns=DESIGN)
     # an empty frame among them would turn the integer keys into floats (a budget of "4.0")
     lost = [u for u in lost if not u.empty]
     unpaired = pd.concat(lost, ignore_index=True) if lost else pd.DataFrame()

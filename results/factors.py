@@ -29,7 +29,8 @@ from typing import Any
 import pandas as pd
 
 from results.columns import C
-from results.contrasts import holm, paired_effect
+from results.contrasts import DESIGN, holm, paired_effect, with_mde
+from results.power import design_of
 from results.resampling import N_BOOT, SEED
 
 COMPOSITION = "condition_params.composition"
@@ -112,8 +113,7 @@ def _form_rank(form: str) -> tuple[int, str]:
     return (FORM_ORDER.index(form), form) if form in FORM_ORDER else (len(FORM_ORDER), form)
 
 
-def _row(pairs: list[pd.DataFrame], n_boot: int, seed: int) -> dict[str, Any]:
-    both = pd.concat(pairs, ignore_index=True)
+def _row(both: pd.DataFrame, n_boot: int, seed: int) -> dict[str, Any]:
     sa = both["success_a"].astype(bool).to_numpy()
     sb = both["success_b"].astype(bool).to_numpy()
     tasks = both.groupby([C.suite, C.task_id], sort=False).ngroup().to_numpy()
@@ -121,6 +121,7 @@ def _row(pairs: list[pd.DataFrame], n_boot: int, seed: int) -> dict[str, Any]:
     # minus without it, in the pairs' own unit (a pair, or a task of several pairs: seeds, fork points)
     row, _, _, _ = paired_effect(sb, sa, tasks, n_boot, seed)
     return {
+        DESIGN: design_of(sb, sa, tasks),
         "diff": row["diff"],
         "ci_low": row["ci_low"],
         "ci_high": row["ci_high"],
@@ -133,34 +134,60 @@ def _row(pairs: list[pd.DataFrame], n_boot: int, seed: int) -> dict[str, Any]:
     }
 
 
-def factor_effects(df: pd.DataFrame, n_boot: int = N_BOOT, seed: int = SEED) -> FactorResult:
+@dataclass
+class FactorPairs:
+    """One factor's pooled episode pairs in one model: columns success_a (without the part, or the
+    lower form) and success_b, with PAIRED."""
+
+    model: str
+    factor: str
+    level_a: str
+    level_b: str
+    arm_pairs: int
+    pairs: pd.DataFrame
+
+
+def factor_pairs(df: pd.DataFrame) -> tuple[list[FactorPairs], list[dict[str, str]]]:
+    """Every factor a pair of arms isolates, per model, with its pooled pairs; and the untestable."""
     episodes = _episodes(df)
-    rows: list[dict[str, Any]] = []
+    found: list[FactorPairs] = []
     untestable: list[dict[str, str]] = []
     for model in sorted({m for m, _ in episodes}):
         arms = [arm for m, arm in episodes if m == model]
         comparisons = _comparisons(arms)
-        mine: list[dict[str, Any]] = []
         for (factor, level_a, level_b), arm_pairs in sorted(comparisons.items()):
             pairs = [
                 episodes[(model, a)].merge(episodes[(model, b)], on=list(PAIRED), suffixes=("_a", "_b"))
                 for a, b in arm_pairs
             ]
-            mine.append(
-                {
-                    "model": model,
-                    "factor": factor,
-                    "level_a": level_a,
-                    "level_b": level_b,
-                    "arm_pairs": len(arm_pairs),
-                    **_row(pairs, n_boot, seed),
-                }
-            )
-        for row, adjusted in zip(mine, holm([r["p_value"] for r in mine]), strict=True):
-            row["p_holm"] = float(adjusted)
-        rows += mine
+            both = pd.concat(pairs, ignore_index=True)
+            found.append(FactorPairs(model, factor, level_a, level_b, len(arm_pairs), both))
         named = {p for arm in arms for p in arm.parts} | ({"form"} if len({a.form for a in arms}) > 1 else set())
         tested = {factor for factor, _, _ in comparisons}
         untestable += [{"model": model, "factor": f} for f in sorted(named - tested)]
+    return found, untestable
+
+
+def factor_effects(df: pd.DataFrame, n_boot: int = N_BOOT, seed: int = SEED) -> FactorResult:
+    found, untestable = factor_pairs(df)
+    rows: list[dict[str, Any]] = []
+    for model in sorted({f.model for f in found}):
+        mine = [
+            {
+                "model": f.model,
+                "factor": f.factor,
+                "level_a": f.level_a,
+                "level_b": f.level_b,
+                "arm_pairs": f.arm_pairs,
+                **_row(f.pairs, n_boot, seed),
+            }
+            for f in found
+            if f.model == model
+        ]
+        for row, adjusted in zip(mine, holm([r["p_value"] for r in mine]), strict=True):
+            row["p_holm"] = float(adjusted)
+        rows += mine
     columns = [*COLUMNS, "tasks", "rate_a", "rate_b"]
-    return FactorResult(pd.DataFrame(rows, columns=columns), untestable)
+    table = pd.DataFrame(rows, columns=[*columns, DESIGN])
+    table["mde"] = with_mde(table, [C.model], table[DESIGN]) if len(table) else []
+    return FactorResult(table.drop(columns=DESIGN), untestable)

@@ -19,9 +19,8 @@ import numpy as np
 import pandas as pd
 
 from results.columns import C
-from results.contrasts import MIN_CLUSTERS
 from results.fork_sources import against_source, source_rows
-from results.resampling import N_BOOT, SEED, cluster_bootstrap, percentile_ci
+from results.resampling import MIN_CLUSTERS, N_BOOT, SEED, cluster_bootstrap, percentile_ci
 from results.stats import condition_rank, valid_rows
 
 GROUP = (C.model, C.suite, C.condition)

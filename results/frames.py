@@ -294,7 +294,53 @@ SECTIONS: dict[str, Callable[[Report], pd.DataFrame]] = {
 
 
 # what a section says under its tables, beside them
-NOTES: dict[str, Callable[[Report], list[str]]] = {"imports": imports_notes, "forks": forks_notes}
+def _resolution(name: str, p_holm: float | None, mde: float | None, size: str, k: int, alpha: float) -> str | None:
+    """A null result's line: what it could have seen (None where the test found a difference)."""
+    if p_holm is None or p_holm < alpha:
+        return None
+    seen = "none up to a whole difference" if mde is None else f"±{100 * mde:.1f} pts"
+    return (
+        f"{name}: no difference found (p Holm {_p(p_holm)}); detectable with 80% power at this size: {seen} "
+        f"({size}; alpha {alpha:g}/{k}, Holm's first step)"
+    )
+
+
+def contrasts_notes(report: Report) -> list[str]:
+    """Under the contrasts: every null result with the effect it could have detected (its MDE)."""
+    g = [c for c in report.meta.group_by if c != C.condition]
+    family: dict[tuple[str, ...], int] = {}
+    for r in report.contrasts:
+        key = tuple(r.group(g).values())
+        family[key] = family.get(key, 0) + (r.p_value is not None)
+    notes = []
+    for r in report.contrasts:
+        key = tuple(r.group(g).values())
+        tasks = getattr(r, "n_tasks", None)
+        size = f"{r.n_pairs:,} pairs" + (f" in {tasks:,} tasks" if tasks and tasks < r.n_pairs else "")
+        line = _resolution(f"{r.contrast} ({', '.join(key)})", r.p_holm, r.mde, size, family[key], report.meta.alpha)
+        notes += [line] if line else []
+    return notes
+
+
+def factors_notes(report: Report) -> list[str]:
+    if report.factors is None:
+        return []
+    rows = report.factors.rows
+    notes = []
+    for r in rows:
+        k = sum(o.model == r.model and o.p_value is not None for o in rows)
+        name = f"{r.factor} {r.level_a} -> {r.level_b} ({r.model})"
+        line = _resolution(name, r.p_holm, r.mde, f"{r.pairs:,} pairs", k, report.meta.alpha)
+        notes += [line] if line else []
+    return notes
+
+
+NOTES: dict[str, Callable[[Report], list[str]]] = {
+    "imports": imports_notes,
+    "forks": forks_notes,
+    "contrasts": contrasts_notes,
+    "factors": factors_notes,
+}
 TITLES = {
     "imports": "Imported transcripts (each entry in the files: replayed, skipped or a harness error; faithful: "
     "every call answered with the text the file logged; unverified: no log to compare with; agrees: BFCL's "

@@ -73,6 +73,8 @@ class ContrastRow(Row):
     n_unpaired: int
     paper_diff: float | None
     paper_inside_ci: bool | None
+    # the smallest difference this row's test detects with 80% power at its size (Holm's first step)
+    mde: float | None = None
 
 
 class FailureRow(Row):
@@ -201,6 +203,7 @@ class FactorRow(Row):
     arm_pairs: int
     # the test results.contrasts.paired_effect chose for the pairs' unit (as a contrast's)
     test: str | None = None
+    mde: float | None = None
 
 
 class Untestable(BaseModel):

@@ -44,6 +44,10 @@ SEED = 20260714
 MAX_TYPES = 256
 # elements per resampling matrix on the chunked path (4M int64 = 32 MB)
 CHUNK = 1 << 22
+# tasks a clustered test needs to mean anything: a two-sided sign flip over k task clusters cannot
+# give p below 2 / 2^k, which is above 0.05 for k < 6; nor is a bootstrap over so few clusters an
+# interval. Below it the report says so (test "too_few_tasks") in place of a p and a CI
+MIN_CLUSTERS = 6
 
 
 def percentile_ci(replicates: np.ndarray, alpha: float = ALPHA) -> tuple[float, float]:

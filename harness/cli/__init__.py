@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import typer
 
-from harness.cli import analysis, check, demo, doctor, fork, games, imports, listing, reproduce, run, serve, show
+from harness.cli import analysis, check, demo, doctor, fork, games, imports, listing, power, reproduce, run, serve, show
 from harness.cli.common import echo, group
 
 app = group(help="Measure how LLM agents repair a failed tool call.")
@@ -33,5 +33,5 @@ def main(
     """Measure how LLM agents repair a failed tool call."""
 
 
-for module in (run, fork, imports, check, listing, analysis, show, demo, doctor, games, serve, reproduce):
+for module in (run, fork, imports, check, listing, analysis, power, show, demo, doctor, games, serve, reproduce):
     app.add_typer(module.app)

@@ -1,0 +1,68 @@
+"""`repair-harness power`: a pilot's plan per contrast and factor, its noise floor, and bad input."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.harness.cli.invoke import invoke
+
+
+@pytest.fixture(scope="module")
+def seeded(tmp_path_factory):
+    """The reader and the random agent on ten bank tasks, seeds 0..2: several pairs per task."""
+    out = tmp_path_factory.mktemp("power") / "pilot"
+    result, text = invoke(
+        "run", "--suite", "bank-disputes", "--model", "agent:reader,agent:random", "--seeds", "0..2",
+        "--conditions", "raw,loc_obs,allowed_prose,allowed_json", "--tasks", "10", "--out", out, "--no-preflight",
+    )  # fmt: skip
+    assert result.exit_code == 0, text
+    return out
+
+
+def test_power_gives_each_contrast_and_factor_its_mde_and_the_size_an_effect_needs(seeded):
+    result, text = invoke("power", seeded, "--effect", "5", "--factors", "--format", "json")
+    assert result.exit_code == 0, text
+    page = json.loads(result.stdout)
+    rows = {(r["model"], r["comparison"]): r for r in page["plan"]}
+    reader = rows[("agent:reader", "allowed_json-raw")]
+    assert reader["unit"] == "tasks x 3.0 seeds" and (reader["tasks"], reader["pairs"]) == (10, 30)
+    assert reader["needed"] >= 8 and reader["needed_pairs"] == 3 * reader["needed"]
+    assert reader["power_at_needed"] >= 0.8 and reader["mde"] > 0.05  # ten tasks cannot see 5 points
+    assert ("agent:reader", "allowed: with - without") in rows  # the factor, in its own family
+    # the reader plays the same answer under every seed: no flip, no spread, a paired threshold of
+    # six tasks one way, which six tasks cannot reach at all
+    noise = {(r["model"], r["condition"]): r for r in page["noise"]}
+    assert noise[("agent:reader", "raw")]["flip"] == 0 and noise[("agent:reader", "raw")]["repeats"] == 3
+
+
+def test_simulate_draws_studies_at_the_size_found(seeded):
+    result, text = invoke("power", seeded, "--effect", "20", "--contrasts", "allowed_json-raw", "--simulate", "200")
+    assert result.exit_code == 0, text
+    assert "simulated (200 studies)" in " ".join(text.split())
+    assert "Noise floor" in text
+
+
+def test_a_null_contrast_in_report_says_what_it_could_have_detected(seeded):
+    result, text = invoke("report", seeded, "--format", "json")
+    contrasts = json.loads(result.stdout)["contrasts"]
+    null = [c for c in contrasts if c["model"] == "agent:random"]
+    assert null and all(c["mde"] and c["mde"] > 0 for c in null if c["test"] != "too_few_tasks")
+    result, text = invoke("report", "--contrasts", "allowed_json-raw", seeded, env={"COLUMNS": "200"})
+    line = next(ln for ln in text.splitlines() if "agent:random): no difference found" in ln)
+    assert "detectable with 80% power at this size" in line and "pts" in line
+
+
+@pytest.mark.parametrize(
+    "args, said",
+    [
+        (["--effect", "0"], "--effect is a difference in points"),
+        (["--effect", "5", "--power", "1.5"], "--alpha and --power are shares"),
+        (["--effect", "5", "--contrasts", "nope-raw"], "'nope' absent"),
+        (["--effect", "5", "--format", "xml"], "unknown format 'xml'"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(seeded, args, said):
+    result, text = invoke("power", seeded, *args)
+    assert result.exit_code == 2 and said in text and "Traceback" not in text
