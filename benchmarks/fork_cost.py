@@ -11,6 +11,13 @@ spend none) and wall time, each per observation, and what the fork saved (the pr
 before the failure, which the full grid pays again under every condition). The full grid's
 figures count the episodes whose source failed, the ones a fork can pair; its wall time is the
 whole grid's, scaled to those episodes.
+
+Then what a researcher pays for: precision on a condition difference. For the first two
+conditions (A - B), each design's paired contrast as the report computes it (its bootstrap 95% CI),
+and its cost: the model calls (and tokens) its A and B episodes spent, and the calls that a CI
+half-width of one point would take, calls x half-width^2 (a half-width shrinks as 1/sqrt(n) and the
+cost grows as n). The fork's difference is the repair's, given the failure; the full grid's is the
+whole episode's, over every task.
 """
 
 from __future__ import annotations
@@ -24,7 +31,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from results.load import read_records  # after the repository is on the path
+from results import load  # after the repository is on the path
+from results.contrasts import contrasts
+from results.load import read_records
 
 
 def _cli(*args: str) -> float:
@@ -81,6 +90,27 @@ def main() -> None:
         + (f", tokens saved {1 - f['tokens'] / g['tokens']:.0%}" if g["tokens"] else "")
         if g["calls"]
         else "no paired observation"
+    )
+    a_b = a.conditions.split(",")[:2]
+    if len(a_b) == 2:
+        print(f"precision on {a_b[0]} - {a_b[1]} (bootstrap 95% CI, the report's paired test)")
+        head = f"{'design':<12}{'pairs':>7}{'diff pts':>10}{'half-width':>12}{'calls':>9}{'tokens':>10}"
+        print(head + f"{'calls for +-1 pt':>18}")
+        for name, folder in (("full grid", full), ("fork", fork)):
+            _precision(name, folder, a_b[0], a_b[1])
+
+
+def _precision(name: str, folder: Path, a: str, b: str) -> None:
+    df = load(folder)
+    row = contrasts(df, [(a, b)]).table.iloc[0]
+    spent = df[df["condition"].isin([a, b])]
+    calls = float(spent["model_calls"].sum())
+    tokens = float((spent["prompt_tokens"].fillna(0) + spent["completion_tokens"].fillna(0)).sum())
+    half = 100 * (row["ci_high"] - row["ci_low"]) / 2
+    per_point = f"{calls * half**2:,.0f}" if half > 0 else "— (no spread)"
+    print(
+        f"{name:<12}{int(row['n_pairs']):>7}{100 * row['diff']:>+10.1f}{half:>12.2f}{calls:>9,.0f}{tokens:>10,.0f}"
+        f"{per_point:>18}"
     )
 
 
