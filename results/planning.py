@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import pandas as pd
 
@@ -17,6 +18,7 @@ from results import power
 from results.columns import C
 from results.contrasts import pair
 from results.factors import factor_pairs
+from results.load import PAIR_FIELDS, load
 from results.power_sim import simulate
 from results.stats import ALPHA
 
@@ -41,6 +43,21 @@ COLUMNS = [
 ]
 
 
+def pilot(runs: Sequence[Path]) -> tuple[pd.DataFrame, int]:
+    """The pilot's episodes, and how many runs of one grid it holds. Runs that record the same
+    episodes (the same grid run again: a server that is not bit-deterministic, a temperature above
+    0) are repeats, as sample seeds are: each run's seeds are read as seeds of their own ("r2:0"),
+    so the report's pairing and the noise floor count every run. Other runs are read as one."""
+    frames = [load(r) for r in runs]
+    keys = [set(f[list(PAIR_FIELDS) + [C.condition]].astype(str).itertuples(index=False)) for f in frames]
+    overlap = any(keys[i] & keys[j] for i in range(len(keys)) for j in range(i))
+    if not overlap:
+        return load(runs), 1
+    for i, frame in enumerate(frames):
+        frame[C.sample_seed] = [f"r{i + 1}:{s}" for s in frame[C.sample_seed]]
+    return pd.concat(frames, ignore_index=True), len(frames)
+
+
 @dataclass(frozen=True)
 class Goal:
     effect: float  # the difference to detect, a share (0.05 = 5 points)
@@ -51,10 +68,11 @@ class Goal:
 
 
 def _unit(pairs: pd.DataFrame, design: power.Design) -> str:
+    forked = C.fork in pairs and bool((pairs[C.fork].astype(str) != "").any())
+    points = forked and pairs.groupby([C.suite, C.task_id])[C.fork].nunique().max() > 1
     if not design.clustered:
-        return "pairs (one per task)"
-    what = "fork points" if C.fork in pairs and pairs[C.fork].astype(str).nunique() > 1 else "seeds"
-    return f"tasks x {design.per_task:.1f} {what}"
+        return "fork points (one per task)" if forked else "pairs (one per task)"
+    return f"tasks x {design.per_task:.1f} {'fork points' if points else 'seeds'}"
 
 
 def _row(pairs: pd.DataFrame, goal: Goal, family: int) -> dict[str, object]:

@@ -43,10 +43,10 @@ def power_command(
     own unit, Holm-adjusted; and the noise floor of repeated seeds or runs (docs/power.md)."""
     # pandas, scipy (results): not at start-up
     from harness.plugins import load as load_plugins
-    from results import load, paper
+    from results import paper
     from results.contrasts import parse_contrasts
     from results.noise import noise_floor
-    from results.planning import Goal, plan
+    from results.planning import Goal, pilot, plan
     from results.power_text import FORMATS, render
     from results.rundir import run_dirs
 
@@ -57,7 +57,8 @@ def power_command(
     if not 0 < alpha < 1 or not 0 < power < 1:
         raise UserError(f"--alpha and --power are shares between 0 and 1, got {alpha:g} and {power:g}")
     load_plugins(plugin or [])
-    df = load(run_dirs(dirs))
+    runs = run_dirs(dirs)
+    df, repeats = pilot(runs)
     present = set(df["condition"].unique())
     if contrasts is None:
         pairs = [p for p in paper.PLANNED_CONTRASTS if set(p) <= present]
@@ -72,7 +73,12 @@ def power_command(
         )
     noise = noise_floor(df, alpha)
     head = [
-        f"pilot: {', '.join(sorted(str(d) for d in df.attrs.get('run_dirs', dirs)))}; {len(df):,} episodes",
+        f"pilot: {', '.join(str(r) for r in runs)}; {len(df):,} episodes"
+        + (
+            f"; {repeats} runs of one grid, read as repeats (each run's seeds as seeds of their own)"
+            if repeats > 1
+            else ""
+        ),
         f"goal: detect {effect:g} points with {power:.0%} power at alpha {alpha:g}, Holm over each family",
     ]
     echo(render(table, None if noise.empty else noise, goal, head, width or terminal_width(), fmt).rstrip("\n"))

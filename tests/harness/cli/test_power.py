@@ -66,3 +66,19 @@ def test_a_null_contrast_in_report_says_what_it_could_have_detected(seeded):
 def test_bad_input_is_one_line_and_exit_2(seeded, args, said):
     result, text = invoke("power", seeded, *args)
     assert result.exit_code == 2 and said in text and "Traceback" not in text
+
+
+def test_two_runs_of_one_grid_are_read_as_repeats_not_refused(tmp_path):
+    """`report` refuses two runs that record the same episodes; a pilot's repeats are just that."""
+    for name in ("one", "two"):
+        result, text = invoke(
+            "run", "--suite", "bank-disputes", "--model", "agent:reader", "--conditions", "raw,allowed_json",
+            "--tasks", "8", "--out", tmp_path / name, "--no-preflight",
+        )  # fmt: skip
+        assert result.exit_code == 0, text
+    result, text = invoke("power", tmp_path / "one", tmp_path / "two", "--effect", "10", "--format", "json")
+    assert result.exit_code == 0, text
+    page = json.loads(result.stdout)
+    (row,) = page["plan"]
+    assert (row["tasks"], row["pairs"], row["unit"]) == (8, 16, "tasks x 2.0 seeds")
+    assert {r["repeats"] for r in page["noise"]} == {2}
