@@ -27,6 +27,7 @@ running the report's test on each (tests/results/test_power.py).
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -101,15 +102,27 @@ def psi_at(design: Design, delta: float) -> float:
     return max(design.psi, abs(delta))
 
 
+@functools.lru_cache(maxsize=64)
+def _critical(n: int, alpha: float) -> np.ndarray:
+    """Per discordant count D = 0..n, the largest A-only (or B-only) count c whose two-sided exact
+    p, min(1, 2 cdf(c)), is at most alpha (-1: none). It depends on n and alpha alone, so a
+    bisection over the effect computes it once."""
+    discordant = np.arange(n + 1)
+    first = binom.ppf(alpha / 2, discordant, 0.5)
+    c: np.ndarray = np.where(binom.cdf(first, discordant, 0.5) * 2 <= alpha, first, first - 1)
+    c.setflags(write=False)  # shared by every caller of the cache
+    return c
+
+
 def _mcnemar_power(n: int, psi: float, delta: float, alpha: float) -> float:
     if n < 1 or psi <= 0:
         return 0.0
     psi = min(psi, 1.0)
-    discordant = np.arange(n + 1)
+    # only the discordant counts with any weight: 12 standard deviations about n psi
+    spread = 12 * math.sqrt(n * psi * (1 - psi)) + 2
+    discordant = np.arange(max(0, int(n * psi - spread)), min(n, int(n * psi + spread)) + 1)
     weights = binom.pmf(discordant, n, psi)
-    # the largest count c whose two-sided exact p, min(1, 2 * cdf(c)), is at most alpha
-    c = binom.ppf(alpha / 2, discordant, 0.5)
-    c = np.where(binom.cdf(c, discordant, 0.5) * 2 <= alpha, c, c - 1)
+    c = _critical(n, alpha)[discordant]
     share = min(1.0, max(0.0, (psi + delta) / (2 * psi)))
     low = np.where(c >= 0, binom.cdf(c, discordant, share), 0.0)
     high = np.where(c >= 0, binom.sf(discordant - c - 1, discordant, share), 0.0)
@@ -161,7 +174,7 @@ def mde(design: Design, units: int, alpha: float, power: float, per_task: float 
     if power_at(design, units, 1.0, alpha, per_task) < power:
         return math.nan
     lo, hi = 0.0, 1.0
-    for _ in range(30):  # bisection to 1e-9: power grows with the effect
+    for _ in range(20):  # bisection to 1e-6 of a whole difference: power grows with the effect
         mid = (lo + hi) / 2
         lo, hi = (lo, mid) if power_at(design, units, mid, alpha, per_task) >= power else (mid, hi)
     return hi
