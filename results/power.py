@@ -163,10 +163,23 @@ def power_at(design: Design, units: int, delta: float, alpha: float, per_task: f
         return _mcnemar_power(units, psi_at(design, delta), delta, alpha)
     if units < floor_tasks(alpha) or delta == 0:
         return 0.0 if delta else alpha
+    if psi_at(design, delta) <= abs(delta):
+        return _one_way_power(delta, units, per_task or design.per_task, alpha)
     sd = _task_sd(design, delta, per_task or design.per_task)
     if sd == 0:
         return 1.0
     return _sign_flip_power(delta, sd, units, alpha)
+
+
+def _one_way_power(delta: float, tasks: int, per_task: float, alpha: float) -> float:
+    """Every discordant pair one way (a pilot that saw none, planned at the least discordance an
+    effect needs): each task's mean is 0 or of the effect's sign, and the sign flip's p is exactly
+    2 / 2^K for the K tasks not 0. It rejects when K >= floor_tasks' bound, K ~ Binomial(tasks, q),
+    q the chance that a task's pairs are not all concordant. The normal approximation is far off
+    here (10 points at 51 tasks), this is exact."""
+    needed = math.ceil(1 - math.log2(alpha))
+    q = 1 - (1 - abs(delta)) ** max(1, round(per_task))
+    return float(binom.sf(needed - 1, tasks, q))
 
 
 def mde(design: Design, units: int, alpha: float, power: float, per_task: float | None = None) -> float:

@@ -15,6 +15,11 @@ from results.power_sim import simulate
 
 PAIRED = Design(clustered=False, n_tasks=200, n_pairs=200, psi=0.2, between=0.0, effect=0.05)
 CLUSTERED = Design(clustered=True, n_tasks=40, n_pairs=200, psi=0.3, between=0.02, effect=0.0)
+# a pilot whose arms never disagreed (a player that fails everything): planned one way
+ONE_WAY = Design(clustered=True, n_tasks=200, n_pairs=1000, psi=0.0, between=0.0, effect=0.0)
+DESIGNS = pytest.mark.parametrize(
+    "design", [PAIRED, CLUSTERED, ONE_WAY], ids=["one pair per task", "five seeds per task", "never discordant"]
+)
 
 
 def test_the_mcnemar_power_is_the_exact_sum_over_every_outcome():
@@ -31,7 +36,7 @@ def test_the_mcnemar_power_is_the_exact_sum_over_every_outcome():
     assert power_at(design, n, p10 - p01, 0.05) == pytest.approx(total, abs=1e-12)
 
 
-@pytest.mark.parametrize("design", [PAIRED, CLUSTERED], ids=["one pair per task", "five seeds per task"])
+@DESIGNS
 @pytest.mark.parametrize("alpha", [0.05, 0.0125], ids=["alone", "Holm of 4"])
 def test_1000_studies_drawn_at_the_size_found_reach_the_stated_power_within_3_points(design, alpha):
     n = size_for(design, 0.05, alpha, 0.8)
