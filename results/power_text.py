@@ -130,14 +130,22 @@ def render(
 
     for line in head:
         say(line)
-    sections = [("Power per comparison", plan_frame(plan, goal), METHODS)]
+    effect = f"needed for {100 * goal.effect:g} pts"
+    simulated = f"simulated ({goal.studies} studies)"
+    # at 80 columns the answer stays: the MDE, the size needed and its power (and the drawn studies')
+    plan_keep = ["MDE pts now", effect, "power there", simulated]
+    plan_drop = ["ICC", "alpha (Holm first step)", "discordance", "pairs", "unit", "needed pairs", "pilot diff pts"]
+    noise_keep = ["tasks that flip", "unpaired threshold pts", "paired threshold pts"]
+    noise_drop = ["suite", "repeats disagree", "repeats", "solved", "run-to-run SD pts", "pairing gain"]
+    sections = [("Power per comparison", plan_frame(plan, goal), METHODS, plan_keep, plan_drop)]
     if noise is not None and not noise.empty:
-        sections.append(("Noise floor (repeats of one grid: seeds, runs)", noise_frame(noise), NOISE_NOTE))
-    for title, frame, note in sections:
+        title = "Noise floor (repeats of one grid: seeds, runs)"
+        sections.append((title, noise_frame(noise), NOISE_NOTE, noise_keep, noise_drop))
+    for title, frame, note, keep, drop in sections:
         for model, part in frame.groupby(C.model, sort=True):
             say("")
             say(f"{title} — {model}")
-            table, dropped = fit(console, part.drop(columns=C.model), keep=list(part.columns[1:3]), drop_order=())
+            table, dropped = fit(console, part.drop(columns=C.model), keep=keep, drop_order=drop)
             console.print(table)
             if dropped:
                 say(f"(left out at {width} columns: {', '.join(dropped)}; --format json has every field)")

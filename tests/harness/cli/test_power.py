@@ -38,10 +38,14 @@ def test_power_gives_each_contrast_and_factor_its_mde_and_the_size_an_effect_nee
 
 
 def test_simulate_draws_studies_at_the_size_found(seeded):
-    result, text = invoke("power", seeded, "--effect", "20", "--contrasts", "allowed_json-raw", "--simulate", "200")
+    args = ["power", seeded, "--effect", "20", "--contrasts", "allowed_json-raw", "--simulate", "200"]
+    result, text = invoke(*args, "--format", "json")
     assert result.exit_code == 0, text
-    assert "simulated (200 studies)" in " ".join(text.split())
-    assert "Noise floor" in text
+    for row in json.loads(result.stdout)["plan"]:
+        # 200 studies: a standard error of about 3 points around the power stated
+        assert abs(row["simulated"] - row["power_at_needed"]) < 0.1, row
+    result, text = invoke(*args, env={"COLUMNS": "200"})
+    assert "simulated" in text and "Noise floor" in text
 
 
 def test_a_null_contrast_in_report_says_what_it_could_have_detected(seeded):
@@ -82,3 +86,14 @@ def test_two_runs_of_one_grid_are_read_as_repeats_not_refused(tmp_path):
     (row,) = page["plan"]
     assert (row["tasks"], row["pairs"], row["unit"]) == (8, 16, "tasks x 2.0 seeds")
     assert {r["repeats"] for r in page["noise"]} == {2}
+
+
+def test_at_80_columns_the_mde_the_size_needed_and_its_power_stay(seeded):
+    result, text = invoke("power", seeded, "--effect", "5")
+    assert result.exit_code == 0, text
+    assert max(len(line) for line in text.splitlines() if not line.startswith("pilot:")) <= 80
+    section = text[text.index("Power per comparison") :]
+    table = section.split("(left out")[0]
+    left_out = section[section.index("(left out") :].split(")")[0]
+    assert all(word in table for word in ("MDE", "needed", "power"))
+    assert not any(word in left_out for word in ("MDE", "needed for", "power there"))
