@@ -50,9 +50,9 @@ from envs.contract import (
     Violation,
 )
 from envs.errors import SuiteBug, UserError
+from envs.success import checked
 from envs.tools.output import FaultShape, ProblemDetails, ToolOutput
 from envs.tools.tooling import schema_view
-from envs.tracebacks import portable_path
 from envs.validation import TypedTool
 
 S = TypeVar("S")
@@ -184,7 +184,7 @@ class _Env(Generic[S]):
         if isinstance(action, TextAnswer):
             if self.suite.ends != "answer":  # the loop says so before it asks; a direct caller hears it here
                 return Violation.no_action(action.text)
-            won = _checked(self.suite, self.state, self.draft)
+            won = checked(self.suite, self.state, self.draft)
             return Accepted(observation="The conversation is over.", done=True, won=won, lost=not won)
         tool = self.tools.get(action.name)
         if tool is None:
@@ -213,7 +213,7 @@ class _Env(Generic[S]):
         observation = ToolOutput(status="ok", data=data).text()
         if self.suite.ends == "answer":
             return Accepted(observation=observation)  # the agent says when it is done
-        won = _checked(self.suite, self.state, self.draft)
+        won = checked(self.suite, self.state, self.draft)
         if won or self.suite.ends == "call":
             return Accepted(observation=observation, done=True, won=won, lost=not won)
         return Accepted(observation=observation)
@@ -305,26 +305,6 @@ def _run(tool: Any, state: Any, inp: BaseModel) -> Any:
         raise
     except Exception as exc:
         raise SuiteBug(f"{tool.name}'s backend", exc) from exc
-
-
-def _checked(suite: ToolSuite[Any], state: Any, draft: TaskDraft) -> bool:
-    """The suite's success check; an exception there, or an answer that is no bool, is the suite's
-    bug, never a lost episode: `'False'`, `[False]` or a dict are true to `bool()`, and a wrong answer
-    would be scored solved."""
-    try:
-        said = suite.success(state, draft)
-    except Exception as exc:
-        raise SuiteBug("the success check", exc) from exc
-    if isinstance(said, bool) or type(said).__name__ == "bool_":  # numpy's bool is a bool too
-        return bool(said)
-    wrong = TypeError(f"it returned {said!r:.80} (a {type(said).__name__}), not a bool")
-    raise SuiteBug(f"the success check of suite {suite.name!r}", wrong, _defined_at(suite.success))
-
-
-def _defined_at(fn: Any) -> str:
-    """The file and line a function is defined at (a plugin's file), as SuiteBug names a frame."""
-    code = getattr(fn, "__code__", None)
-    return f"{portable_path(code.co_filename)}:{code.co_firstlineno}" if code is not None else repr(fn)
 
 
 class SuiteDefinitionError(UserError):

@@ -37,6 +37,16 @@ class SuiteBug(RuntimeError):
         # `at`: where the suite's code is, for a fault no frame of it raised (an answer of a wrong type)
         super().__init__(f"a bug in the suite: {what} raised {type(exc).__name__}: {exc} ({at or where(exc)})")
 
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        # sent back whole from the process a bounded check ran in (envs.limits): its message, as built
+        return (_suite_bug, (str(self),))
+
+
+def _suite_bug(message: str) -> SuiteBug:
+    bug = SuiteBug.__new__(SuiteBug)
+    RuntimeError.__init__(bug, message)
+    return bug
+
 
 def where(exc: BaseException) -> str:
     """The file and line an exception was raised at (the innermost frame), as a portable path."""

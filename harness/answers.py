@@ -11,9 +11,33 @@ import json
 from typing import Any
 
 from envs.contract import Accepted, Action, Condition, Env, Outcome, ToolCall, Violation
+from harness.redact import cut
 from harness.types import ModelTurn
 
 NOT_EXECUTED = "not_executed"  # an action an earlier rejection in its answer, or the budget, stopped
+# what one rendering of a rejection may hold, as a model's answer may (MAX_ANSWER_CHARS): a plugin's
+# renderer that returns 50 MB would be written whole into the transcript and sent on every call
+MAX_FEEDBACK_CHARS = 20_000
+
+
+def rendered(condition: Condition, violation: Violation) -> list[str]:
+    """The condition's feedback lines about a rejection, MAX_FEEDBACK_CHARS in all: the lines past
+    it dropped, the line across it cut (the process's known keys masked first: a cut would leave a
+    key's start), and a last line saying what was cut."""
+    lines = condition.items(violation)
+    total = sum(len(line) for line in lines)
+    if total <= MAX_FEEDBACK_CHARS:
+        return lines
+    kept: list[str] = []
+    room = MAX_FEEDBACK_CHARS
+    for line in lines:
+        if room <= 0:
+            break
+        # masked on a little more than is kept, not on megabytes: a key across the cut is in it
+        # whole, or its start is (which the redactor masks as the key)
+        kept.append(line if len(line) <= room else cut(line[: room + 4096], room))
+        room -= len(line)
+    return [*kept, f"[the feedback was {total:,} characters; only the first {MAX_FEEDBACK_CHARS:,} were kept]"]
 
 
 async def call_env(owner: Any, method: Any, *args: Any) -> Any:
@@ -48,7 +72,7 @@ async def submit_all(
     label. With `replies_say_it` false (the env writes the retry around the lines) a rejection
     gets no reply: nothing would send it."""
     if isinstance(actions, Violation):
-        feedback = condition.items(actions)
+        feedback = rendered(condition, actions)
         said = [{"role": "user", "content": "\n".join(feedback)}] if replies_say_it else []
         return actions, said, 0, feedback, []
     replies: list[dict[str, Any]] = []
@@ -74,7 +98,7 @@ async def submit_all(
         outcome = await call_env(env, env.submit, action)
         labels.append(label(outcome))
         if isinstance(outcome, Violation):
-            lines = condition.items(outcome)
+            lines = rendered(condition, outcome)
             if replies_say_it:
                 replies.append(_reply("\n".join(lines), action, i, native))
             if first_rejection is None:

@@ -153,6 +153,11 @@ def load_sources(paths: list[str]) -> list[Source]:
         missing = [f for f in ("spec", "run_id") if meta.get(f) is None]  # read_meta checks types, not presence
         if missing:
             raise ForkError(f"{rundir.meta_file(path)} has no {' or '.join(missing)}: damaged; nothing forks from it")
+        # the grid a fork takes from its source: a hand-made run.json without it was told as the
+        # flags' fault ("flags: sample_seeds is empty")
+        spec = meta["spec"] if isinstance(meta["spec"], dict) else {}
+        if gone := [f"spec.{f}" for f in ("suite", "models", "conditions", "sample_seeds") if not spec.get(f)]:
+            raise ForkError(f"{rundir.meta_file(path)} has no {', '.join(gone)}: damaged; nothing forks from it")
         if isinstance(meta.get("spec"), dict) and meta["spec"].get("fork"):
             raise ForkError(f"{path}: a fork's records cannot be forked again; fork its source instead")
         sources.append(Source(path, meta))

@@ -33,6 +33,7 @@ from results.rundir import (
     read_lines,
     read_meta,
     records_path,
+    utf8_name,
 )
 
 # pairing an episode of one arm with the same episode of another arm
@@ -346,6 +347,8 @@ def load(paths: PathLike | Iterable[PathLike], columns: Iterable[str] | None = N
     `df.attrs["fields"]` then names every column the full frame would have, in its order.
     """
     paths = _as_paths(paths)
+    for p in paths:  # a path is text in the frame (pyarrow's strings are UTF-8)
+        utf8_name(records_path(p).parent)
     check_metas(records_path(p).parent for p in paths)  # every damaged run.json named, before any record is read
     rows = _Rows(columns)
     settings: dict[str, tuple[Path, dict[str, Any]]] = {}  # suite -> the first run's settings

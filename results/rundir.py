@@ -119,7 +119,24 @@ def run_dirs(paths: Iterable[PathLike]) -> list[Path]:
     for p in map(Path, paths):
         runs = sorted(d.parent for d in p.glob(f"*/{RECORDS}")) if is_folder_of_runs(p) else []
         out.extend(runs or [p])
+    for p in out:
+        utf8_name(p)
     return once(out)
+
+
+def utf8_name(path: Path) -> None:
+    """A run directory's path is text in every table, record and export (pyarrow's strings are
+    UTF-8): a name holding a byte that is no UTF-8 (read as a lone surrogate) is one line, not a
+    UnicodeEncodeError from deep inside pandas."""
+    raw = os.fsencode(path)
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        shown = raw.decode("utf-8", "backslashreplace")
+        raise RecordsError(
+            f"{shown}: its name is not UTF-8 (byte 0x{raw[exc.start]:02x}); a run directory's path is "
+            "written into tables and records as text: rename it"
+        ) from None
 
 
 def once(paths: Iterable[Path]) -> list[Path]:

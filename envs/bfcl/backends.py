@@ -19,6 +19,7 @@ from typing import Any
 from envs.bfcl.calls import BLOCKED, eval_error
 from envs.bfcl.data import CLASSES
 from envs.contract import ToolCall
+from envs.limits import Sidecar
 
 STATELESS = frozenset({"MathAPI"})
 ERROR_PREFIX = "Error during execution: "
@@ -87,6 +88,13 @@ class Backends:
             for name, method in inspect.getmembers(instance, predicate=inspect.ismethod):
                 if not name.startswith("_"):
                     self.methods[name] = (cls, method)
+        # BFCL's code on a model's arguments may never return (a big-int `power`): a child with a
+        # copy of these backends runs every call first, in the same order, under the limit on
+        # external code (envs.limits), and the checker too
+        self.sidecar = Sidecar(self)
+
+    def close(self) -> None:
+        self.sidecar.close()
 
     def method(self, name: str) -> Any:
         return self.methods[name][1]
@@ -112,8 +120,11 @@ class Backends:
             return f"{ERROR_PREFIX}Function call {call.name} is not allowed.", True
         if call.name not in self.methods:
             return f"{ERROR_PREFIX}name {call.name!r} is not defined", True
-        cls = self.methods[call.name][0]
-        spare = copy.deepcopy(self.instances[cls])
+        # on a copy of its backend, in the sidecar: the episode's state is untouched
+        return self.sidecar.ask(_said_there, call, what=_named(call))
+
+    def _said(self, call: ToolCall) -> tuple[str, bool]:
+        spare = copy.deepcopy(self.instances[self.methods[call.name][0]])
         try:
             method = getattr(spare, call.name)
             result = method(**_with_defaults(method, copy.deepcopy(call.arguments)))
@@ -132,13 +143,34 @@ class Backends:
         return None if said is None else f"{ERROR_PREFIX}{said}"
 
     def run(self, call: ToolCall) -> tuple[str, Any, BaseException | None]:
-        """The text BFCL shows, the result as returned, and the exception (None when it returned)."""
+        """The text BFCL shows, the result as returned, and the exception (None when it returned).
+        The call runs first in the sidecar, where a limit can stop it, then here once it returned
+        in time."""
+        self.sidecar.ask(_ran_there, call, what=_named(call))
+        return self._ran(call)
+
+    def _ran(self, call: ToolCall) -> tuple[str, Any, BaseException | None]:
         try:
             method = self.method(call.name)
             result = method(**_with_defaults(method, call.arguments))
         except Exception as exc:  # BFCL turns every exception into text for the model
             return f"{ERROR_PREFIX}{exc}", None, exc
         return _shown(result), result, None
+
+
+def _ran_there(backends: Backends, call: ToolCall) -> None:
+    """The sidecar's run of a call: its copy of the state changes as this one will; the result stays there."""
+    backends._ran(call)
+
+
+def _said_there(backends: Backends, call: ToolCall) -> tuple[str, bool]:
+    return backends._said(call)
+
+
+def _named(call: ToolCall) -> str:
+    """A call as a harness error names it (its arguments cut: they are a model's)."""
+    arguments = ", ".join(f"{k}={v!r:.60}" for k, v in call.arguments.items())
+    return f"BFCL's backend call {call.name}({arguments:.200})"
 
 
 def _shown(result: Any) -> str:

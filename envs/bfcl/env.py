@@ -88,6 +88,7 @@ class BfclEnv:
         self.not_evaluated = 0
 
     def reset(self) -> Opening:
+        self.close()
         self.backends = Backends(
             self.entry["involved_classes"],
             self.entry.get("initial_config", {}),
@@ -215,12 +216,12 @@ class BfclEnv:
         self.turn += 1
         questions = self.entry["question"]
         if self.turn == len(questions):
-            self.verdict = judge(self.entry, self.executed)
+            self.verdict = judge(self.entry, self.executed, self.backends)
             self.turns_solved.append(bool(self.verdict["valid"]))
             won = bool(self.verdict["valid"])
             return Accepted(observation="The conversation is over.", done=True, won=won, lost=not won)
         cut = {**self.entry, "ground_truth": self.entry["ground_truth"][: self.turn]}
-        self.turns_solved.append(bool(judge(cut, self.executed)["valid"]))
+        self.turns_solved.append(bool(judge(cut, self.executed, self.backends)["valid"]))
         self.executed.append([])
         if self.turn in self.held:
             self.docs = [*self.docs, *self.held[self.turn]]
@@ -254,4 +255,6 @@ class BfclEnv:
         }
 
     def close(self) -> None:
+        if self.backends is not None:
+            self.backends.close()  # its sidecar process ends
         self.backends = None

@@ -15,9 +15,10 @@ import os
 import threading
 from typing import Any
 
-from envs.bfcl.backends import restore_defaults
+from envs.bfcl.backends import Backends, restore_defaults
 from envs.bfcl.calls import NotACall, call_string
 from envs.contract import ToolCall
+from envs.limits import bounded
 
 _NAMES = itertools.count()
 _LOCK = threading.Lock()  # one check at a time: they share the checker module's globals
@@ -37,13 +38,13 @@ def _written(call: dict[str, Any]) -> str:
         return UNREADABLE
 
 
-def judge(entry: dict[str, Any], executed: list[list[dict[str, Any]]]) -> dict[str, Any]:
+def judge(
+    entry: dict[str, Any], executed: list[list[dict[str, Any]]], backends: Backends | None = None
+) -> dict[str, Any]:
     """BFCL's verdict ({"valid": bool, ...}) on the calls executed per turn (`{"name", "arguments"}`
-    each). Fewer turns than the entry has is a failure before the checker runs."""
-    # bfcl-eval: installed apart, with --no-deps (pyproject.toml, the [bfcl] extra)
-    from bfcl_eval.eval_checker.multi_turn_eval import multi_turn_checker as checker
-    from bfcl_eval.eval_checker.multi_turn_eval import multi_turn_utils as utils
-
+    each). Fewer turns than the entry has is a failure before the checker runs. The checker runs the
+    model's calls again (`power(base=9, exponent=999999999)` too): in the episode's sidecar (its
+    `backends`'), else in a child of its own, under the limit on external code (envs.limits)."""
     truth = entry["ground_truth"]
     if len(executed) < len(truth):
         return {
@@ -53,6 +54,26 @@ def judge(entry: dict[str, Any], executed: list[list[dict[str, Any]]]) -> dict[s
         }
     decoded = [[[_written(c) for c in turn]] if turn else [] for turn in executed[: len(truth)]]
     category = entry["id"].rsplit("_", 1)[0]
+    what = f"BFCL's checker on entry {entry['id']}"
+    if backends is not None:
+        return backends.sidecar.ask(_checked_there, decoded, truth, entry, category, what=what)
+    # imported here, not in the child: each child would import them again
+    from bfcl_eval.eval_checker.multi_turn_eval import multi_turn_checker, multi_turn_utils  # noqa: F401
+
+    restore_defaults()  # here too: the child copies this process's defaults, and their first copy (a cache)
+    return bounded(_checked, decoded, truth, entry, category, what=what)
+
+
+def _checked_there(_: Backends, *args: Any) -> dict[str, Any]:
+    """The checker in the episode's sidecar (its copy of the backends is not what the checker reads)."""
+    return _checked(*args)
+
+
+def _checked(decoded: list[Any], truth: list[Any], entry: dict[str, Any], category: str) -> dict[str, Any]:
+    # bfcl-eval: installed apart, with --no-deps (pyproject.toml, the [bfcl] extra)
+    from bfcl_eval.eval_checker.multi_turn_eval import multi_turn_checker as checker
+    from bfcl_eval.eval_checker.multi_turn_eval import multi_turn_utils as utils
+
     with _LOCK:
         restore_defaults()  # each check starts from the methods' own defaults, whatever ran before
         name = f"repair_harness_{os.getpid()}_{next(_NAMES)}"

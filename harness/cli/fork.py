@@ -59,6 +59,7 @@ def fork(
     )
     from harness.fork_checks import dry_run_text, import_check_text, is_import_check
     from harness.fork_spec import check_at, check_budget, fork_spec_values
+    from harness.rundir.folder import refuse_links
     from harness.spec import build_spec
 
     every = load_sources([str(s) for s in source])
@@ -106,6 +107,8 @@ def fork(
                 echo(import_check_text(spec))
                 continue
             if dry_run:
+                # what the fork would refuse in its --out, the dry run refuses too (it opens nothing)
+                refuse_links(Path(spec.out))
                 echo(dry_run_text(spec))
             else:
                 run_spec(spec, retry_errors, preflight)

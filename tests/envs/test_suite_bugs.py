@@ -3,6 +3,7 @@
 TypeError. Before, a validator's ValueError reached the agent as feedback and agent:gold lost."""
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -157,3 +158,29 @@ def test_a_task_whose_draw_raises_is_no_task_without_a_solution(tmp_path):
     done = _verify(plugin)
     flat = " ".join(done.stderr.split())
     assert done.returncode == 3 and "the draw of task 50001 raised KeyError" in flat and "draw.py:" in flat, flat
+
+
+def test_a_success_check_that_never_returns_stops_at_the_suite_check_and_is_each_episodes_harness_error(tmp_path):
+    """Issue 57: a plugin's success check that never returned hung the suite check and every
+    episode, with no word. A plugin's check runs in a child process under the limit on external
+    code: the suite check stops with exit 3 naming the check, its file and line; without it each
+    episode is a harness error (exit 4), none scored."""
+    source = PLUGIN.read_text()
+    head = "def solved(shop: Shop, draft: TaskDraft) -> bool:\n"
+    assert head in source
+    plugin = tmp_path / "hang.py"
+    plugin.write_text(source.replace(head, head + "    while True:  # the hang\n        pass\n", 1))
+    line = next(i for i, text in enumerate(plugin.read_text().splitlines(), 1) if text == head.rstrip())
+    env = {**os.environ, "REPAIR_HARNESS_COMPUTE_LIMIT_S": "2"}
+    cmd = [sys.executable, "-m", "harness.cli", "suites", "shop-refunds", "--verify", "--plugin", str(plugin)]
+    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=120, env=env)
+    flat = " ".join(done.stderr.split())
+    assert done.returncode == 3 and "Traceback" not in flat, done.stdout + done.stderr
+    said = f"the success check of suite 'shop-refunds' ({plugin}:{line}) did not return within 2 s"
+    assert said in flat, flat
+    cmd = [sys.executable, "-m", "harness.cli", "run", "--suite", "shop-refunds", "--plugin", str(plugin)]
+    cmd += ["--model", "agent:gold", "--conditions", "raw", "--tasks", "2", "--out", str(tmp_path / "r")]
+    done = subprocess.run([*cmd, "--no-suite-check"], cwd=ROOT, capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 4, done.stderr
+    rows = [json.loads(x) for x in (tmp_path / "r" / "records.jsonl").read_text().splitlines()]
+    assert len(rows) == 2 and all(r["success"] is None and said in r["harness_error"] for r in rows), rows

@@ -143,3 +143,32 @@ def test_a_records_file_that_is_a_folder_or_a_fifo_is_one_line(source, tmp_path,
     assert f"{bad} is {kind} where the run keeps" in said and "move it away" in said, text
     assert bad.exists() and not bad.is_file()  # left as it was
     assert where == "fork --check's --out" or not out.exists()
+
+
+def test_a_dry_run_refuses_an_out_whose_records_file_is_a_folder_as_the_fork_does(source, tmp_path):
+    """Issue 57: `fork --dry-run` exited 0 where the fork itself refuses --out (its records.jsonl a
+    folder); the dry run now says the same one line, exit 2."""
+    out = tmp_path / "f"
+    (out / "records.jsonl").mkdir(parents=True)
+    args = ("fork", source, "--model", "agent:reader", "--conditions", "raw", "--out", out)
+    said = f"{out}/records.jsonl is a folder where the run keeps a file: move it away"
+    for extra in ((), ("--dry-run",)):
+        result, text = invoke(*args, *extra)
+        flat = " ".join(text.split())
+        assert result.exit_code == 2 and said in flat and "Traceback" not in flat, (extra, text)
+
+
+@pytest.mark.parametrize("field", ["sample_seeds", "models", "conditions"])
+def test_a_run_json_without_its_grid_is_named_as_the_damaged_source(source, tmp_path, field):
+    """Issue 57: a hand-made run.json without `sample_seeds` was told as the flags' fault
+    ('flags: sample_seeds is empty'), not as the damaged source file."""
+    src = tmp_path / "src"
+    shutil.copytree(source, src)
+    meta = json.loads((src / "run.json").read_text())
+    del meta["spec"][field]
+    (src / "run.json").write_text(json.dumps(meta))
+    result, text = invoke("fork", src, "--model", "agent:reader", "--conditions", "raw", "--out", tmp_path / "f")
+    flat = " ".join(text.split())
+    assert result.exit_code == 2 and "Traceback" not in flat, text
+    assert f"{src}/run.json has no spec.{field}: damaged; nothing forks from it" in flat, flat
+    assert not (tmp_path / "f").exists()

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import ast
 import json
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -373,3 +377,21 @@ def test_two_damaged_run_jsons_are_each_named_by_report_plot_and_export(kit, tmp
     with pytest.raises(RecordsError, match="not valid JSON") as raised:  # the library's load says the same
         load([bad_json, bad_spec])
     assert str(bad_spec / "run.json") in str(raised.value)
+
+
+def test_a_run_directory_whose_name_is_no_utf8_is_one_line(tmp_path: Path, paper_run: Path) -> None:
+    """Issue 57: a run directory named with a byte that is no UTF-8 (0x9b) made `report` fail with
+    pyarrow's UnicodeEncodeError traceback; now one line naming it, exit 2, for report, plot, export."""
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    run = Path(os.fsdecode(os.fsencode(folder) + b"/a\x9bb"))
+    shutil.copytree(paper_run, run)
+    said = f"{folder}/a\\x9bb: its name is not UTF-8 (byte 0x9b)"
+    with pytest.raises(RecordsError) as caught:
+        load([run])
+    assert said in str(caught.value)
+    for args in (("report",), ("plot", "--out", tmp_path / "p"), ("export", "--parquet", tmp_path / "x.parquet")):
+        cmd = [sys.executable, "-m", "harness.cli", args[0], str(folder), *map(str, args[1:])]
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=Path(__file__).parents[2])
+        flat = " ".join(done.stderr.split())
+        assert done.returncode == 2 and said in flat and "Traceback" not in flat, (args, done.stderr)

@@ -274,3 +274,29 @@ def test_show_tells_bfcls_feedback_from_the_environments_answers(imported):
     assert result.exit_code == 0, text
     assert "told the agent (bfcl-native, as tool)" in flat and "the environment answered (as tool)" in flat
     assert "cd: /temp: Unsupported path" in flat
+
+
+@pytest.mark.extra("bfcl")
+@pytest.mark.parametrize(
+    "call", ["[power(base=9, exponent=999999999)]", [{"power": '{"base": 9, "exponent": 999999999}'}]]
+)
+def test_a_computation_that_never_returns_is_the_entrys_harness_error_and_the_rest_import(tmp_path, monkeypatch, call):
+    """Issue 57: a model's literal `power(base=9, exponent=999999999)` was computed by BFCL's MathAPI
+    for minutes, in C holding the GIL: the import hung. Now the call runs in the episode's sidecar
+    process, killed at the limit: that entry is a harness error naming the call (never scored),
+    and the file's other entries import as before."""
+    monkeypatch.setenv("REPAIR_HARNESS_COMPUTE_LIMIT_S", "2")
+    model = tmp_path / "m"
+    model.mkdir()
+    lines = [
+        {"id": "multi_turn_base_31", "result": [[call, "done"], ["done"]]},
+    ]
+    normal = (DATA / "handwritten" / "BFCL_v4_multi_turn_base_result.json").read_text().splitlines()[0]  # base_100
+    (model / "BFCL_v4_multi_turn_base_result.json").write_text("".join(json.dumps(x) + "\n" for x in lines) + normal)
+    result, text = invoke("import", "bfcl", model, "--out", tmp_path / "out")
+    assert result.exit_code == 0 and "Traceback" not in text, text
+    rows = _records(tmp_path / "out" / "m--bfcl-base")
+    hung = rows["base_31"]
+    assert hung["success"] is None, hung
+    assert "BFCL's backend call power(base=9, exponent=999999999) did not return within 2 s" in hung["harness_error"]
+    assert len(rows) == 2 and rows["base_100"]["harness_error"] is None

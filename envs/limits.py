@@ -1,0 +1,293 @@
+"""External code that a call or a check runs, under a time limit: BFCL's backends and checker, a
+plugin's success check.
+
+Their arguments are a model's (`power(base=9, exponent=999999999)`) or their code a plugin's (a
+check that loops forever), and some computations never yield: a big-int `pow` runs in C holding the
+GIL, so neither a thread nor a signal handler stops it. `bounded` runs the computation in a child
+forked for it, which reads the parent's state as it is (copied on write: nothing is sent) and
+answers with its pickled result or exception; past the limit the child is killed and `TimeLimit`
+names what ran. The episode records that as a harness error, never as the agent's failure.
+
+A child's changes to the state die with it: a computation that must change the parent's state (a
+backend's call) is run first in a child, for its time alone, then here once it returned in time.
+
+Cost: a fork is 0.4 ms in a bare interpreter, 3-7 ms once pandas is loaded (650 mappings; measured
+on a 2-core VM), too much per call for an import of thousands of calls. So an episode's calls go to
+a `Sidecar`: a child forked once, at the episode's start, holding a copy of its state, that runs
+each computation before this process does, in the same order, so its copy stays the episode's
+state; a call costs a pipe's round trip. `bounded` (a fork each) is for the rare one-off (a
+plugin's success check). Without `os.fork` (Windows) everything runs in place, with no limit.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import pickle
+import select
+import signal
+import sys
+import time
+import weakref
+from collections.abc import Callable
+from typing import Any, NoReturn, TypeVar
+
+from envs.errors import UserError
+
+T = TypeVar("T")
+
+LIMIT_ENV = "REPAIR_HARNESS_COMPUTE_LIMIT_S"
+# a backend call or a success check is microseconds to milliseconds of work: ten seconds is a
+# computation with no end (or one far too large), on a loaded machine too
+DEFAULT_LIMIT_S = 10.0
+
+# children that answered and are exiting: reaped at the next call (waiting costs ~1 ms each)
+_exiting: list[int] = []
+# the pipe ends of live sidecars: a child forked later closes its copies, or a sidecar would never
+# see its parent close them (its end of input)
+_sidecar_fds: set[int] = set()
+
+
+class TimeLimit(RuntimeError):
+    """External code did not return within the limit: its process was killed."""
+
+    def __init__(self, what: str, seconds: float):
+        super().__init__(
+            f"{what} did not return within {seconds:g} s and was stopped (the limit on external code, "
+            f"{LIMIT_ENV}): a harness error, not the agent's failure"
+        )
+
+
+def limit_s() -> float:
+    """The limit in seconds: $REPAIR_HARNESS_COMPUTE_LIMIT_S, else DEFAULT_LIMIT_S."""
+    raw = os.environ.get(LIMIT_ENV)
+    if raw is None:
+        return DEFAULT_LIMIT_S
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not 0 < value < math.inf:
+        raise UserError(f"{LIMIT_ENV} takes a number of seconds > 0, got {raw!r}")
+    return value
+
+
+def bounded(fn: Callable[..., T], *args: Any, what: str) -> T:
+    """`fn(*args)` computed in a child process, its result or exception returned or raised here;
+    `TimeLimit` naming `what` when it takes longer than `limit_s()`."""
+    seconds = limit_s()
+    if not hasattr(os, "fork"):
+        return fn(*args)
+    _reap()
+    _flush()
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read)
+        _child(write, seconds, what, fn, args)
+    os.close(write)
+    data: bytes | None = None
+    status = 0
+    try:
+        data = _read(read, time.monotonic() + seconds)
+    finally:
+        os.close(read)
+        if not data:  # past the limit, interrupted here, or dead without an answer: no child left behind
+            if data is None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+            _, status = os.waitpid(pid, 0)
+    if data is None:
+        raise TimeLimit(what, seconds)
+    if not data:
+        raise RuntimeError(f"{what} ended its process without an answer ({_status(status)})")
+    _exiting.append(pid)
+    kind, value = pickle.loads(data)
+    if kind == "raised":
+        raise value
+    return value  # type: ignore[no-any-return]
+
+
+def _child(write: int, seconds: float, what: str, fn: Callable[..., Any], args: tuple[Any, ...]) -> NoReturn:
+    """The forked child: compute, answer, exit; never returns into the parent's code (its finally
+    blocks and exit handlers are the parent's)."""
+    try:
+        _as_child(seconds)
+        blob = _answer(what, fn, args)
+        with os.fdopen(write, "wb") as out:
+            out.write(blob)
+        _flush()
+    finally:
+        os._exit(0)
+
+
+class Sidecar:
+    """A child forked now, with a copy of this process's state (`host` among it), that runs each
+    computation asked of it on that copy, under the limit: `ask(fn, *args)` is `fn(host, *args)`
+    there (`fn` a module-level function: it is sent by name). Once it passed the limit it is killed,
+    and any later question is an error: the episode it served ends."""
+
+    def __init__(self, host: Any):
+        self.host, self.pid, self.gone = host, 0, ""
+        if not hasattr(os, "fork"):
+            return
+        _reap()
+        _flush()
+        to_child, requests = os.pipe()
+        answers, from_child = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(requests)
+            os.close(answers)
+            _serve(host, to_child, from_child)
+        os.close(to_child)
+        os.close(from_child)
+        self.pid, self._requests, self._answers = pid, requests, answers
+        _sidecar_fds.update((requests, answers))
+        # closed with its episode's backends, or when they are collected: the child ends at its input's end
+        self._closer = weakref.finalize(self, _shut, pid, requests, answers)
+
+    def close(self) -> None:
+        if self.pid:
+            self._closer()
+
+    def ask(self, fn: Callable[..., T], *args: Any, what: str) -> T:
+        if not self.pid:  # no fork here: in place
+            return fn(self.host, *args)
+        if self.gone:
+            raise RuntimeError(f"{what} was not run: the process that runs the episode's external code {self.gone}")
+        seconds = limit_s()
+        blob = pickle.dumps((fn, args, seconds, what))
+        try:
+            _write(self._requests, len(blob).to_bytes(8, "big") + blob)
+            data = _frame(self._answers, time.monotonic() + seconds)
+        except BrokenPipeError:
+            data = b""
+        if data:
+            kind, value = pickle.loads(data)
+            if kind == "raised":
+                raise value
+            return value  # type: ignore[no-any-return]
+        if data is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+        self._closer.detach()
+        _, status = os.waitpid(self.pid, 0)
+        for fd in (self._requests, self._answers):
+            _sidecar_fds.discard(fd)
+            os.close(fd)
+        if data is None:
+            self.gone = f"was stopped at the limit ({what})"
+            raise TimeLimit(what, seconds)
+        self.gone = f"ended without an answer ({_status(status)})"
+        raise RuntimeError(f"{what}: the process running it {self.gone}")
+
+
+def _shut(pid: int, requests: int, answers: int) -> None:
+    for fd in (requests, answers):
+        _sidecar_fds.discard(fd)
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    _exiting.append(pid)
+
+
+def _serve(host: Any, requests: int, answers: int) -> NoReturn:
+    """The sidecar: each request answered in order, until its parent closes the pipe."""
+    try:
+        _as_child(None)
+        with os.fdopen(requests, "rb") as rin, os.fdopen(answers, "wb") as wout:
+            while len(head := rin.read(8)) == 8:
+                fn, args, seconds, what = pickle.loads(rin.read(int.from_bytes(head, "big")))
+                signal.alarm(math.ceil(seconds) + 2)
+                blob = _answer(what, fn, (host, *args))
+                signal.alarm(0)
+                wout.write(len(blob).to_bytes(8, "big") + blob)
+                wout.flush()
+    finally:
+        os._exit(0)
+
+
+def _write(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _frame(fd: int, deadline: float) -> bytes | None:
+    """One length-prefixed answer; None at the deadline, b"" at the pipe's end before it came."""
+    got = b""
+    while len(got) < 8 or len(got) < 8 + int.from_bytes(got[:8], "big"):
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            return None
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            return b""
+        got += chunk
+    return got[8:]
+
+
+def _flush() -> None:
+    for stream in (sys.stdout, sys.stderr):  # the child's own prints only: never the parent's buffered text twice
+        with contextlib.suppress(Exception):
+            stream.flush()
+
+
+def _as_child(seconds: float | None) -> None:
+    """A forked child's setup: the parent's interrupts are the parent's; no other sidecar's pipes."""
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, signal.SIG_DFL)
+    for fd in _sidecar_fds:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    _sidecar_fds.clear()
+    # the kernel ends a child whose parent is gone (killed -9) and so no longer waits for it
+    signal.signal(signal.SIGALRM, signal.SIG_DFL)
+    if seconds is not None:
+        signal.alarm(math.ceil(seconds) + 2)
+
+
+def _answer(what: str, fn: Callable[..., Any], args: tuple[Any, ...]) -> bytes:
+    """`fn(*args)`'s result or exception, pickled; what cannot come back whole comes back as text."""
+    answer: tuple[str, Any]
+    try:
+        answer = ("returned", fn(*args))
+    except Exception as exc:
+        answer = ("raised", exc)
+    except BaseException as exc:  # a SystemExit in external code ends no run: an error of it
+        answer = ("raised", RuntimeError(f"{what} raised {type(exc).__name__}: {exc}"))
+    try:
+        blob = pickle.dumps(answer)
+        pickle.loads(blob)
+    except Exception as exc:
+        said = f"{type(answer[1]).__name__}: {answer[1]}" if answer[0] == "raised" else f"a {type(answer[1])}"
+        blob = pickle.dumps(("raised", RuntimeError(f"{what}: {said} (not sent back: {exc})")))
+    return blob
+
+
+def _read(fd: int, deadline: float) -> bytes | None:
+    """Everything the child writes until it closes the pipe; None at the deadline."""
+    chunks: list[bytes] = []
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            return None
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+
+
+def _reap() -> None:
+    for pid in list(_exiting):
+        with contextlib.suppress(ChildProcessError):
+            if os.waitpid(pid, os.WNOHANG)[0] == 0:
+                continue
+        _exiting.remove(pid)
+
+
+def _status(status: int) -> str:
+    if os.WIFSIGNALED(status):
+        return f"killed by signal {os.WTERMSIG(status)}"
+    return f"exit status {os.waitstatus_to_exitcode(status)}"
