@@ -31,6 +31,11 @@ def main(
     ),
 ) -> None:
     """Measure how LLM agents repair a failed tool call."""
+    # a bad $REPAIR_HARNESS_COMPUTE_LIMIT_S is one line before anything runs, not a harness error per
+    # episode; envs.limits imports the standard library only
+    from envs.limits import limit_s
+
+    limit_s()
 
 
 for module in (run, fork, imports, check, listing, analysis, power, show, demo, doctor, games, serve, reproduce):

@@ -137,3 +137,12 @@ def test_the_example_grid_loads_and_expands():
         load_toml(Path(__file__).parents[3] / "configs" / "example-grid.toml"), source="example-grid.toml"
     )
     assert spec.suite == "tools-bank" and spec.budgets == [4, 8] and spec.env_options["contract"] == "strict"
+
+
+def test_a_compute_limit_that_is_no_number_is_refused_before_any_command_runs(tmp_path):
+    """Not a harness error in every episode of the run it would start: one line, exit 2, nothing written."""
+    args = ["run", "--suite", "bank-disputes", "--model", "agent:reader", "--conditions", "raw", "--tasks", "1"]
+    result = runner.invoke(app, [*args, "--out", str(tmp_path / "r")], env={"REPAIR_HARNESS_COMPUTE_LIMIT_S": "ten"})
+    text = result.stdout + result.stderr
+    assert result.exit_code == 2 and "REPAIR_HARNESS_COMPUTE_LIMIT_S takes a number of seconds > 0, got 'ten'" in text
+    assert not (tmp_path / "r").exists()
