@@ -76,4 +76,11 @@ def forks_notes(report: Report) -> list[str]:
             )
         else:
             notes.append(f"{where}: {r.player}'s own next move at the same {r.fork_points} points (vs source's own)")
+    for r in report.forks:
+        if r.vs_source_p is not None and r.vs_source_p >= report.meta.alpha:
+            seen = "none up to a whole difference" if r.vs_source_mde is None else f"±{100 * r.vs_source_mde:.1f} pts"
+            notes.append(
+                f"{r.model} {r.condition} vs source's own: no difference found (p {_p(r.vs_source_p)}); detectable "
+                f"with 80% power at this size: {seen} ({r.vs_source_points} points)"
+            )
     return notes

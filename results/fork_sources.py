@@ -20,6 +20,8 @@ import pandas as pd
 
 from results.columns import C
 from results.contrasts import paired_effect
+from results.power import POWER, design_of, mde
+from results.stats import ALPHA
 
 
 def _origin(value: Any) -> dict[str, Any]:
@@ -91,7 +93,10 @@ def against_source(part: pd.DataFrame, n_boot: int, seed: int) -> dict[str, Any]
     source = np.array([bool(o["next_repaired"]) for o, keep in zip(origins, mine, strict=True) if keep])
     tasks = own.groupby([C.suite, C.task_id], sort=False).ngroup().to_numpy()
     row, _, _, _ = paired_effect(fork, source, tasks, n_boot, seed)
+    design = design_of(fork, source, tasks)
     return {
+        # the smallest difference this test detects at 80% power: what a null here could have seen
+        "vs_source_mde": mde(design, design.units, ALPHA, POWER),
         "vs_source": row["diff"],
         "vs_source_ci_low": row["ci_low"],
         "vs_source_ci_high": row["ci_high"],

@@ -142,6 +142,7 @@ class ForkRow(Row):
     vs_source_p: float | None = None
     vs_source_test: str | None = None
     vs_source_points: int | None = None  # the points whose source player is the fork's
+    vs_source_mde: float | None = None
     # model calls a fork episode paid, on average: what a point costs under this condition
     calls_per_point: float | None = None
     # the share whose repairing call is a reference call or solved the failed part (accepted is not repaired)

@@ -124,6 +124,12 @@ def test_a_player_forking_its_own_failures_is_contrasted_with_its_own_next_move(
     # under `none` the reader repairs nothing; shown the allowed values it does: the contrast sees it
     assert own[0]["repaired_next"] == 0.0
     assert forks["allowed_json"]["vs_source"] == forks["allowed_json"]["repaired_next"] > 0
+    # under raw it repairs 3 of 8, which 8 points cannot tell from 0 (McNemar's p 0.25): a null, said
+    # with the effect those 8 points could have shown, larger than the one seen
+    raw = forks["raw"]
+    assert raw["vs_source"] == 3 / 8 and raw["vs_source_p"] == 0.25 and 3 / 8 < raw["vs_source_mde"] < 1
+    text = " ".join(invoke("report", tmp_path / "f", env={"COLUMNS": "200"})[1].split())
+    assert "agent:reader raw vs source's own: no difference found (p 0.2500); detectable with 80% power" in text
 
 
 @pytest.mark.extra("bfcl")
