@@ -32,6 +32,8 @@ COLUMNS = [
     "pairs",
     "pilot_diff",
     "discordance",
+    "a_only",
+    "b_only",
     "icc",
     "mde",
     "effect",
@@ -92,6 +94,9 @@ def _row(pairs: pd.DataFrame, goal: Goal, family: int) -> dict[str, object]:
         "pairs": design.n_pairs,
         "pilot_diff": design.effect,
         "discordance": design.psi,
+        # both off-diagonal rates: a solved where b failed, and the other way
+        "a_only": (design.psi + design.effect) / 2,
+        "b_only": (design.psi - design.effect) / 2,
         "icc": design.icc if design.clustered else math.nan,
         "mde": power.mde(design, design.units, alpha, goal.power),
         "effect": goal.effect,

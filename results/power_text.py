@@ -58,7 +58,7 @@ def plan_frame(plan: pd.DataFrame, goal: Goal) -> pd.DataFrame:
                 "tasks": _count(r["tasks"]),
                 "pairs": _count(r["pairs"]),
                 "pilot diff pts": _pts(r["pilot_diff"], sign=True),
-                "discordance": _share(r["discordance"]),
+                "A only / B only": f"{_share(r['a_only'])} / {_share(r['b_only'])}",
                 "ICC": _ratio(r["icc"]),
                 "alpha (Holm first step)": f"{goal.alpha / r['family']:.4g} (k={r['family']})",
                 "MDE pts now": _pts(r["mde"]),
@@ -134,7 +134,7 @@ def render(
     simulated = f"simulated ({goal.studies} studies)"
     # at 80 columns the answer stays: the MDE, the size needed and its power (and the drawn studies')
     plan_keep = ["MDE pts now", effect, "power there", simulated]
-    plan_drop = ["ICC", "alpha (Holm first step)", "discordance", "pairs", "unit", "needed pairs", "pilot diff pts"]
+    plan_drop = ["ICC", "alpha (Holm first step)", "A only / B only", "pairs", "unit", "needed pairs", "pilot diff pts"]
     noise_keep = ["tasks that flip", "unpaired threshold pts", "paired threshold pts"]
     noise_drop = ["suite", "repeats disagree", "repeats", "solved", "run-to-run SD pts", "pairing gain"]
     sections = [("Power per comparison", plan_frame(plan, goal), METHODS, plan_keep, plan_drop)]

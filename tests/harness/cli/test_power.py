@@ -30,6 +30,8 @@ def test_power_gives_each_contrast_and_factor_its_mde_and_the_size_an_effect_nee
     assert reader["unit"] == "tasks x 3.0 seeds" and (reader["tasks"], reader["pairs"]) == (10, 30)
     assert reader["needed"] >= 8 and reader["needed_pairs"] == 3 * reader["needed"]
     assert reader["power_at_needed"] >= 0.8 and reader["mde"] > 0.05  # ten tasks cannot see 5 points
+    # both off-diagonal rates: the reader solves under allowed_json what it fails under raw, never the other way
+    assert reader["a_only"] == reader["discordance"] > 0 and reader["b_only"] == 0
     assert ("agent:reader", "allowed: with - without") in rows  # the factor, in its own family
     # the reader plays the same answer under every seed: no flip, no spread, a paired threshold of
     # six tasks one way, which six tasks cannot reach at all
