@@ -332,7 +332,9 @@ def _as_paths(paths: PathLike | Iterable[PathLike]) -> list[PathLike]:
     return out
 
 
-def load(paths: PathLike | Iterable[PathLike], columns: Iterable[str] | None = None) -> pd.DataFrame:
+def load(
+    paths: PathLike | Iterable[PathLike], columns: Iterable[str] | None = None, repeats: bool = False
+) -> pd.DataFrame:
     """One row per episode from one or many run directories (or records.jsonl files).
 
     Columns: every recorded field; `extra` and `condition_params` are flattened into
@@ -345,6 +347,12 @@ def load(paths: PathLike | Iterable[PathLike], columns: Iterable[str] | None = N
     checked all the same. The other fields are dropped as each line is read, so a caller that
     reads a dozen columns (the report) does not hold the call logs of every episode.
     `df.attrs["fields"]` then names every column the full frame would have, in its order.
+
+    `repeats`: runs that record the same episodes (one grid run again: a server that is not
+    bit-deterministic, a temperature above 0) are repeats, as sample seeds are, not an error (which
+    `report` makes them): every run's seeds are then read as seeds of their own ("r2:0", run 2's
+    seed 0), so pairing and a noise floor count every run; `df.attrs["repeats"]` is the number of
+    runs read that way (1 where no episode was recorded twice).
     """
     paths = _as_paths(paths)
     for p in paths:  # a path is text in the frame (pyarrow's strings are UTF-8)
@@ -354,6 +362,7 @@ def load(paths: PathLike | Iterable[PathLike], columns: Iterable[str] | None = N
     settings: dict[str, tuple[Path, dict[str, Any]]] = {}  # suite -> the first run's settings
     run_dirs: list[str] = []
     owner: dict[tuple[Any, ...], str] = {}
+    repeated = False
     partial_total = 0
     with _collector_paused():
         for p in paths:
@@ -370,6 +379,9 @@ def load(paths: PathLike | Iterable[PathLike], columns: Iterable[str] | None = N
             run_dirs.append(run_dir)
             for key, success in zip(rows.keys[lo:], rows.success[lo:], strict=True):
                 if success is not None and owner.setdefault(key, run_dir) != run_dir:
+                    repeated = True
+                    if repeats:
+                        continue
                     raise RecordsError(
                         f"episode {key_text(key)} is recorded in both {owner[key]} and {run_dir}; "
                         "load those runs separately"
@@ -378,7 +390,10 @@ def load(paths: PathLike | Iterable[PathLike], columns: Iterable[str] | None = N
     # success stays object (True/False/None): a harness error is neither
     df[C.success] = df[C.success].astype(object)
     _check_one_meaning(df)
-    df.attrs = {"run_dirs": run_dirs, "partial_lines": partial_total}
+    if repeated:
+        run_number = {run_dir: i for i, run_dir in enumerate(run_dirs, 1)}
+        df[C.sample_seed] = [f"r{run_number[d]}:{s}" for d, s in zip(df["run_dir"], df[C.sample_seed], strict=True)]
+    df.attrs = {"run_dirs": run_dirs, "partial_lines": partial_total, "repeats": len(run_dirs) if repeated else 1}
     if columns is not None:
         # the full frame's column order: each layout's names in turn, a name where it first appears
         df.attrs["fields"] = tuple(dict.fromkeys(name for names in rows.fields for name in names))

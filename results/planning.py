@@ -10,7 +10,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 import pandas as pd
 
@@ -18,7 +17,6 @@ from results import power
 from results.columns import C
 from results.contrasts import pair
 from results.factors import factor_pairs
-from results.load import PAIR_FIELDS, load
 from results.power_sim import simulate
 from results.stats import ALPHA
 
@@ -43,21 +41,6 @@ COLUMNS = [
     "power_at_needed",
     "simulated",
 ]
-
-
-def pilot(runs: Sequence[Path]) -> tuple[pd.DataFrame, int]:
-    """The pilot's episodes, and how many runs of one grid it holds. Runs that record the same
-    episodes (the same grid run again: a server that is not bit-deterministic, a temperature above
-    0) are repeats, as sample seeds are: each run's seeds are read as seeds of their own ("r2:0"),
-    so the report's pairing and the noise floor count every run. Other runs are read as one."""
-    frames = [load(r) for r in runs]
-    keys = [set(f[list(PAIR_FIELDS) + [C.condition]].astype(str).itertuples(index=False)) for f in frames]
-    overlap = any(keys[i] & keys[j] for i in range(len(keys)) for j in range(i))
-    if not overlap:
-        return load(runs), 1
-    for i, frame in enumerate(frames):
-        frame[C.sample_seed] = [f"r{i + 1}:{s}" for s in frame[C.sample_seed]]
-    return pd.concat(frames, ignore_index=True), len(frames)
 
 
 @dataclass(frozen=True)

@@ -43,10 +43,10 @@ def power_command(
     own unit, Holm-adjusted; and the noise floor of repeated seeds or runs (docs/power.md)."""
     # pandas, scipy (results): not at start-up
     from harness.plugins import load as load_plugins
-    from results import paper
+    from results import load, paper
     from results.contrasts import parse_contrasts
     from results.noise import noise_floor
-    from results.planning import Goal, pilot, plan
+    from results.planning import Goal, plan
     from results.power_text import FORMATS, render
     from results.rundir import run_dirs
 
@@ -58,7 +58,8 @@ def power_command(
         raise UserError(f"--alpha and --power are shares between 0 and 1, got {alpha:g} and {power:g}")
     load_plugins(plugin or [])
     runs = run_dirs(dirs)
-    df, repeats = pilot(runs)
+    df = load(runs, repeats=True)
+    repeats = df.attrs["repeats"]
     present = set(df["condition"].unique())
     if contrasts is None:
         pairs = [p for p in paper.PLANNED_CONTRASTS if set(p) <= present]

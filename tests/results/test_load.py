@@ -106,8 +106,14 @@ def test_same_episode_twice(kit, tmp_path: Path, paper_run: Path) -> None:
     df = load(kit.write(tmp_path / "retried", [kit.make(1, "raw", None), rec]))
     assert len(df) == 2
     # the same episode in two loaded runs would make pairing ambiguous
+    again = kit.write(tmp_path / "again", kit.paper_like()[:1])
     with pytest.raises(RecordsError, match="recorded in both"):
-        load([paper_run, kit.write(tmp_path / "again", kit.paper_like()[:1])])
+        load([paper_run, again])
+    # unless they are read as repeats (`power`): each run's seeds become seeds of their own
+    df = load([paper_run, again], repeats=True)
+    assert df.attrs["repeats"] == 2
+    assert set(df.loc[df["run_dir"] == str(again), "sample_seed"]) == {"r2:0"}
+    assert load([paper_run], repeats=True).attrs["repeats"] == 1
 
 
 @pytest.mark.parametrize(
