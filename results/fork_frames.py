@@ -8,7 +8,7 @@ from typing import Any
 import pandas as pd
 
 from results.columns import C
-from results.formats import TEST_NAMES, _diff, _num, _p, _pct
+from results.formats import TEST_NAMES, _diff, _num, _p, _pct, null_result
 from results.report_model import Report
 
 
@@ -77,10 +77,7 @@ def forks_notes(report: Report) -> list[str]:
         else:
             notes.append(f"{where}: {r.player}'s own next move at the same {r.fork_points} points (vs source's own)")
     for r in report.forks:
-        if r.vs_source_p is not None and r.vs_source_p >= report.meta.alpha:
-            seen = "none up to a whole difference" if r.vs_source_mde is None else f"±{100 * r.vs_source_mde:.1f} pts"
-            notes.append(
-                f"{r.model} {r.condition} vs source's own: no difference found (p {_p(r.vs_source_p)}); detectable "
-                f"with 80% power at this size: {seen} ({r.vs_source_points} points)"
-            )
+        name, size = f"{r.model} {r.condition} vs source's own", f"{r.vs_source_points} points"
+        line = null_result(name, r.vs_source_p, r.vs_source_mde, report.meta.alpha, size)
+        notes += [line] if line else []
     return notes

@@ -4,6 +4,7 @@ and a test's name; one place, so every section and the JSON's readers agree."""
 from __future__ import annotations
 
 from results.contrasts import P_FLOOR
+from results.power import POWER
 
 TEST_NAMES = {"mcnemar_exact": "McNemar", "sign_flip": "sign-flip", "too_few_tasks": "too few tasks"}
 
@@ -48,3 +49,18 @@ def _diff(
     if low is None or high is None:
         return f"{scale * diff:+.{digits}f} [no CI: {pairs} pair{'s' if pairs != 1 else ''}]"
     return f"{scale * diff:+.{digits}f} [{scale * low:+.{digits}f}, {scale * high:+.{digits}f}]"
+
+
+def null_result(
+    name: str, p: float | None, mde: float | None, alpha: float, size: str, holm_of: int | None = None
+) -> str | None:
+    """A null result's line with what its test could have seen (its MDE); None where the test found
+    a difference. `holm_of`: the size of the family, where `p` is Holm's."""
+    if p is None or p < alpha:
+        return None
+    seen = "none up to a whole difference" if mde is None else f"±{100 * mde:.1f} pts"
+    which, where = (
+        ("p", size) if holm_of is None else ("p Holm", f"{size}; alpha {alpha:g}/{holm_of}, Holm's first step")
+    )
+    said = f"detectable with {POWER:.0%} power at this size: {seen} ({where})"
+    return f"{name}: no difference found ({which} {_p(p)}); {said}"

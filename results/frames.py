@@ -14,7 +14,7 @@ import pandas as pd
 from results.columns import C
 from results.dynamics import SHOWN_K
 from results.fork_frames import forks_frame, forks_notes
-from results.formats import TEST_NAMES, _diff, _num, _p, _pct, _yes
+from results.formats import TEST_NAMES, _diff, _num, _p, _pct, _yes, null_result
 from results.grid import ERRORS_ONLY, NOT_RUN, PARTIAL
 from results.import_frames import imports_frame, imports_notes
 from results.report_model import Report
@@ -294,17 +294,6 @@ SECTIONS: dict[str, Callable[[Report], pd.DataFrame]] = {
 
 
 # what a section says under its tables, beside them
-def _resolution(name: str, p_holm: float | None, mde: float | None, size: str, k: int, alpha: float) -> str | None:
-    """A null result's line: what it could have seen (None where the test found a difference)."""
-    if p_holm is None or p_holm < alpha:
-        return None
-    seen = "none up to a whole difference" if mde is None else f"±{100 * mde:.1f} pts"
-    return (
-        f"{name}: no difference found (p Holm {_p(p_holm)}); detectable with 80% power at this size: {seen} "
-        f"({size}; alpha {alpha:g}/{k}, Holm's first step)"
-    )
-
-
 def contrasts_notes(report: Report) -> list[str]:
     """Under the contrasts: every null result with the effect it could have detected (its MDE)."""
     g = [c for c in report.meta.group_by if c != C.condition]
@@ -317,7 +306,7 @@ def contrasts_notes(report: Report) -> list[str]:
         key = tuple(r.group(g).values())
         tasks = getattr(r, "n_tasks", None)
         size = f"{r.n_pairs:,} pairs" + (f" in {tasks:,} tasks" if tasks and tasks < r.n_pairs else "")
-        line = _resolution(f"{r.contrast} ({', '.join(key)})", r.p_holm, r.mde, size, family[key], report.meta.alpha)
+        line = null_result(f"{r.contrast} ({', '.join(key)})", r.p_holm, r.mde, report.meta.alpha, size, family[key])
         notes += [line] if line else []
     return notes
 
@@ -330,7 +319,7 @@ def factors_notes(report: Report) -> list[str]:
     for r in rows:
         k = sum(o.model == r.model and o.p_value is not None for o in rows)
         name = f"{r.factor} {r.level_a} -> {r.level_b} ({r.model})"
-        line = _resolution(name, r.p_holm, r.mde, f"{r.pairs:,} pairs", k, report.meta.alpha)
+        line = null_result(name, r.p_holm, r.mde, report.meta.alpha, f"{r.pairs:,} pairs", k)
         notes += [line] if line else []
     return notes
 
