@@ -20,7 +20,7 @@ from envs.textworld.veriharness import envelope
 from envs.tools import tooling
 from envs.tools.travel import world
 from examples.plugins import shop_refunds
-from harness import types
+from harness import run_spec, types
 from harness.agents import reader
 from harness.cli import common, imports, listing, power, reproduce
 from harness.imports import bfcl as bfcl_import
@@ -39,11 +39,11 @@ _ = (
     options.PaperOptions._seeds_in_paper,
     tooling.ToolInput._after,
     shop_refunds.StateRules._state,
-    types.ForkSpec._each_once,
-    types.RunSpec._urls,
-    types.RunSpec._model_names,
-    types.RunSpec._out,
-    types.RunSpec._shard,
+    run_spec.ForkSpec._each_once,
+    run_spec.RunSpec._urls,
+    run_spec.RunSpec._model_names,
+    run_spec.RunSpec._out,
+    run_spec.RunSpec._shard,
     # pydantic fields run.json is validated against (results.rundir.RunMeta), read as a dict after
     rundir.RunMeta.moving_errors,
     types.EpisodeRecord._without_fork,

@@ -1,6 +1,6 @@
 """The defaults of a run's settings and of the embedded model, in one place.
 
-`harness.types.RunSpec`, the OpenAI-compatible backend and the embedded model's server
+`harness.run_spec.RunSpec`, the OpenAI-compatible backend and the embedded model's server
 (`harness.serving.llama.local`) take their defaults from here, and `--help` reads them from here too:
 it shows what a run uses without importing pydantic or the server machinery. The decoding's
 defaults are the study's (`envs.study`: greedy, 512 tokens), beside `envs.contract.Decoding`.

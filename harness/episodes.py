@@ -13,8 +13,9 @@ from envs.contract import Condition, Task
 from envs.errors import UnknownName
 from harness import fork, shards
 from harness.replay import Replay
+from harness.run_spec import RunSpec
 from harness.spec import Resolved, check_grid_size
-from harness.types import EpisodeKey, RunSpec
+from harness.types import EpisodeKey
 
 
 def select_tasks(plan: Resolved) -> list[Task]:

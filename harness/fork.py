@@ -29,8 +29,9 @@ from harness.loop import call_env, run_episode
 from harness.plugins import Plugin
 from harness.recording import repairs
 from harness.replay import PrefixEnd, Replay, Replaying
+from harness.run_spec import RunSpec
 from harness.spec import Resolved, check_grid_size, resolved
-from harness.types import SCHEMA_VERSION, EpisodeKey, ModelTurn, RunSpec
+from harness.types import SCHEMA_VERSION, EpisodeKey, ModelTurn
 from results import rundir
 from results.divergence import shown_until
 

@@ -18,8 +18,8 @@ from collections import Counter
 from harness import shards
 from harness.episodes import select_tasks
 from harness.fork import Source, imported, plan
+from harness.run_spec import RunSpec
 from harness.spec import resolved
-from harness.types import RunSpec
 
 
 def is_import_check(sources: list[Source], check: bool) -> bool:

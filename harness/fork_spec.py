@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness.fork import SHARED, ForkError, Source, imported
-from harness.types import ForkSpec
+from harness.run_spec import ForkSpec
 
 
 def fork_spec_values(sources: list[Source], given: dict[str, Any]) -> dict[str, Any]:

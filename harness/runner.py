@@ -16,12 +16,13 @@ from harness.episodes import expand, grid_of, select_tasks, shard
 from harness.printable import console as printable_console
 from harness.progress import _progress
 from harness.redact import Redactor
+from harness.run_spec import RunSpec
 from harness.rundir.store import RunDir
 from harness.serving import Plan, plan_servers
 from harness.session import RunSummary, play_pending
 from harness.spec import resolved
 from harness.suite_check import check_suite
-from harness.types import EpisodeKey, RunSpec
+from harness.types import EpisodeKey
 from results import rundir
 
 __all__ = ["play", "run", "select_tasks", "expand", "RunSummary", "_progress"]

@@ -25,10 +25,11 @@ from harness.progress import ESTIMATE_AFTER, Counter, _progress
 from harness.provenance import git_commit, versions
 from harness.recording import build_record, unsaved_record
 from harness.replay import Replaying
+from harness.run_spec import RunSpec
 from harness.rundir.store import RunDir
 from harness.serving import Backend, Lane, ModelPool, Plan, check_models, describe_phase, plan_servers
 from harness.spec import Resolved
-from harness.types import EpisodeRecord, ModelTurn, RunSpec
+from harness.types import EpisodeRecord, ModelTurn
 
 
 @dataclass

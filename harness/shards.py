@@ -21,8 +21,8 @@ from results import rundir
 
 
 class EpisodeKey(Protocol):
-    """What a shard reads of an episode's key (harness.types.EpisodeKey, which imports this module
-    for --shard's syntax: a protocol here, so the two modules make no circle)."""
+    """What a shard reads of an episode's key (harness.types.EpisodeKey; harness.run_spec imports this
+    module for --shard's syntax, and types the spec's module: a protocol here, so they make no circle)."""
 
     @property
     def model(self) -> str: ...

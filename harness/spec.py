@@ -23,8 +23,8 @@ from harness import defaults
 from harness.plugins import Plugin
 from harness.plugins import load as load_plugins
 from harness.redact import cut, without_credentials
+from harness.run_spec import RunSpec, once_each
 from harness.serving import describe_models, validate_model
-from harness.types import RunSpec, once_each
 
 
 class SpecError(UserError):

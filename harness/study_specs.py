@@ -13,9 +13,9 @@ from envs import study
 from envs.errors import UserError
 from harness.agents import AGENTS
 from harness.plugins import load as load_plugins
+from harness.run_spec import RunSpec
 from harness.serving import LOCAL_MODEL
 from harness.spec import build_spec
-from harness.types import RunSpec
 
 # The paper's settings: K alternatives, the echo and every value cut to the same length, no fence
 # stripping; the protocol is chosen per command.

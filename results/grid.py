@@ -117,7 +117,7 @@ def _cells(spec: dict[str, Any]) -> tuple[list[tuple[Any, ...]], int | None]:
     suite = spec.get("suite")
     budgets = spec.get("budgets") or ([SUITES.get(suite).budget] if isinstance(suite, str) and suite in SUITES else [])
     tasks = len(spec["task_ids"]) if spec.get("task_ids") else spec.get("tasks")
-    # a spec's identity leaves the default decoding arm out (harness.types.RunSpec.identity)
+    # a spec's identity leaves the default decoding arm out (harness.run_spec.RunSpec.identity)
     cells = [
         (m, suite, c, int(b), int(s), k)
         for m in spec.get("models", [])

@@ -17,6 +17,7 @@ MODEL_SDKS = ("openai", "aiohttp", "httpx", "llama_cpp", "vllm", "torch", "trans
 # the errors, the redactor, and the reference agents (a kind of model); never the runner's parts
 SERVING_MAY = (
     "harness.serving",
+    "harness.run_spec",
     "harness.types",
     "harness.defaults",
     "harness.errors",

@@ -35,7 +35,8 @@ from harness.imports import Importer
 from harness.imports.bfcl_format import ANY_BFCL, NAME, Entry, NotBfcl, Undecodable, published, read_entry
 from harness.imports.inputs import text_lines
 from harness.imports.play import Batch, Recorded
-from harness.types import ModelTurn, RunSpec, Usage
+from harness.run_spec import RunSpec
+from harness.types import ModelTurn, Usage
 from results.rundir import meta_file, once
 
 CONDITION = "bfcl-native"

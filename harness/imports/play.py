@@ -44,9 +44,10 @@ from harness.provenance import git_commit, versions
 from harness.recording import build_record, unsaved_record
 from harness.redact import Redactor
 from harness.replay import Replay, Replaying
+from harness.run_spec import RunSpec
 from harness.rundir.store import RunDir
 from harness.spec import Resolved, resolved
-from harness.types import ModelTurn, RunSpec
+from harness.types import ModelTurn
 
 # a record's `config` holds the run's decoding and tool mode; an import knows not the model's
 # decoding (the other harness chose it), and says so; its calls are replayed as native tool calls

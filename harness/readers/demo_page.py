@@ -16,7 +16,7 @@ from results.columns import C
 from results.solved import label, render, solved_grid
 
 if TYPE_CHECKING:
-    from harness.types import RunSpec
+    from harness.run_spec import RunSpec
     from results.solved import Solved
 
 # the page the demo ends with, at most 60 lines of at most PAGE_WIDTH columns: the solved

@@ -42,10 +42,11 @@ from envs.errors import UserError
 from harness.errors import StorageError
 from harness.plugins import Plugin, PluginError, check_unchanged, mended
 from harness.redact import Redactor
+from harness.run_spec import RunSpec, grows_grid
 from harness.rundir.append import Appender
 from harness.rundir.files import compact_json, replace_file, to_json
 from harness.rundir.folder import RunDirError, make_dirs, refuse_links, remove_created, take_lock
-from harness.types import EpisodeKey, EpisodeRecord, RunSpec, grows_grid
+from harness.types import EpisodeKey, EpisodeRecord
 from results import rundir
 from results.errors import RecordsError
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from envs.errors import UnknownName, UserError
 from harness import defaults
 from harness.agents import get_agent
+from harness.run_spec import RunSpec
 from harness.serving.backends.base import Backend
 from harness.serving.batch import Lane
 from harness.serving.kinds import LOCAL, MODEL_ID, ModelRef, describe_models, known_models, preset_names, resolve
@@ -22,7 +23,6 @@ from harness.serving.llama.gguf import GgufError
 from harness.serving.llama.local import NATIVE_ALIAS, PROMPT_ALIAS
 from harness.serving.vllm.inproc import VllmInprocBackend
 from harness.serving.vllm.presets import VllmServer
-from harness.types import RunSpec
 
 if TYPE_CHECKING:  # the openai SDK (half a second to import) only when a run opens a client
     from harness.serving.backends.constrain import Style

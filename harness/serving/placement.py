@@ -23,11 +23,11 @@ from pathlib import Path
 from typing import Any
 
 from envs.errors import UserError
+from harness.run_spec import RunSpec
 from harness.serving.gpus import Estimate, Inventory, estimate, fraction_up, inventory
 from harness.serving.kinds import ServerKind, resolve
 from harness.serving.server_proc import free_port
 from harness.serving.vllm.presets import launcher, shown_row, vllm_command
-from harness.types import RunSpec
 
 # what the servers sharing one GPU may ask for together; a server alone on its GPUs asks for SOLO
 MAX_UTILIZATION = 0.95

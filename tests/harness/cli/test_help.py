@@ -31,7 +31,7 @@ def test_run_help_shows_the_defaults_a_run_uses():
     from envs import study
     from envs.contract import Decoding
     from harness import defaults
-    from harness.types import RunSpec
+    from harness.run_spec import RunSpec
 
     settings = {
         (RunSpec, "sample_seeds"): list(defaults.SAMPLE_SEEDS),

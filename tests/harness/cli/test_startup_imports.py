@@ -40,6 +40,7 @@ OURS = (
     "envs.tools",
     "envs.textworld.suite",
     "harness.types",
+    "harness.run_spec",
     "harness.spec",
     "harness.runner",
     "harness.serving.models",

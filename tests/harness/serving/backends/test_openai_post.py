@@ -111,8 +111,8 @@ def test_the_timeout_and_retries_default_to_the_run_specs_one_home():
     import inspect
 
     from harness import defaults
+    from harness.run_spec import RunSpec
     from harness.serving.backends.openai_compat import OpenAIBackend
-    from harness.types import RunSpec
 
     params = inspect.signature(OpenAIBackend).parameters
     assert (
