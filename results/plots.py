@@ -363,6 +363,7 @@ def save_figures(df: pd.DataFrame, out_dir: str | Path, formats: Sequence[str] =
             path = out / f"{name}.{fmt}"
             part = path.with_name(path.name + ".part")
             try:  # written whole or not at all: a full disk leaves no half a figure
+                part.unlink(missing_ok=True)  # a link left there is never written through
                 fig.savefig(part, dpi=120, format=fmt)
                 part.replace(path)
             finally:

@@ -96,12 +96,15 @@ def plot(
     """Seven figures, PNG and PDF: success_by_condition, success_vs_budget, tokens_per_success,
     repair_funnel, failure_codes, repair_dynamics, factor_effects (docs/reports.md)."""
     # pandas, pydantic (results): not for --help
+    from harness.rundir.targets import check_folder
     from results import load
-    from results.plots import save_figures  # matplotlib only when plotting
+    from results.plots import FIGURES, FORMATS, save_figures  # matplotlib only when plotting
     from results.rundir import run_dirs
 
+    runs = run_dirs(dirs)
+    check_folder(out, runs, "--out", (f"{name}.{fmt}" for name in FIGURES for fmt in FORMATS))
     with storage_guard(out):  # a full disk is one line; save_figures leaves no partial figure
-        written = save_figures(load(run_dirs(dirs)), out)
+        written = save_figures(load(runs), out)
     for p in written:
         echo(str(p))
 
@@ -127,9 +130,15 @@ def export(
     if parquet is None and inspect_dir is None:
         raise UserError("export needs a format: --parquet FILE and/or --inspect FOLDER")
     # pydantic (results.rundir): not for --help
+    from harness.rundir.targets import check_file, check_folder
     from results.rundir import run_dirs
 
     runs = run_dirs(dirs)
+    # before anything is read: an export that replaced what it reads would destroy the run
+    if parquet is not None:
+        check_file(parquet, runs, "--parquet")
+    if inspect_dir is not None:
+        check_folder(inspect_dir, runs, "--inspect")
     if parquet is not None:
         # pandas: not for --help
         from results import load, to_parquet

@@ -60,11 +60,13 @@ def fork(
     from harness.fork_checks import dry_run_text, import_check_text, is_import_check
     from harness.fork_spec import check_at, check_budget, fork_spec_values
     from harness.rundir.folder import refuse_links
+    from harness.rundir.targets import check_folder
     from harness.spec import build_spec
 
     every = load_sources([str(s) for s in source])
     if out_dir is None:  # beside its source: runs/x forks into runs/x-forks, a rerun resumes there
         out_dir = source[0].parent / f"{source[0].resolve().name}-forks"
+    check_folder(out_dir, [s.path for s in every], "--out")  # a fork's records never go into a source
     if check and (model or seeds or budget is not None):  # X's rate would be reported as a reproduction rate
         raise ForkError(
             "--check replays each failure with its own model, seeds and budget: drop --model, --seeds, --budget"

@@ -33,6 +33,7 @@ from envs.errors import UserError
 from harness.errors import StorageError
 from harness.readers.inspect_messages import inspect_model, messages
 from harness.rundir.files import storage_guard, written_whole
+from harness.rundir.targets import check_folder
 from results import rundir
 from results.load import read_records
 
@@ -274,10 +275,12 @@ def export(run_dirs: Sequence[Path], out_dir: Path) -> Exported:
 
     runs = [read_run(Path(d)) for d in run_dirs]
     versions = {"inspect_ai": version("inspect_ai")}
+    planned = cells(runs)
+    check_folder(out_dir, run_dirs, "--inspect", (cell.name() for cell in planned))
     with storage_guard(out_dir):  # a folder above it that is a file, a name too long: one line
         out_dir.mkdir(parents=True, exist_ok=True)
     written, samples = [], 0
-    for cell in cells(runs):
+    for cell in planned:
         samples += len(cell.samples)
         path = out_dir / cell.name()
         built = eval_log(cell, versions)

@@ -15,6 +15,7 @@ import orjson
 
 from envs.errors import UserError
 from harness.errors import StorageError
+from harness.rundir.targets import kind
 
 
 def to_json(obj: Any, **kwargs: Any) -> str:
@@ -136,7 +137,12 @@ def written_whole(path: Path) -> Iterator[Path]:
     tmp = path.with_name(path.name + ".part")
     with storage_guard(path):
         try:
+            with contextlib.suppress(FileNotFoundError):
+                tmp.unlink()  # a file or a link left there (a killed export, or planted): never written through
             yield tmp
+            there = kind(path)  # checked before the export began; a rename replaces whatever came since
+            if there:
+                raise UserError(f"cannot write {path}: it is {there} now; nothing was written")
             os.replace(tmp, path)
         finally:
             with contextlib.suppress(OSError):
