@@ -3,7 +3,8 @@
 They are built as BFCL's `execute_multi_turn_func_call` builds them (`_load_scenario` on a deep
 copy of the entry's config, `long_context` for that category) but held by the episode, not in the
 module globals BFCL caches them in. A result reads as BFCL shows it to a model: a string as it is,
-a dict as JSON, anything else `str`; an exception as `Error during execution: ...`.
+a dict as JSON, anything else `str`; an exception as `Error during execution: ...`, one raised
+while the result is written as text too (BFCL converts inside its `try`).
 """
 
 from __future__ import annotations
@@ -128,9 +129,10 @@ class Backends:
         try:
             method = getattr(spare, call.name)
             result = method(**_with_defaults(method, copy.deepcopy(call.arguments)))
+            shown = _shown(result)  # inside: BFCL's own conversion is inside its `try` (a 5,000-digit int)
         except Exception as exc:  # BFCL turns every exception into text for the model
             return f"{ERROR_PREFIX}{exc}", True
-        return _shown(result), isinstance(result, dict) and "error" in result
+        return shown, isinstance(result, dict) and "error" in result
 
     @staticmethod
     def unreadable(call: ToolCall) -> str | None:
@@ -153,9 +155,12 @@ class Backends:
         try:
             method = self.method(call.name)
             result = method(**_with_defaults(method, call.arguments))
+            # inside the `try`, as in BFCL's executor: a result Python will not write as text (an
+            # integer over 4,300 digits, `power(base=10, exponent=5000)`) is BFCL's error text too
+            shown = _shown(result)
         except Exception as exc:  # BFCL turns every exception into text for the model
             return f"{ERROR_PREFIX}{exc}", None, exc
-        return _shown(result), result, None
+        return shown, result, None
 
 
 def _ran_there(backends: Backends, call: ToolCall) -> None:
