@@ -30,8 +30,13 @@ class ToolSpec(BaseModel):
     name: str
     description: str
     parameters: dict[str, Any]
+    # the tool object a protocol sends as it is (BFCL's handler's, with its `response` schema and
+    # its float `format`); None: built from the three fields above
+    wire: dict[str, Any] | None = None
 
     def openai(self) -> dict[str, Any]:
+        if self.wire is not None:
+            return self.wire
         return {
             "type": "function",
             "function": {"name": self.name, "description": self.description, "parameters": self.parameters},
@@ -87,7 +92,8 @@ class Decoding(BaseModel):
     # None: not sent, the server's default applies (the veriharness protocol sends top_p only
     # when a run sets one, as the artifact did)
     top_p: float | None = Field(study.TOP_P, gt=0.0, le=1.0)
-    max_tokens: int = Field(study.MAX_TOKENS, ge=1)
+    # None: not sent, the server's own cap (BFCL's runner sends none)
+    max_tokens: int | None = Field(study.MAX_TOKENS, ge=1)
     # passed to the server as `seed`; sample_seed of the key overrides it per episode
     seed: int | None = None
     # False: the request says `"stream": false` (the artifact's requests did); None: not sent.
@@ -97,6 +103,14 @@ class Decoding(BaseModel):
     # decoding constrained by the server (`--constrain`): none, any JSON, or the tools' JSON
     # Schema. Set per episode from its key (the run's identity holds it), so excluded from dumps
     constrain: Literal["none", "json", "schema"] = Field("none", exclude=True)
+    # the request's `tool_choice` when tools are offered (None: not sent, as BFCL's runner) and its
+    # `store` (BFCL's runner sends false; None: not sent). Set by a protocol, excluded from dumps
+    tool_choice: Literal["auto"] | None = Field("auto", exclude=True)
+    store: Literal[False] | None = Field(None, exclude=True)
+    # whose reading of an answer: `harness` (calls in the text parsed by --text-calls, arguments ""
+    # read as {}, the assistant message rebuilt when resent) or `bfcl` (its FC handler's: native
+    # calls only, arguments through json.loads, the server's message resent as it came)
+    reading: Literal["harness", "bfcl"] = Field("harness", exclude=True)
 
 
 class Condition(Protocol):
@@ -284,6 +298,15 @@ class Segmented(Protocol):
     A fork from such an env is judged on the part its failure was in (harness.recording)."""
 
     def segment(self) -> int: ...
+
+
+@runtime_checkable
+class ForceQuits(Protocol):
+    """An env whose protocol judges the episode its step limit ended (Opening.step_limit), where
+    the loop would call it lost: `force_quit()` is the verdict (BFCL's evaluate sees a force-quit
+    only as turns not reached: one in the last turn is judged like any end)."""
+
+    def force_quit(self) -> Accepted: ...
 
 
 def retry_writer(env: Env, opening: Opening) -> RetryWriter | None:

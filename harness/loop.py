@@ -18,6 +18,7 @@ from envs.contract import (
     Condition,
     Env,
     EpisodeContext,
+    ForceQuits,
     Opening,
     Outcome,
     Segmented,
@@ -125,6 +126,8 @@ def _read_calls(reader: CallReader | None, turn: ModelTurn) -> ModelTurn:
 
 
 def _assistant_message(turn: ModelTurn, native: bool) -> dict[str, Any]:
+    if turn.message is not None:  # the protocol resends the server's message as it came (BFCL's)
+        return dict(turn.message)
     msg: dict[str, Any] = {"role": "assistant", "content": turn.text or ""}
     # only calls the server returned natively: those parsed from text get a user-message reply
     calls = [(i, c) for i, c in enumerate(turn.tool_calls) if c.parse_mode == "native"] if native else []
@@ -326,6 +329,9 @@ async def _play(
             if opening.step_limit is not None and steps[part] > opening.step_limit:
                 result.done = result.lost = result.force_quit = True
                 result.transcript[-1]["force_quit"] = True
+                if isinstance(env, ForceQuits):  # the protocol's own verdict on a force-quit
+                    verdict = await call_env(env, env.force_quit)
+                    result.won, result.lost = verdict.won, verdict.lost
                 return
         if isinstance(outcome, Accepted) and outcome.tools is not None:
             tools = outcome.tools

@@ -31,9 +31,15 @@ __all__ = ["play", "run", "select_tasks", "expand", "RunSummary", "_progress"]
 def start_line(spec: RunSpec) -> str:
     """The run's first line: where it writes, what it plays, and a condition the grid named twice."""
     also = "".join(f"; {b} is {a} by another name: played once, as {a}" for b, a in spec.also_named.items())
+    protocol = spec.env_options.get("protocol")
+    if protocol == "bfcl":  # which of BFCL's handlers the served models meet
+        handler = "its FC handler" if spec.tool_mode == "native" else "its prompting handler"
+        protocol = f"; protocol bfcl: {handler} (--tool-mode {spec.tool_mode})"
+    else:
+        protocol = f"; protocol {protocol}" if protocol else ""
     return (
         f"run → {spec.out}  ({spec.suite}; models {', '.join(spec.models)}; conditions {', '.join(spec.conditions)}"
-        f"{also})"
+        f"{protocol}{also})"
     )
 
 

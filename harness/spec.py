@@ -89,6 +89,7 @@ def build_spec(values: dict[str, Any], source: str = "flags") -> RunSpec:
     except ValidationError as exc:
         raise _explain(exc, source, RunSpec) from None
     load_plugins(spec.plugins)  # before a name is looked up: a plugin's suite is a name like any other
+    spec = _protocol_defaults(spec, values, source)
     if spec.budgets is None:  # not given: the suite's own, the budget `suites` shows
         spec = spec.model_copy(update={"budgets": [suite_entry(spec.suite).budget]})
     for field in _GRID:
@@ -102,6 +103,33 @@ def build_spec(values: dict[str, Any], source: str = "flags") -> RunSpec:
     for name in spec.models:
         validate_model(name, spec)
     return spec
+
+
+def _protocol_defaults(spec: RunSpec, values: dict[str, Any], source: str) -> RunSpec:
+    """A protocol's own values for the fields the run did not set, and the fields it must set
+    (a suite's `run_defaults`: BFCL's sampling, bound and handler under `protocol=bfcl`)."""
+    try:
+        suite = get_suite(spec.suite)
+        options = suite.options_model(**spec.env_options)
+    except (UserError, ValidationError):  # `resolved` names the bad suite or option
+        return spec
+    hook = getattr(suite, "run_defaults", None)
+    if hook is None:
+        return spec
+    own, choose = hook(options)
+    served = [m for m in spec.models if not m.startswith("agent:")]  # a reference agent reads no request
+    for field, why in choose.items():
+        if field not in values and served:
+            raise SpecError(f"{source}: {why} (models {', '.join(served)})")
+    given = set(values.get("decoding", {}))
+    update: dict[str, Any] = {}
+    if "decoding" in own:
+        update["decoding"] = spec.decoding.model_copy(
+            update={k: v for k, v in own["decoding"].items() if k not in given}
+        )
+    if "budgets" in own and "budgets" not in values:
+        update["budgets"] = own["budgets"]
+    return spec.model_copy(update=update)
 
 
 def check_grid_size(size: int) -> None:

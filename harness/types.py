@@ -94,6 +94,9 @@ class ModelTurn(BaseModel):
     model_id: str | None = None
     # what a server said instead of an answer when it refuses (OpenAI's `message.refusal`)
     refusal: str | None = None
+    # the assistant message as the server sent it, kept where the protocol resends it so
+    # (Decoding.reading "bfcl": BFCL's runner appends the SDK's message object to its history)
+    message: dict[str, Any] | None = None
 
 
 class CallLog(BaseModel):

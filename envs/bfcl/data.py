@@ -26,6 +26,7 @@ SUPPORTED = "2026.3.23"
 INSTALL = f'pip install --no-deps "bfcl-eval=={SUPPORTED}" mpmath'
 CATEGORIES = ("base", "miss_param", "miss_func", "long_context")
 STEP_LIMIT = 20  # bfcl_eval.constants.default_prompts.MAXIMUM_STEP_LIMIT (checked by a test)
+TEMPERATURE = 0.001  # `bfcl generate --temperature`'s default (checked by a test)
 _HINT = " Note that the provided function is in Python 3 syntax."
 # BFCL's multi-turn classes -> the module in func_source_code and the doc file of each (one name
 # for both: constants.executable_backend_config)
@@ -131,3 +132,10 @@ def functions(e: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[int, list[d
             i = next(i for i, d in enumerate(start) if d["name"] == name)
             held.setdefault(int(turn), []).append(start.pop(i))
     return start, held
+
+
+def most_steps() -> int:
+    """The most model calls BFCL's runner makes on an entry: 21 a turn (its force-quit after
+    STEP_LIMIT steps with calls), times the most turns of any category's entry (one bound for all
+    categories, as an import's, so that runs of several pool). No other bound cuts an entry."""
+    return (STEP_LIMIT + 1) * max(len(e["question"]) for c in CATEGORIES for e in _entries(c).values())

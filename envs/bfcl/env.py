@@ -26,14 +26,25 @@ from typing import Any, Literal
 
 from bfcl_eval.constants.type_mappings import GORILLA_TO_OPENAPI
 
-from envs.bfcl import data, prompting
+from envs.bfcl import data, prompting, wire
 from envs.bfcl.backends import Backends, functions
 from envs.bfcl.calls import as_bfcl_ran, parse
 from envs.bfcl.checks import check
 from envs.bfcl.decode import NotDecoded, Undecodable, call_text, prompting_calls
 from envs.bfcl.failures import failed, violation
 from envs.bfcl.judge import judge
-from envs.contract import Accepted, Action, Opening, Outcome, Task, TextAnswer, ToolCall, ToolSpec, Violation
+from envs.contract import (
+    Accepted,
+    Action,
+    Decoding,
+    Opening,
+    Outcome,
+    Task,
+    TextAnswer,
+    ToolCall,
+    ToolSpec,
+    Violation,
+)
 
 Protocol = Literal["harness", "bfcl"]
 
@@ -70,8 +81,17 @@ class BfclEnv:
     # a call on the backends is microseconds of Python; the checker's replay at the end a few ms
     blocking = False
 
-    def __init__(self, task: Task, category: str, protocol: Protocol = "harness", tool_mode: str = "native"):
+    def __init__(
+        self,
+        task: Task,
+        category: str,
+        protocol: Protocol = "harness",
+        tool_mode: str = "native",
+        decoding: Decoding | None = None,
+    ):
         self.task, self.category, self.protocol = task, category, protocol
+        # BFCL's requests: its keys, its reading of an answer (envs.bfcl.wire)
+        self.decoding = wire.decoding(decoding or Decoding()) if protocol == "bfcl" else None
         # BFCL's prompting handler's conversation: its own tool prompt, decoder and results message
         self.prompting = protocol == "bfcl" and tool_mode == "prompt"
         self.entry = data.entry(category, task.params["entry_id"])
@@ -86,6 +106,7 @@ class BfclEnv:
         self.refused_ran = 0
         # answers BFCL's prompting decoder would have evaluated (arithmetic, a nested call): not run
         self.not_evaluated = 0
+        self.forced_valid = False
 
     def reset(self) -> Opening:
         self.close()
@@ -96,6 +117,7 @@ class BfclEnv:
         )
         self.docs, self.held = data.functions(self.entry)
         self.turn, self.executed, self.verdict, self.turns_solved, self.refused_ran = 0, [[]], None, [], 0
+        self.forced_valid = False
         self.not_evaluated = 0
         bfcl = self.protocol == "bfcl"
         first = [dict(m) for m in self.entry["question"][0]]
@@ -106,6 +128,7 @@ class BfclEnv:
             answer_calls="all" if bfcl else "until_rejected",
             step_limit=data.STEP_LIMIT if bfcl else None,
             tool_prompt="env" if self.prompting else "backend",
+            decoding=self.decoding,
         )
 
     def read_calls(self, text: str) -> tuple[list[ToolCall], str | None]:
@@ -128,6 +151,9 @@ class BfclEnv:
         return prompting.results_message([call_text(c) for c in calls], results)
 
     def _tools(self) -> list[ToolSpec]:
+        if self.protocol == "bfcl":  # as BFCL's handler compiles them: held-back docs without the hint
+            start = len(self.docs) - sum(len(d) for t, d in self.held.items() if t <= self.turn)
+            return [wire.tool(d if i < start else data.unhinted(d)) for i, d in enumerate(self.docs)]
         return [tool_spec(d) for d in self.docs]
 
     def submit(self, action: Action) -> Outcome:
@@ -208,6 +234,17 @@ class BfclEnv:
             for name, (cls, _) in self.backends.methods.items()
         }
 
+    def force_quit(self) -> Accepted:
+        """BFCL's evaluate on an entry its handler force-quit (envs.contract.ForceQuits): the turns
+        it reached are judged as any others, so one quit in the last turn is valid where the state
+        is right; one quit before it is lost (turns not reached). The harness's own rule (lost
+        either way) is recorded beside it where they differ (`record_extra`)."""
+        self.verdict = judge(self.entry, self.executed, self.backends)
+        self.forced_valid = bool(self.verdict["valid"])
+        if self.turn == len(self.entry["question"]) - 1:
+            self.turns_solved.append(self.forced_valid)
+        return Accepted(observation="Force-quit.", done=True, won=self.forced_valid, lost=not self.forced_valid)
+
     def segment(self) -> int:
         """The user's turn the episode is in (envs.contract.Segmented)."""
         return self.turn
@@ -251,6 +288,8 @@ class BfclEnv:
             },
             "segments_solved": self.turns_solved,
             **({"protocol": "bfcl", "refused_ran": self.refused_ran} if self.protocol == "bfcl" else {}),
+            # BFCL's verdict won a force-quit entry the harness's own rule calls lost
+            **({"force_quit_rule": {"bfcl": "won", "harness": "lost"}} if self.forced_valid else {}),
             **({"tool_prompt": "bfcl", "not_evaluated": self.not_evaluated} if self.prompting else {}),
         }
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -38,10 +38,25 @@ class BfclSuite:
         from envs.bfcl.env import BfclEnv  # the backends' modules load with the first episode
 
         assert isinstance(options, BfclOptions)
-        return BfclEnv(task, self.category, options.protocol, ctx.tool_mode)
+        return BfclEnv(task, self.category, options.protocol, ctx.tool_mode, ctx.decoding)
 
     def feedback_family(self, options: BaseModel) -> str:
         return "message"
+
+    def run_defaults(self, options: BaseModel) -> tuple[dict[str, Any], dict[str, str]]:
+        """What `protocol=bfcl` plays with where the run sets nothing (harness.spec): BFCL's
+        sampling (`bfcl generate`'s temperature, no top_p, no token cap) and its bound (turns and
+        21 steps a turn: no budget of ours cuts an entry); and what the run must choose itself:
+        BFCL's FC handler or its prompting handler."""
+        assert isinstance(options, BfclOptions)
+        if options.protocol != "bfcl":
+            return {}, {}
+        decoding = {"temperature": data.TEMPERATURE, "top_p": None, "max_tokens": None}
+        choose = {
+            "tool_mode": "protocol=bfcl plays BFCL's FC handler (--tool-mode native: the server's tool calls) or "
+            "its prompting handler (--tool-mode prompt: calls written in the text); choose one"
+        }
+        return {"decoding": decoding, "budgets": [data.most_steps()]}, choose
 
 
 def _suite(category: str) -> type[BfclSuite]:

@@ -30,6 +30,7 @@ from envs.contract import Decoding, ToolSpec
 from harness.errors import HarnessError, PreflightFailed, StartFailed
 from harness.redact import cut
 from harness.serving import placement
+from harness.serving.backends.transport import MARK
 from harness.serving.backends.turns import BAD_ARGUMENTS
 from harness.serving.kinds import resolve
 from harness.serving.llama.local import N_CTX
@@ -213,7 +214,17 @@ async def _context(backend: Any, expected: int | None, llama: bool) -> Check:
 
 
 async def check(backend: Any, model: str, tool_mode: str) -> Result:
-    """The checks of one served model's backend (an OpenAIBackend)."""
+    """The checks of one served model's backend (an OpenAIBackend). Each request carries the header
+    `X-Repair-Harness-Request: preflight`, so that a capture of a run's requests (a protocol's,
+    compared with its own runner's) can leave them out."""
+    token = MARK.set("preflight")
+    try:
+        return await _check(backend, model, tool_mode)
+    finally:
+        MARK.reset(token)
+
+
+async def _check(backend: Any, model: str, tool_mode: str) -> Result:
     ref = resolve(model)
     preset = ref.preset
     expected = preset.max_model_len if preset is not None else N_CTX if ref.kind.server == "llama.cpp" else None

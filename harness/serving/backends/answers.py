@@ -129,6 +129,8 @@ class Completion:
     completion_tokens: int | None
     # the usage the server sent that no call can have (then both counts are None), else None
     usage_fault: str | None = None
+    # choices[0].message as the server sent it
+    message: dict[str, Any] | None = None
 
 
 def completion(body: bytes) -> Completion:
@@ -164,6 +166,7 @@ def completion(body: bytes) -> Completion:
         prompt_tokens=prompt,
         completion_tokens=completion_,
         usage_fault=fault,
+        message=message,
     )
 
 

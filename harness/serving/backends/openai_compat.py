@@ -192,32 +192,41 @@ class OpenAIBackend:
             messages = with_tools_prompt(messages, tools)
         if self.flatten_tool_turns:
             messages = _flatten_tool_turns(messages)
+        # BFCL's runner sends its history as it holds it: an assistant message's null content too
+        as_served = decoding.reading == "bfcl"
         kwargs: dict[str, Any] = {
             "model": self.model,
-            "messages": _sanitize(messages),
+            "messages": messages if as_served else _sanitize(messages),
             "temperature": decoding.temperature,
-            "max_tokens": decoding.max_tokens,
         }
         # optional keys are sent only when set: a protocol reproducing another harness's requests
-        # (veriharness) must send exactly that harness's keys
-        for key in ("top_p", "seed", "stream"):
+        # (veriharness, bfcl) must send exactly that harness's keys
+        for key in ("max_tokens", "top_p", "seed", "stream", "store"):
             if getattr(decoding, key) is not None:
                 kwargs[key] = getattr(decoding, key)
         if tools and tool_mode == "native":
             kwargs["tools"] = [t.openai() for t in tools]
-            kwargs["tool_choice"] = "auto"
+            if decoding.tool_choice is not None:
+                kwargs["tool_choice"] = decoding.tool_choice
         kwargs.update(request_fields(decoding.constrain, self.constrain_style, tools, kwargs.get("tools")))
         start = time.perf_counter()
         resp = await self._with_retries(
             lambda: self.transport.post("chat/completions", _encode(kwargs), answers.completion)
         )
         latency = time.perf_counter() - start
-        turn = self._turn(resp, latency, tools, tool_mode)
+        turn = self._turn(resp, latency, tools, tool_mode, decoding.reading)
         if decoding.constrain != "none" and tool_mode == "prompt" and not turn.tool_calls:
             turn = _constrained(turn, tools)
         return turn
 
-    def _turn(self, resp: answers.Completion, latency: float, tools: list[ToolSpec], tool_mode: ToolMode) -> ModelTurn:
+    def _turn(
+        self,
+        resp: answers.Completion,
+        latency: float,
+        tools: list[ToolSpec],
+        tool_mode: ToolMode,
+        reading: str = "harness",
+    ) -> ModelTurn:
         if resp.usage_fault is not None:
             self.warn(
                 "usage",
@@ -236,8 +245,12 @@ class OpenAIBackend:
             tools=tools,
             tool_mode=tool_mode,
             text_calls=self.text_calls,
+            reading=reading,
         )
-        return turn.model_copy(update={"refusal": resp.refusal}) if resp.refusal else turn
+        if reading == "bfcl":
+            turn.message = resp.message
+        # BFCL's handler reads no refusal: such an answer is its text, which ends the turn
+        return turn.model_copy(update={"refusal": resp.refusal}) if resp.refusal and reading != "bfcl" else turn
 
     def warn(self, kind: str, text: str) -> None:
         """Say `text` once per backend for each kind of thing a server got wrong."""

@@ -24,6 +24,7 @@ whether every call to it would fail alike (`fatal`: a wrong key, no such model, 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import email.utils
 import functools
 import os
@@ -48,6 +49,17 @@ _JSON = {"Content-Type": "application/json"}
 CONNECT_TIMEOUT_S = 10.0
 # an idle connection kept this long for the next call (servers close theirs after 5-75 s)
 KEEPALIVE_S = 5.0
+
+
+# what the requests sent in this context are, as a header a capture can tell them by
+# (harness.serving.preflight: "preflight"); None: an episode's, unmarked
+MARK: contextvars.ContextVar[str | None] = contextvars.ContextVar("request_mark", default=None)
+MARK_HEADER = "X-Repair-Harness-Request"
+
+
+def _marked(headers: dict[str, str] | None) -> dict[str, str] | None:
+    mark = MARK.get()
+    return headers if mark is None else {**(headers or {}), MARK_HEADER: mark}
 
 
 class TransportError(Exception):
@@ -196,7 +208,7 @@ class Transport:
                     method,
                     self._url(url),
                     data=body,
-                    headers=self._request_headers[method],
+                    headers=_marked(self._request_headers[method]),
                     proxy=self.proxy,
                     allow_redirects=False,
                 ) as resp:

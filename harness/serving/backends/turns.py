@@ -68,6 +68,7 @@ def to_turn(
     tool_mode: ToolMode,
     text_calls: str,
     native_text_modes: Collection[str] = frozenset(),
+    reading: str = "harness",
 ) -> ModelTurn:
     text = text or ""
     turn = ModelTurn(
@@ -78,10 +79,10 @@ def to_turn(
         truncated=len(text) > MAX_ANSWER_CHARS,
         model_id=model_id,
     )
-    if not tools or native_calls:
+    if not tools or native_calls or reading == "bfcl":
         turn.fenced = "```" in turn.text
         if tools and native_calls:
-            turn.tool_calls, turn.parse_error = _read_native(native_calls)
+            turn.tool_calls, turn.parse_error = _read_native(native_calls, strict=reading == "bfcl")
         return turn
     parsed = parse_tool_calls(text, [t.name for t in tools], max_chars=MAX_ANSWER_CHARS)
     turn.fenced = parsed.fenced
@@ -102,9 +103,11 @@ def to_turn(
     return turn
 
 
-def _read_native(raw: list[RawCall]) -> tuple[list[ToolCall], str | None]:
+def _read_native(raw: list[RawCall], strict: bool = False) -> tuple[list[ToolCall], str | None]:
     """Model output, however hostile, ends as calls or as a parse error (the agent's failure,
-    `unparseable_call`, as prompt mode scores the same text), never as an exception."""
+    `unparseable_call`, as prompt mode scores the same text), never as an exception. `strict`:
+    BFCL's FC decoder (`convert_to_function_call`): a string goes through `json.loads` as it is
+    ("" fails, where the harness reads it as {}), anything else but an object fails."""
     size = sum(_chars(c.name) + _chars(c.arguments) for c in raw)
     if size > MAX_ANSWER_CHARS:
         return [], (
@@ -117,8 +120,10 @@ def _read_native(raw: list[RawCall]) -> tuple[list[ToolCall], str | None]:
         try:
             if isinstance(c.arguments, dict):
                 args, deep = c.arguments, json_depth(c.arguments) > MAX_DEPTH
+            elif strict and not isinstance(c.arguments, str):
+                raise ValueError(f"arguments are {type(c.arguments).__name__}, not a JSON string")
             else:
-                text = c.arguments or "{}"
+                text = c.arguments if strict else c.arguments or "{}"
                 args = json.loads(text)
                 deep = isinstance(args, dict) and deeper_than(text, args)
             if not isinstance(args, dict):
