@@ -1,12 +1,16 @@
-"""External code that a call or a check runs, under a time limit: BFCL's backends and checker, a
-plugin's success check.
+"""External code that a call or a check runs, under a time limit and a memory limit: BFCL's
+backends and checker, a plugin's success check.
 
 Their arguments are a model's (`power(base=9, exponent=999999999)`) or their code a plugin's (a
 check that loops forever), and some computations never yield: a big-int `pow` runs in C holding the
 GIL, so neither a thread nor a signal handler stops it. `bounded` runs the computation in a child
 forked for it, which reads the parent's state as it is (copied on write: nothing is sent) and
 answers with its pickled result or exception; past the limit the child is killed and `TimeLimit`
-names what ran. The episode records that as a harness error, never as the agent's failure.
+names what ran. The child's address space may grow by `memory_mib()` past what it was forked with
+(RLIMIT_AS): `square_root(number=2, precision=10**10)` would take 4.6 GiB; past the bound its
+allocation fails, and the MemoryError (however the code wrapped it) comes back as `MemoryLimit`.
+The child leads a process group of its own, which ends with it: a check that forked a child of its
+own leaves none behind. The episode records each as a harness error, never as the agent's failure.
 
 A child's changes to the state die with it: a computation that must change the parent's state (a
 backend's call) is run first in a child, for its time alone, then here once it returned in time.
@@ -25,6 +29,7 @@ import contextlib
 import math
 import os
 import pickle
+import resource
 import select
 import signal
 import sys
@@ -41,6 +46,13 @@ LIMIT_ENV = "REPAIR_HARNESS_COMPUTE_LIMIT_S"
 # a backend call or a success check is microseconds to milliseconds of work: ten seconds is a
 # computation with no end (or one far too large), on a loaded machine too
 DEFAULT_LIMIT_S = 10.0
+# the sidecar's own alarm (`signal.alarm`, a C int of seconds) is the limit rounded up, plus 2
+MAX_LIMIT_S = float(2**31 - 1 - 3)
+MEMORY_ENV = "REPAIR_HARNESS_COMPUTE_MEMORY_MIB"
+# how far a computation's address space may grow past the process it was forked from: a backend
+# call or a check needs megabytes; a model's `square_root(precision=10**10)` asks for gigabytes
+DEFAULT_MEMORY_MIB = 1024
+MIN_MEMORY_MIB, MAX_MEMORY_MIB = 16, 2**30
 
 # children that answered and are exiting: reaped at the next call (waiting costs ~1 ms each)
 _exiting: list[int] = []
@@ -49,13 +61,28 @@ _exiting: list[int] = []
 _sidecar_fds: set[int] = set()
 
 
-class TimeLimit(RuntimeError):
+class ComputeLimit(RuntimeError):
+    """External code passed a limit (time or memory): its process was killed, and the limit, never
+    the suite or the agent, is what the harness error names."""
+
+
+class TimeLimit(ComputeLimit):
     """External code did not return within the limit: its process was killed."""
 
     def __init__(self, what: str, seconds: float):
         super().__init__(
             f"{what} did not return within {seconds:g} s and was stopped (the limit on external code, "
             f"{LIMIT_ENV}): a harness error, not the agent's failure"
+        )
+
+
+class MemoryLimit(ComputeLimit):
+    """External code asked for more memory than the limit: its allocation failed, its process was ended."""
+
+    def __init__(self, what: str, mib: int):
+        super().__init__(
+            f"{what} needed more than {mib:,} MiB of memory and was stopped (the limit on external code's "
+            f"memory, {MEMORY_ENV}): a harness error, not the agent's failure"
         )
 
 
@@ -68,15 +95,34 @@ def limit_s() -> float:
         value = float(raw)
     except ValueError:
         value = math.nan
-    if not 0 < value < math.inf:
-        raise UserError(f"{LIMIT_ENV} takes a number of seconds > 0, got {raw!r}")
+    if not 0 < value <= MAX_LIMIT_S:
+        raise UserError(
+            f"{LIMIT_ENV} takes a number of seconds > 0 and at most {MAX_LIMIT_S:,.0f} (what the OS timer "
+            f"takes), got {raw!r}"
+        )
+    return value
+
+
+def memory_mib() -> int:
+    """The memory limit in MiB: $REPAIR_HARNESS_COMPUTE_MEMORY_MIB, else DEFAULT_MEMORY_MIB."""
+    raw = os.environ.get(MEMORY_ENV)
+    if raw is None:
+        return DEFAULT_MEMORY_MIB
+    try:
+        value = int(raw)
+    except ValueError:
+        value = 0
+    if not MIN_MEMORY_MIB <= value <= MAX_MEMORY_MIB:
+        raise UserError(
+            f"{MEMORY_ENV} takes a whole number of MiB from {MIN_MEMORY_MIB} to {MAX_MEMORY_MIB:,}, got {raw!r}"
+        )
     return value
 
 
 def bounded(fn: Callable[..., T], *args: Any, what: str) -> T:
     """`fn(*args)` computed in a child process, its result or exception returned or raised here;
     `TimeLimit` naming `what` when it takes longer than `limit_s()`."""
-    seconds = limit_s()
+    seconds, mib = limit_s(), memory_mib()
     if not hasattr(os, "fork"):
         return fn(*args)
     _reap()
@@ -85,38 +131,46 @@ def bounded(fn: Callable[..., T], *args: Any, what: str) -> T:
     pid = os.fork()
     if pid == 0:
         os.close(read)
-        _child(write, seconds, what, fn, args)
+        _child(write, seconds, mib, what, fn, args)
     os.close(write)
+    with contextlib.suppress(OSError):  # the child does it too: whichever runs first
+        os.setpgid(pid, pid)
     data: bytes | None = None
     status = 0
     try:
-        data = _read(read, time.monotonic() + seconds)
+        # one framed answer, not the pipe's end: a process the check forked may hold the pipe open
+        data = _frame(read, time.monotonic() + seconds)
     finally:
         os.close(read)
-        if not data:  # past the limit, interrupted here, or dead without an answer: no child left behind
-            if data is None:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGKILL)
-            _, status = os.waitpid(pid, 0)
+        if data:  # answered: the child exits now; whatever it started ends with it
+            with contextlib.suppress(ChildProcessError):
+                os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
+        _end_group(pid)  # before the reaping: an unreaped leader keeps its group's number from reuse
+        _, status = os.waitpid(pid, 0)
     if data is None:
         raise TimeLimit(what, seconds)
     if not data:
         raise RuntimeError(f"{what} ended its process without an answer ({_status(status)})")
-    _exiting.append(pid)
     kind, value = pickle.loads(data)
+    if kind == "memory":
+        raise MemoryLimit(what, mib)
     if kind == "raised":
         raise value
     return value  # type: ignore[no-any-return]
 
 
-def _child(write: int, seconds: float, what: str, fn: Callable[..., Any], args: tuple[Any, ...]) -> NoReturn:
+def _end_group(pid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+def _child(write: int, seconds: float, mib: int, what: str, fn: Callable[..., Any], args: tuple[Any, ...]) -> NoReturn:
     """The forked child: compute, answer, exit; never returns into the parent's code (its finally
     blocks and exit handlers are the parent's)."""
     try:
-        _as_child(seconds)
+        _as_child(seconds, mib)
         blob = _answer(what, fn, args)
-        with os.fdopen(write, "wb") as out:
-            out.write(blob)
+        _write(write, len(blob).to_bytes(8, "big") + blob)
         _flush()
     finally:
         os._exit(0)
@@ -132,6 +186,7 @@ class Sidecar:
         self.host, self.pid, self.gone = host, 0, ""
         if not hasattr(os, "fork"):
             return
+        self.mib = memory_mib()
         _reap()
         _flush()
         to_child, requests = os.pipe()
@@ -140,9 +195,11 @@ class Sidecar:
         if pid == 0:
             os.close(requests)
             os.close(answers)
-            _serve(host, to_child, from_child)
+            _serve(host, to_child, from_child, self.mib)
         os.close(to_child)
         os.close(from_child)
+        with contextlib.suppress(OSError):
+            os.setpgid(pid, pid)
         self.pid, self._requests, self._answers = pid, requests, answers
         _sidecar_fds.update((requests, answers))
         # closed with its episode's backends, or when they are collected: the child ends at its input's end
@@ -164,14 +221,15 @@ class Sidecar:
             data = _frame(self._answers, time.monotonic() + seconds)
         except BrokenPipeError:
             data = b""
-        if data:
+        kind = pickle.loads(data)[0] if data else None
+        if data and kind != "memory":
             kind, value = pickle.loads(data)
             if kind == "raised":
                 raise value
             return value  # type: ignore[no-any-return]
-        if data is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(self.pid, signal.SIGKILL)
+        # past a limit (its copy of the state may be half-changed) or dead: it serves no more
+        if data is None or kind == "memory":
+            _end_group(self.pid)
         self._closer.detach()
         _, status = os.waitpid(self.pid, 0)
         for fd in (self._requests, self._answers):
@@ -180,6 +238,9 @@ class Sidecar:
         if data is None:
             self.gone = f"was stopped at the limit ({what})"
             raise TimeLimit(what, seconds)
+        if kind == "memory":
+            self.gone = f"was stopped at the memory limit ({what})"
+            raise MemoryLimit(what, self.mib)
         self.gone = f"ended without an answer ({_status(status)})"
         raise RuntimeError(f"{what}: the process running it {self.gone}")
 
@@ -192,10 +253,10 @@ def _shut(pid: int, requests: int, answers: int) -> None:
     _exiting.append(pid)
 
 
-def _serve(host: Any, requests: int, answers: int) -> NoReturn:
+def _serve(host: Any, requests: int, answers: int, mib: int) -> NoReturn:
     """The sidecar: each request answered in order, until its parent closes the pipe."""
     try:
-        _as_child(None)
+        _as_child(None, mib)
         with os.fdopen(requests, "rb") as rin, os.fdopen(answers, "wb") as wout:
             while len(head := rin.read(8)) == 8:
                 fn, args, seconds, what = pickle.loads(rin.read(int.from_bytes(head, "big")))
@@ -234,8 +295,12 @@ def _flush() -> None:
             stream.flush()
 
 
-def _as_child(seconds: float | None) -> None:
-    """A forked child's setup: the parent's interrupts are the parent's; no other sidecar's pipes."""
+def _as_child(seconds: float | None, mib: int) -> None:
+    """A forked child's setup: the parent's interrupts are the parent's; no other sidecar's pipes;
+    a process group of its own (ended with it); an address space that may grow by `mib` MiB."""
+    with contextlib.suppress(OSError):
+        os.setpgid(0, 0)
+    _bound_memory(mib)
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, signal.SIG_DFL)
     for fd in _sidecar_fds:
@@ -248,13 +313,42 @@ def _as_child(seconds: float | None) -> None:
         signal.alarm(math.ceil(seconds) + 2)
 
 
+def _bound_memory(mib: int) -> None:
+    """RLIMIT_AS at the address space the child was forked with plus `mib` MiB (never above a hard
+    limit already set): the parent's own mappings (pandas, a model's libraries) are no allowance of it."""
+    try:
+        with open("/proc/self/statm", "rb") as f:
+            now = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):  # no /proc (macOS): RLIMIT_AS counts from nothing there
+        now = 0
+    hard = resource.getrlimit(resource.RLIMIT_AS)[1]
+    bound = now + (mib << 20)
+    if hard != resource.RLIM_INFINITY:
+        bound = min(bound, hard)
+    with contextlib.suppress(ValueError, OSError):
+        resource.setrlimit(resource.RLIMIT_AS, (bound, hard))
+
+
+def _short_of_memory(exc: BaseException) -> bool:
+    """A MemoryError, or an exception that a MemoryError caused (a suite's `SuiteBug` wraps it)."""
+    seen: set[int] = set()
+    at: BaseException | None = exc
+    while at is not None and id(at) not in seen:
+        if isinstance(at, MemoryError):
+            return True
+        seen.add(id(at))
+        at = at.__cause__ or at.__context__
+    return False
+
+
 def _answer(what: str, fn: Callable[..., Any], args: tuple[Any, ...]) -> bytes:
-    """`fn(*args)`'s result or exception, pickled; what cannot come back whole comes back as text."""
+    """`fn(*args)`'s result or exception, pickled; what cannot come back whole comes back as text;
+    memory the limit refused comes back as `("memory", None)`."""
     answer: tuple[str, Any]
     try:
         answer = ("returned", fn(*args))
     except Exception as exc:
-        answer = ("raised", exc)
+        answer = ("memory", None) if _short_of_memory(exc) else ("raised", exc)
     except BaseException as exc:  # a SystemExit in external code ends no run: an error of it
         answer = ("raised", RuntimeError(f"{what} raised {type(exc).__name__}: {exc}"))
     try:
@@ -264,19 +358,6 @@ def _answer(what: str, fn: Callable[..., Any], args: tuple[Any, ...]) -> bytes:
         said = f"{type(answer[1]).__name__}: {answer[1]}" if answer[0] == "raised" else f"a {type(answer[1])}"
         blob = pickle.dumps(("raised", RuntimeError(f"{what}: {said} (not sent back: {exc})")))
     return blob
-
-
-def _read(fd: int, deadline: float) -> bytes | None:
-    """Everything the child writes until it closes the pipe; None at the deadline."""
-    chunks: list[bytes] = []
-    while True:
-        left = deadline - time.monotonic()
-        if left <= 0 or not select.select([fd], [], [], left)[0]:
-            return None
-        chunk = os.read(fd, 1 << 16)
-        if not chunk:
-            return b"".join(chunks)
-        chunks.append(chunk)
 
 
 def _reap() -> None:

@@ -16,11 +16,15 @@ from dataclasses import dataclass
 
 from envs import suite_entry
 from envs.contract import EpisodeContext, Task, Violation
+from envs.limits import MemoryLimit, TimeLimit
 from harness.agents.base import GoldAgent, NoReference
 from harness.episodes import select_tasks
 from harness.errors import SuiteCheckFailed
 from harness.loop import call_env, run_episode
 from harness.spec import Resolved, build_spec, resolved
+
+# a harness error the limit on external code made (the loop writes an exception as `Name: text`)
+LIMITS = (f"{TimeLimit.__name__}: ", f"{MemoryLimit.__name__}: ")
 
 
 @dataclass(frozen=True)
@@ -77,6 +81,12 @@ def _why(suite: str, task: Task, result: object) -> str:
         ((i, o) for i, o in enumerate(outcomes) if isinstance(o, Violation)),
         None,
     )
+    if error and error.startswith(LIMITS):
+        # the limit the user set (or its default) stopped gold: nothing is known about the suite
+        return (
+            f"{suite} task {task.task_id}: agent:gold could not be checked: {error.partition(': ')[2]}. The suite "
+            "was not found broken: raise the limit, or skip the check with --no-suite-check"
+        )
     if error:
         said += f"; {error}"
     elif rejected is not None:

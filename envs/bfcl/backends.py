@@ -130,6 +130,8 @@ class Backends:
             method = getattr(spare, call.name)
             result = method(**_with_defaults(method, copy.deepcopy(call.arguments)))
             shown = _shown(result)  # inside: BFCL's own conversion is inside its `try` (a 5,000-digit int)
+        except MemoryError:  # the limit on external code's memory (envs.limits), never the model's text
+            raise
         except Exception as exc:  # BFCL turns every exception into text for the model
             return f"{ERROR_PREFIX}{exc}", True
         return shown, isinstance(result, dict) and "error" in result
@@ -158,6 +160,8 @@ class Backends:
             # inside the `try`, as in BFCL's executor: a result Python will not write as text (an
             # integer over 4,300 digits, `power(base=10, exponent=5000)`) is BFCL's error text too
             shown = _shown(result)
+        except MemoryError:  # the limit on external code's memory (envs.limits), never the model's text
+            raise
         except Exception as exc:  # BFCL turns every exception into text for the model
             return f"{ERROR_PREFIX}{exc}", None, exc
         return shown, result, None

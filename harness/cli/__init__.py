@@ -31,11 +31,12 @@ def main(
     ),
 ) -> None:
     """Measure how LLM agents repair a failed tool call."""
-    # a bad $REPAIR_HARNESS_COMPUTE_LIMIT_S is one line before anything runs, not a harness error per
+    # a bad $REPAIR_HARNESS_COMPUTE_LIMIT_S or _MEMORY_MIB is one line before anything runs, not a harness error per
     # episode; envs.limits imports the standard library only
-    from envs.limits import limit_s
+    from envs.limits import limit_s, memory_mib
 
     limit_s()
+    memory_mib()
 
 
 for module in (run, fork, imports, check, listing, analysis, power, show, demo, doctor, games, serve, reproduce):
