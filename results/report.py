@@ -204,6 +204,16 @@ def _headline(
     return out
 
 
+def _force_quits_won(df: pd.DataFrame) -> int | None:
+    """Under BFCL's protocol: the episodes its evaluate won after a force-quit in the last turn (the
+    report shows BFCL's verdict; the harness's own rule would call them lost)."""
+    if "bfcl" not in protocols(df):
+        return None
+    if "extra.force_quit_won" not in df.columns:
+        return 0
+    return int(df["extra.force_quit_won"].astype("boolean").fillna(False).sum())
+
+
 def protocols(df: pd.DataFrame) -> list[str]:
     """The protocols the records played, as their environments recorded them (e.g. plan, veriharness)."""
     if "extra.protocol" not in df.columns:
@@ -246,7 +256,15 @@ def report_columns(by: Sequence[str] | None = None, factors: bool = False) -> li
     frame whose report is the full frame's, without holding every other field of every record."""
     # the compositions are read for the factors and to show two spellings of one as one condition
     # an import's provenance and replay counters (results.imports): small, and absent from other runs
-    fields = [*REPORT_FIELDS, *DYNAMICS_COLUMNS, "extra.protocol", *imports.COLUMNS, *(by or ()), *FACTOR_FIELDS]
+    fields = [
+        *REPORT_FIELDS,
+        *DYNAMICS_COLUMNS,
+        "extra.protocol",
+        "extra.force_quit_won",
+        *imports.COLUMNS,
+        *(by or ()),
+        *FACTOR_FIELDS,
+    ]
     return list(dict.fromkeys(fields))
 
 
@@ -342,6 +360,7 @@ def build_report(
                     "concurrency": served.get("concurrency"),
                     "nondeterministic": served.get("nondeterministic"),
                     "shards": sharded,
+                    "force_quits_won": _force_quits_won(full),
                 },
                 "gaps": gap_rows,
                 "cells": cell_rows,

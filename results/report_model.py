@@ -275,6 +275,9 @@ class Meta(BaseModel):
     concurrency: dict[str, str] | None = None
     nondeterministic: list[str] | None = None
     shards: dict[str, Any] | None = None
+    # under BFCL's protocol, the episodes whose success is BFCL's verdict on a force-quit in the last
+    # turn, won, where the harness's own rule (a force-quit is lost) would lose them; None: no such run
+    force_quits_won: int | None = None
 
 
 class References(BaseModel):

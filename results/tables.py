@@ -85,7 +85,14 @@ def _meta_lines(report: Report) -> list[str]:
         f"contrasts ({m.contrast_source}): {contrasts}; bootstrap {m.n_boot} resamples, seed {m.seed}",
     ]
     if m.protocols or PAPER_SUITE in m.suites:  # the suites with a protocol option are the TextWorld ones
-        lines.insert(1, f"protocol played: {', '.join(m.protocols) or 'not recorded'}")
+        line = f"protocol played: {', '.join(m.protocols) or 'not recorded'}"
+        if m.force_quits_won is not None:  # which verdict the success rates are: BFCL's, and what it changes
+            line += (
+                f"; success is bfcl evaluate's verdict, its force-quit rule included: {m.force_quits_won} episodes "
+                "force-quit in their last turn are won by it (the harness's own rule, a force-quit is lost, would "
+                "lose them)"
+            )
+        lines.insert(1, line)
     # the paper's references only where they apply: its suite (or a report that predates meta.suites;
     # not one of no episode, an import whose entries were all skipped)
     if PAPER_SUITE in m.suites or (not m.suites and m.episodes):

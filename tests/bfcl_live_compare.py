@@ -102,7 +102,7 @@ def harness(server: ReplayServer, form: str, category: str, ids: list[str], work
     done = subprocess.run(cmd, env=env, capture_output=True, text=True)
     if done.returncode != 0:
         sys.exit(f"repair-harness run failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
-    start = " ".join(done.stderr.split(" preflight ")[0].split())  # the first line, however the console wrapped it
+    start = " ".join(done.stderr.split()).split(" preflight ")[0]  # the first line, however the console wrapped it
     records = {}
     for line in (work / "run" / "records.jsonl").read_text().splitlines():
         row = json.loads(line)
@@ -166,7 +166,8 @@ def phase(label: str, form: str, category: str, scripts: dict[str, list], model:
     firsts = {_first(e): i for i, e in entries.items()}
     assert len(firsts) == len(entries), "two entries open with the same question"
     server = ReplayServer(model, scripts, firsts)
-    counts = dict.fromkeys(("entries", "requests", "same_requests", "same_calls", "same_quit", "same_verdict"), 0)
+    keys = ("entries", "requests", "same_requests", "same_calls", "same_quit", "same_verdict", "force_quits_won")
+    counts = dict.fromkeys(keys, 0)
     problems = []
     try:
         with tempfile.TemporaryDirectory() as tmp:
@@ -202,6 +203,7 @@ def phase(label: str, form: str, category: str, scripts: dict[str, list], model:
         quit_ = bool(record["extra"].get("force_quit"))
         counts["same_quit"] += forced == quit_
         counts["same_verdict"] += verdicts[i] == bool(record["success"])
+        counts["force_quits_won"] += bool(record["extra"].get("force_quit_won"))
         if verdicts[i] != bool(record["success"]) or forced != quit_:
             problems.append(
                 f"{i}: BFCL valid={verdicts[i]} quit={forced}; harness success={record['success']} quit={quit_}"
@@ -210,7 +212,8 @@ def phase(label: str, form: str, category: str, scripts: dict[str, list], model:
     print(
         f"{label}: {counts['entries']} entries, {counts['requests']} requests: identical {counts['same_requests']}; "
         f"calls executed identical in {counts['same_calls']}, force-quits {counts['same_quit']}, verdicts "
-        f"{counts['same_verdict']} (BFCL valid {sum(verdicts.values())}); preflight requests (marked, left out) "
+        f"{counts['same_verdict']} (BFCL valid {sum(verdicts.values())}; won after a force-quit in the last turn, "
+        f"which the harness's own rule loses: {counts['force_quits_won']}); preflight requests (marked, left out) "
         f"{preflight}; BFCL {t1 - t0:.1f} s, harness {t2 - t1:.1f} s",
         flush=True,
     )
@@ -256,7 +259,7 @@ def main() -> int:
                 scripts = {f"{i}": synthetic.script(data.entry(category, i), variant, form == "fc") for i in ids}
                 phases.append(
                     (
-                        f"synthetic {variant} {category} {form}",
+                        f"synthetic {variant} {category} {form} [{synthetic.VARIANTS[variant]}]",
                         form,
                         category,
                         scripts,

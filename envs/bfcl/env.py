@@ -288,8 +288,8 @@ class BfclEnv:
             },
             "segments_solved": self.turns_solved,
             **({"protocol": "bfcl", "refused_ran": self.refused_ran} if self.protocol == "bfcl" else {}),
-            # BFCL's verdict won a force-quit entry the harness's own rule calls lost
-            **({"force_quit_rule": {"bfcl": "won", "harness": "lost"}} if self.forced_valid else {}),
+            # BFCL's verdict (the record's success) won a force-quit entry the harness's own rule calls lost
+            **({"force_quit_won": True} if self.forced_valid else {}),
             **({"tool_prompt": "bfcl", "not_evaluated": self.not_evaluated} if self.prompting else {}),
         }
 

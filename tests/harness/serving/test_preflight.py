@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from envs.contract import Decoding
 from harness.errors import PreflightFailed
 from harness.serving.backends.openai_compat import OpenAIBackend
 from harness.serving.preflight import LONGER, check, failure
@@ -232,3 +233,20 @@ def test_check_starts_a_vllm_server_on_its_gpu_and_stops_it(tmp_path, mode, fail
         assert "determinism warn" in text and "passed (warnings above)" in text
     events = [json.loads(line) for line in log.read_text().splitlines()]
     assert [e["event"] for e in events] == ["start", "stop"] and events[0]["cuda_visible_devices"] == "1"
+
+
+def test_every_preflight_request_is_marked_and_an_episodes_is_not():
+    # a capture of a run's requests (a protocol's, compared with its own runner's) tells them apart
+    with ScriptedServer(responder(None), models=SERVED) as server:
+
+        async def go():
+            backend = OpenAIBackend(server.url, SERVED[0], max_retries=0)
+            try:
+                await check(backend, "qwen2.5-7b", "native")
+                await backend.generate([{"role": "user", "content": "hi"}], [], Decoding(), "native")
+            finally:
+                await backend.aclose()
+
+        asyncio.run(go())
+        marks = [h.get("X-Repair-Harness-Request") for h in server.headers_seen]
+    assert marks[:-1] == ["preflight"] * (len(marks) - 1) and len(marks) == 6 and marks[-1] is None
