@@ -190,6 +190,8 @@ def _records(source: Source) -> list[dict[str, Any]]:
                 f"{source.path}:{no}: recorded by schema {version}, this harness reads {SCHEMA_VERSION}; "
                 "play the source again with this version"
             )
+        # the one check of `report` and `run` too: a budget edited to "4" is named, never played
+        rundir.check_record(record, f"{rundir.records_file(source.path)}:{no}")
         out.append(record)
     return out
 

@@ -66,6 +66,8 @@ def _failed(name: str, exc: BaseException) -> PluginError:
     if isinstance(exc, SyntaxError) and exc.lineno is not None:
         where = f" (line {exc.lineno})"
     text = str(exc).splitlines()[0] if str(exc) else ""
+    if isinstance(exc, KeyboardInterrupt):  # its code raised it, or Ctrl-C came while it imported
+        text = text or "its code raised it, or Ctrl-C came while it imported"
     return PluginError(f"plugin {name} failed to import{where}: {type(exc).__name__}" + (f": {text}" if text else ""))
 
 
@@ -101,7 +103,7 @@ def load_file(given: str | Path) -> Plugin:
     try:
         with _running(f"plugin {given}"):
             spec.loader.exec_module(module)
-    except (Exception, SystemExit) as exc:  # the user's code: whatever it raises is one line, never a traceback
+    except BaseException as exc:  # the user's code: whatever it raises is one line, never a traceback
         sys.modules.pop(module_name, None)
         raise _failed(str(given), exc) from None
     plugin = Plugin(name=str(given), path=key, sha256=sha)
@@ -168,7 +170,7 @@ def _installed() -> list[Plugin]:
                 target = ep.load()
                 if callable(target):  # an entry point may name a function that registers
                     target()
-        except (Exception, SystemExit) as exc:
+        except BaseException as exc:  # KeyboardInterrupt, GeneratorExit, a BaseException of its own
             raise _failed(f"{label} (entry point {ep.name})", exc) from None
         sha = _sha256(Path(origin)) if origin else ""
         plugin = Plugin(name=ep.name, path=origin or ep.value, sha256=sha, distribution=dist, version=version)

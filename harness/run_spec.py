@@ -144,6 +144,8 @@ class RunSpec(Strict):
     @field_validator("out")
     @classmethod
     def _out(cls, out: str) -> str:
+        if not out.strip():  # Path("") is the current folder: the run would be written in among its files
+            raise ValueError(f"--out {out!r} names no folder; name the run's folder, e.g. runs/mine")
         long = next((part for part in Path(out).parts if len(os.fsencode(part)) > NAME_MAX), None)
         if long is not None:
             raise ValueError(f"a folder name longer than {NAME_MAX} bytes, which no file system takes ({long[:40]}...)")

@@ -242,6 +242,12 @@ def check_record(rec: dict[str, Any], where: str) -> None:
     for f in (C.suite, C.task_id, C.model, C.condition):
         if not isinstance(rec[f], str) or not rec[f]:
             raise RecordsError(f"{where}: {f} must be a non-empty string, got {rec[f]!r}")
+    if rec[C.model] != rec[C.model].strip() or not rec[C.model].isprintable():
+        # as a spec refuses it (harness.run_spec): `run` would play the episode again, `report` refuse it
+        raise RecordsError(
+            f"{where}: model {rec[C.model]!r} has a leading or trailing space or a control character, which no "
+            "model name has; the record was edited: repair it"
+        )
     for f in (C.budget, C.sample_seed):
         if isinstance(rec[f], bool) or not isinstance(rec[f], int):
             raise RecordsError(f"{where}: {f} must be an integer, got {rec[f]!r}")
@@ -310,6 +316,15 @@ class _Grid(BaseModel):
     fork: dict[str, Any] | None = None
 
 
+class _Session(BaseModel):
+    """The fields of a session that readers act on (`report`'s notes, an import's release)."""
+
+    model_config = ConfigDict(extra="allow")
+    served: dict[str, dict[str, Any] | None] | None = None
+    concurrency: dict[str, Any] | None = None
+    imported: dict[str, Any] | None = None
+
+
 class RunMeta(BaseModel):
     """run.json as every reader takes it (`run`, `report`, `export`, `fork`): the fields present
     are of their types, or the file is damaged, one verdict for all of them."""
@@ -318,7 +333,7 @@ class RunMeta(BaseModel):
     run_id: StrictStr | None = None
     identity_hash: StrictStr | None = None
     spec: _Grid | None = None
-    sessions: list[dict[str, Any]] | None = None
+    sessions: list[_Session] | None = None
     plugins: list[dict[str, Any]] | None = None
     execution: dict[str, Any] | None = None
     moving_errors: StrictStr | None = None
@@ -329,6 +344,8 @@ def read_meta(run_dir: PathLike) -> dict[str, Any] | None:
     meta = meta_file(run_dir)
     if not meta.exists():
         return None
+    if kind := not_regular(meta):  # a folder raised IsADirectoryError; a FIFO waits for a writer forever
+        raise RecordsError(f"{meta} is {kind} where the run keeps its run.json: move it away or use another --out")
     try:
         data = json.loads(meta.read_bytes().decode("utf-8"))
     except (ValueError, RecursionError) as e:  # not JSON, not UTF-8, nested too deep

@@ -41,6 +41,10 @@ def import_(
         raise UserError(f"--model {model!r}: an import's model names a folder: no '/', no leading or trailing space")
     if model is not None and not model.isprintable():
         raise UserError(f"--model {model!r}: a control character in a model's name")
+    if model is not None and model.startswith("agent:"):  # every report would label a real model's play an agent's
+        raise UserError(
+            f"--model {model!r}: names a reference agent; an import holds a real model's transcripts: name that model"
+        )
     if kind == "bfcl":  # the built-in importer (a registry refuses a plugin's second `bfcl`)
         # subprocess, BFCL's releases: not for --help
         from harness.imports.versions import import_bfcl

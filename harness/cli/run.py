@@ -122,7 +122,8 @@ def run(
         help="an answer larger than this many MiB is a harness error, read no further"
         + _default(defaults.MAX_RESPONSE_MIB),
     ),
-    out_dir: Path | None = typer.Option(None, "--out", help=_OUT_HELP),
+    # text, not a Path: Path("") is ".", so `--out ''` (an unset variable) wrote the run into the current folder
+    out_dir: str | None = typer.Option(None, "--out", help=_OUT_HELP),
     retry_errors: bool = typer.Option(False, help="rerun episodes recorded as harness errors"),
     plugin_changed: bool = typer.Option(
         False,
@@ -161,7 +162,7 @@ def run(
         "api_key_env": api_key_env,
         "backend": backend,
         "max_response_mib": max_response_mib,
-        "out": str(out_dir) if out_dir else None,
+        "out": None if out_dir is None else str(Path(out_dir)) if out_dir.strip() else out_dir,
     }
     values.update({k: v for k, v in flags.items() if v is not None})
     values["plugins"] = [*values.get("plugins", []), *map(str, plugin or [])]

@@ -37,7 +37,7 @@ from harness.imports.inputs import text_lines
 from harness.imports.play import Batch, Recorded
 from harness.run_spec import RunSpec
 from harness.types import ModelTurn, Usage
-from results.rundir import meta_file, once
+from results.rundir import once, read_meta
 
 CONDITION = "bfcl-native"
 PROTOCOL = {"protocol": "bfcl"}  # the suite's options an import plays under (envs.bfcl.suite)
@@ -171,6 +171,12 @@ def _recorded(entry: Entry, category: str, model: str, source: dict[str, Any], v
     return Recorded(task, turns, said if entry.logged else None, extra, answer_of=answer_of)
 
 
+def printable_name(name: str) -> str:
+    """A model folder's name as a model name: control characters (a tab, a newline, an ESC) written
+    as JSON escapes (`a\\tb`), surrounding spaces dropped; a name that holds none, as it is."""
+    return "".join(c if c.isprintable() else json.dumps(c)[1:-1] for c in name).strip() or json.dumps(name)
+
+
 def _suite(category: str) -> str:
     return f"bfcl-{category.replace('_', '-')}"
 
@@ -197,7 +203,13 @@ def batches(paths: list[Path], out: Path, model: str | None) -> Iterator[Batch |
         sources = []
         ids = set(data.entry_ids(category))
         unknown = f"unknown to bfcl-eval {release}"
-        run_dir = out / f"{name}--{_suite(category)}"
+        shown = printable_name(name)  # a folder named with a tab or an ESC: a model name holds none
+        if shown != name:
+            yield (
+                f"model folder {name!r}: a model name holds no control character or surrounding space; "
+                f"recorded as {shown}"
+            )
+        run_dir = out / f"{shown}--{_suite(category)}"
         _one_release(run_dir, release)
         for f in paths_of:
             version = _named(f)[0]
@@ -247,7 +259,7 @@ def batches(paths: list[Path], out: Path, model: str | None) -> Iterator[Batch |
         }
         spec = RunSpec(
             suite=_suite(category),
-            models=[name],
+            models=[shown],
             conditions=[CONDITION],
             budgets=[steps],
             tool_mode="native",
@@ -255,19 +267,18 @@ def batches(paths: list[Path], out: Path, model: str | None) -> Iterator[Batch |
             out=str(run_dir),
         )
         for reason, n in skipped.items():
-            shown = ", ".join(named[reason][:5]) + (", ..." if n > 5 else "")
-            yield f"{name} {category}: {n} entries skipped: {reason} ({shown})"
+            listed = ", ".join(named[reason][:5]) + (", ..." if n > 5 else "")
+            yield f"{shown} {category}: {n} entries skipped: {reason} ({listed})"
         yield Batch(spec, episodes, provenance)
 
 
 def _one_release(run_dir: Path, release: str) -> None:
     """A resumed import replays on the release its run directory's records were replayed on: one
     release's records and another's never pool in a run directory unsaid."""
-    meta = meta_file(run_dir)
-    if not meta.is_file():
+    meta = read_meta(run_dir)  # run.json checked as every reader checks it: a damaged one is one line
+    if meta is None:
         return
-    sessions = json.loads(meta.read_text(encoding="utf-8")).get("sessions") or []
-    imported = [s["imported"] for s in sessions if isinstance(s.get("imported"), dict)]
+    imported = [s["imported"] for s in meta.get("sessions") or [] if isinstance(s.get("imported"), dict)]
     earlier = {str(i["bfcl_eval"]) for i in imported if i.get("bfcl_eval")}
     if earlier - {release}:
         raise NotBfcl(

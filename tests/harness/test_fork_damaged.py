@@ -172,3 +172,15 @@ def test_a_run_json_without_its_grid_is_named_as_the_damaged_source(source, tmp_
     assert result.exit_code == 2 and "Traceback" not in flat, text
     assert f"{src}/run.json has no spec.{field}: damaged; nothing forks from it" in flat, flat
     assert not (tmp_path / "f").exists()
+
+
+def test_a_record_whose_budget_was_edited_to_text_is_named_as_report_names_it(source, tmp_path):
+    """Issue 66: fork played a record whose budget was edited to "4", which report refuses."""
+    src = tmp_path / "src"
+    shutil.copytree(source, src)
+    _edit(src, lambda record, _: record.update(budget="4"))
+    said = "budget must be an integer, got '4'"
+    for args in (("report", src), ("fork", src, "--model", "agent:reader", "--conditions", "raw")):
+        result, text = invoke(*args, *(("--out", tmp_path / "f") if args[0] == "fork" else ()))
+        assert result.exit_code == 2 and said in text and "Traceback" not in text, (args, text)
+    assert not (tmp_path / "f").exists()

@@ -144,5 +144,6 @@ def test_a_compute_limit_that_is_no_number_is_refused_before_any_command_runs(tm
     args = ["run", "--suite", "bank-disputes", "--model", "agent:reader", "--conditions", "raw", "--tasks", "1"]
     result = runner.invoke(app, [*args, "--out", str(tmp_path / "r")], env={"REPAIR_HARNESS_COMPUTE_LIMIT_S": "ten"})
     text = result.stdout + result.stderr
-    assert result.exit_code == 2 and "REPAIR_HARNESS_COMPUTE_LIMIT_S takes a number of seconds > 0, got 'ten'" in text
+    assert result.exit_code == 2 and "REPAIR_HARNESS_COMPUTE_LIMIT_S takes a number of seconds > 0" in text
+    assert "got 'ten'" in text
     assert not (tmp_path / "r").exists()
