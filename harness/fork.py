@@ -166,17 +166,31 @@ def load_sources(paths: list[str]) -> list[Source]:
 
 
 def groups(sources: list[Source]) -> list[list[Source]]:
-    """The sources by what decides their environment and conversation (`SHARED`): one fork run
-    per group (a folder of imports holds several suites)."""
+    """The sources by what decides their environment and conversation (`SHARED`, and the bfcl-eval
+    release an import was replayed on): one fork run per group (a folder of imports holds several
+    suites, and `--bfcl-version auto` may have replayed its files on several releases)."""
     out: dict[str, list[Source]] = {}
     for s in sources:
-        out.setdefault(json.dumps([s.spec.get(f) for f in SHARED], sort_keys=True, default=str), []).append(s)
+        key = [*(s.spec.get(f) for f in SHARED), release_of(s)]
+        out.setdefault(json.dumps(key, sort_keys=True, default=str), []).append(s)
     return list(out.values())
 
 
 def imported(source: Source) -> bool:
     """Records imported from another harness's transcripts (harness.imports), not played here."""
     return any(isinstance(s, dict) and s.get("imported") for s in source.meta.get("sessions") or [])
+
+
+def release_of(source: Source) -> str | None:
+    """The bfcl-eval release an import was replayed on (run.json: `sessions[].imported.bfcl_eval`;
+    an import's sessions all name one): a fork rebuilds and plays on it. None: no import, or one
+    recorded before the release was."""
+    said = [
+        s["imported"].get("bfcl_eval")
+        for s in source.meta.get("sessions") or []
+        if isinstance(s, dict) and isinstance(s.get("imported"), dict)
+    ]
+    return str(said[-1]) if said and said[-1] else None
 
 
 def _records(source: Source) -> list[dict[str, Any]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.fork import SHARED, ForkError, Source, imported
+from harness.fork import SHARED, ForkError, Source, imported, release_of
 from harness.run_spec import ForkSpec
 
 
@@ -44,6 +44,7 @@ def fork_spec_values(sources: list[Source], given: dict[str, Any]) -> dict[str, 
         seeds=given.get("seeds"),
         budget=given.get("budget"),
         check=bool(given.get("check")),
+        release=release_of(sources[0]),  # one a group (harness.fork.groups)
     ).model_dump()
     return values
 

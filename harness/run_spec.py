@@ -45,7 +45,9 @@ class ForkSpec(Strict):
     """What a fork continues (harness.fork): the source run directories and their run ids, which
     rejected calls are fork points (first | all | N), and the grid's own axes where given (None:
     each fork point's own model, sample seed, and the budget it had left at the failure).
-    check: each point under its source's own condition (`fork --check`)."""
+    check: each point under its source's own condition (`fork --check`). release: the bfcl-eval
+    release the sources (imports) were replayed on, which the fork rebuilds and plays on (None:
+    sources played here, on the installed one)."""
 
     sources: list[str]
     runs: list[str]
@@ -54,6 +56,7 @@ class ForkSpec(Strict):
     seeds: list[int] | None = None
     budget: int | None = Field(None, ge=1)
     check: bool = False
+    release: str | None = None
 
     @field_validator("models", "seeds")
     @classmethod
@@ -179,7 +182,12 @@ class RunSpec(Strict):
             "plugins",
         }
         exclude |= {"constrain"} if self.constrain == ["none"] else set()
-        return self.model_dump(exclude=exclude | ({"fork"} if self.fork is None else set()))
+        if self.fork is None:
+            return self.model_dump(exclude=exclude | {"fork"})
+        nested: dict[str, Any] = dict.fromkeys(exclude, True)
+        if self.fork.release is None:  # a fork of sources played here keeps the identity it had before
+            nested["fork"] = {"release"}
+        return self.model_dump(exclude=nested)
 
     def identity_hash(self) -> str:
         blob = json.dumps(self.identity(), sort_keys=True, default=str)

@@ -114,3 +114,23 @@ def as_bfcl_ran(call: ToolCall, instances: dict[str, str]) -> ToolCall | None:
     except (SyntaxError, ValueError, AssertionError):
         return None
     return call.model_copy(update={"arguments": arguments})
+
+
+# the releases from which BFCL's `execute_multi_turn_func_call` names a backend instance otherwise
+# (read in each release's eval_checker/multi_turn_eval/multi_turn_utils.py): before 2025.8.25,
+# the model's `-./` made `_` and the class lowercased; from it, the class as it is and `-./` made
+# `_` in the whole name; from 2026.3.3, `:` too
+_CLASS_AS_IS = (2025, 8, 25)
+_COLON_TOO = (2026, 3, 3)
+
+
+def instance_name(release: str, model: str, entry_id: str, cls: str) -> str:
+    """The name BFCL's execution gives an entry's backend instance on `release` (a dated
+    bfcl-eval version), which its call text writes into string literals (`as_bfcl_ran`)."""
+    try:
+        when = tuple(int(part) for part in release.split("."))
+    except ValueError:  # an undated release ("unknown"): the installed one's rule, the newest
+        when = _COLON_TOO
+    if when < _CLASS_AS_IS:
+        return f"{re.sub(r'[-./]', '_', model)}_{entry_id}_{cls.lower()}_instance"
+    return re.sub(r"[-./:]" if when >= _COLON_TOO else r"[-./]", "_", f"{model}_{entry_id}_{cls}_instance")

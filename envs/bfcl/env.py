@@ -21,14 +21,13 @@ lists the functions, its decoder reads the calls out of the answer's text (the e
 from __future__ import annotations
 
 import copy
-import re
 from typing import Any, Literal
 
 from bfcl_eval.constants.type_mappings import GORILLA_TO_OPENAPI
 
 from envs.bfcl import data, prompting, wire
 from envs.bfcl.backends import Backends, functions
-from envs.bfcl.calls import as_bfcl_ran, parse
+from envs.bfcl.calls import as_bfcl_ran, instance_name, parse
 from envs.bfcl.checks import check
 from envs.bfcl.decode import NotDecoded, Undecodable, call_text, prompting_calls
 from envs.bfcl.failures import failed, violation
@@ -226,11 +225,13 @@ class BfclEnv:
 
     def _instances(self) -> dict[str, str]:
         """Each method's instance name in BFCL's execution (its text rewrites string literals
-        with them, calls.as_bfcl_ran): the model's name (an import's folder) joins it."""
+        with them, calls.as_bfcl_ran): the model's name (an import's folder) joins it, as the
+        release played on names it (an import of an older file, a fork of one: that release's)."""
         assert self.backends is not None
         model = str(self.task.params.get("bfcl_model", "model"))
+        release = data.version()
         return {
-            name: re.sub(r"[-./:]", "_", f"{model}_{self.entry['id']}_{cls}_instance")
+            name: instance_name(release, model, self.entry["id"], cls)
             for name, (cls, _) in self.backends.methods.items()
         }
 

@@ -64,6 +64,21 @@ FAILURES: tuple[tuple[type[Exception], str, int], ...] = (
 )
 
 
+def failure_said(exc: BaseException) -> int | None:
+    """A failure of FAILURES said in its one line on stderr: its exit code (None: a bug, unsaid).
+    The command's guard says it, and a worker that plays a command's part on another release."""
+    found = next(((label, code) for kind, label, code in FAILURES if isinstance(exc, kind)), None)
+    if found is None:
+        return None
+    from rich.markup import escape  # rich: not for --help
+
+    # escaped: messages hold brackets, e.g. repair-harness[vllm]
+    console(stderr=True).print(
+        f"[red]{found[0]}:[/red] {escape(str(exc))}", highlight=False, emoji=False, soft_wrap=True
+    )
+    return found[1]
+
+
 class GuardedGroup(TyperGroup):
     """A command group whose commands all run under the one guard (see FAILURES)."""
 
@@ -75,13 +90,8 @@ class GuardedGroup(TyperGroup):
         try:
             return super().invoke(ctx)
         except tuple(kind for kind, _, _ in FAILURES) as exc:
-            from rich.markup import escape  # rich: not for --help
-
-            label, code = next((label, code) for kind, label, code in FAILURES if isinstance(exc, kind))
-            # escaped: messages hold brackets, e.g. repair-harness[vllm]
-            console(stderr=True).print(
-                f"[red]{label}:[/red] {escape(str(exc))}", highlight=False, emoji=False, soft_wrap=True
-            )
+            code = failure_said(exc)
+            assert code is not None  # one of FAILURES
             raise typer.Exit(code) from None
 
     def format_commands(self, ctx: Any, formatter: Any) -> None:

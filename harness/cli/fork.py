@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import typer
 
-from harness.cli.common import PLUGIN_HELP, echo, group, parse_ints, run_spec, split_list
+from harness.cli.common import PLUGIN_HELP, echo, group, parse_ints, split_list
 
 app = group()
 
@@ -57,9 +58,8 @@ def fork(
         groups,
         load_sources,
     )
-    from harness.fork_checks import dry_run_text, import_check_text, is_import_check
+    from harness.fork_checks import is_import_check
     from harness.fork_spec import check_at, check_budget, fork_spec_values
-    from harness.rundir.folder import refuse_links
     from harness.rundir.targets import check_folder
     from harness.spec import build_spec
 
@@ -102,29 +102,40 @@ def fork(
         specs += [
             build_spec({**values, "shard": f"{i}/{n}", "out": str(shards.directory(out, i, n))}) for i, n in parts
         ] or [build_spec(values)]
+    flags = {
+        "check": check,
+        "import_check": is_import_check(every, check),
+        "dry_run": dry_run,
+        "retry_errors": retry_errors,
+        "preflight": preflight,
+    }
     empty = 0
     for spec in specs:
         try:
-            if is_import_check(every, check):  # an import's player cannot play: its prefixes are checked
-                echo(import_check_text(spec))
-                continue
-            if dry_run:
-                # what the fork would refuse in its --out, the dry run refuses too (it opens nothing)
-                refuse_links(Path(spec.out))
-                echo(dry_run_text(spec))
-            else:
-                run_spec(spec, retry_errors, preflight)
+            # here, or in a worker on the bfcl-eval release an import was replayed on
+            _on_release(spec, flags)
         except NothingToFork as exc:
             empty += 1
             if empty == len(specs):  # no source of any suite has a point: that is the error
                 raise
             echo(f"skipped {spec.suite}: {exc}")  # a folder of several suites: the others fork
-            continue
-        finally:
-            if check and not dry_run and not is_import_check(every, check):
-                # only with --check
-                from harness.readers.fork_check import reproduced
 
-                found = reproduced(spec.out)  # None: the fork stopped before it recorded anything
-                if found is not None:
-                    echo(found)
+
+def _on_release(spec: Any, flags: dict[str, bool]) -> None:
+    """The fork run where its sources were replayed: here, or in a worker on their release."""
+    # subprocess, BFCL's releases, the fork's modules: not for --help
+    from harness.cli.fork_play import play
+    from harness.fork import NothingToFork
+    from harness.imports import releases
+    from harness.imports.worker import spawn
+
+    release = spec.fork.release if spec.fork is not None else None
+    if release is None or release == releases.installed():
+        play(spec, flags, echo)
+        return
+    request = {"do": "fork", "spec": spec.model_dump(mode="json"), "flags": flags}
+    for answer in spawn(releases.folder(release), request, echo):
+        if "nothing" in answer:
+            raise NothingToFork(str(answer["nothing"]))
+        if answer.get("exit"):
+            raise typer.Exit(int(answer["exit"]))

@@ -22,7 +22,7 @@ from typing import Any
 
 from harness.imports import releases
 from harness.imports.bfcl import NAME, files, model_of
-from harness.imports.versions import probe_here
+from harness.imports.here import probe_here
 from harness.imports.worker import spawn
 
 SAMPLE = 8  # entries of a file probed on each candidate

@@ -1,23 +1,28 @@
-"""`python -m harness.imports.worker`: an import played on a cached bfcl-eval release, in a process
-of its own, so that two releases never meet in one interpreter (their modules share names, and
-BFCL's checker keeps instances in its module's globals).
+"""`python -m harness.imports.worker`: an import, or a fork of one, played on a cached bfcl-eval
+release, in a process of its own, so that two releases never meet in one interpreter (their modules
+share names, and BFCL's checker keeps instances in its module's globals).
 
 The parent (`spawn`) sends one JSON request on stdin: the release's folder, what to do (`import`
-the files into a folder, or `probe` samples of them for `--bfcl-version auto`) and its arguments.
-The worker puts the folder first on sys.path before anything imports bfcl_eval, checks that the
-package it then imports is that folder's, and answers on stdout one JSON object a line: `say`
-(a line for the user, passed on as it comes), `probe` (a sample's counts), `error` (bad input:
-the one line the parent raises as a UserError). A bug keeps its traceback on stderr, which the
-worker shares with the parent.
+the files into a folder, `probe` samples of them for `--bfcl-version auto`, or `fork`: one fork
+run of an import, harness.cli.fork_play) and its arguments. The worker puts the folder first on
+sys.path before anything imports bfcl_eval, checks that the package it then imports is that
+folder's, and answers on stdout one JSON object a line: `say` (a line for the user, passed on as it
+comes), `error` (bad input: the one line the parent raises as a UserError), and what the request
+returns (`probe`: a sample's counts; a fork's end). A bug keeps its traceback on stderr, which the
+worker shares with the parent, as it shares the terminal's interrupt (Ctrl-C reaches both: the
+parent waits for the worker's own end); a SIGTERM the parent gets is passed on to the worker.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -33,13 +38,16 @@ def spawn(release: Path, request: dict[str, Any], say: Callable[[str], None]) ->
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (_ROOT, os.environ.get("PYTHONPATH")) if p)}
     answers: list[dict[str, Any]] = []
     error = None
-    with subprocess.Popen(
-        [sys.executable, "-P", "-m", "harness.imports.worker"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-        env=env,
-    ) as proc:
+    with (
+        subprocess.Popen(
+            [sys.executable, "-P", "-m", "harness.imports.worker"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=env,
+        ) as proc,
+        _passed_on(proc),
+    ):
         assert proc.stdin is not None and proc.stdout is not None
         proc.stdin.write(json.dumps({**request, "release": str(release)}))
         proc.stdin.close()
@@ -56,9 +64,31 @@ def spawn(release: Path, request: dict[str, Any], say: Callable[[str], None]) ->
                 answers.append(answer)
     if error is not None:
         raise UserError(error)
+    if -proc.returncode in (signal.SIGINT, signal.SIGTERM):  # stopped, as the parent would have been
+        sys.stderr.write(f"stopped: the worker on {release} by {signal.Signals(-proc.returncode).name}\n")
+        raise SystemExit(128 - proc.returncode)
     if proc.returncode != 0:
         raise RuntimeError(f"the worker on {release} exited {proc.returncode} (its traceback is above)")
     return answers
+
+
+@contextlib.contextmanager
+def _passed_on(proc: subprocess.Popen[str]) -> Iterator[None]:
+    """While the worker runs: the terminal's Ctrl-C, which reaches the worker too, leaves the
+    parent reading its last lines (it records what it played and ends with its own code); a SIGTERM
+    sent to the parent alone is sent on. Only the main thread sets handlers (else: unchanged)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = {
+        signal.SIGINT: signal.signal(signal.SIGINT, signal.SIG_IGN),
+        signal.SIGTERM: signal.signal(signal.SIGTERM, lambda signum, _: proc.send_signal(signum)),
+    }
+    try:
+        yield
+    finally:
+        for signum, handler in before.items():
+            signal.signal(signum, handler)
 
 
 def _answer(**fields: Any) -> None:
@@ -73,16 +103,22 @@ def main() -> int:
     # imported after the release is first on sys.path: the release's package
     import bfcl_eval
 
-    # after it too: the importer imports envs.bfcl, which imports bfcl_eval
-    from harness.imports import versions
-
     if not Path(bfcl_eval.__file__).resolve().is_relative_to(release.resolve()):
         raise RuntimeError(f"bfcl_eval came from {bfcl_eval.__file__}, not from {release}")
     try:
+        if request["do"] == "fork":
+            # after the release is first on sys.path: the fork's environments import bfcl_eval
+            from harness.cli.fork_play import in_worker
+
+            in_worker(request, _say, _answer)
+            return 0
+        # after it too: the importer imports envs.bfcl, which imports bfcl_eval
+        from harness.imports import here
+
         if request["do"] == "import":
-            versions.play_here(request["files"], request["out"], request["model"], request["auto"], _say)
+            here.play_here(request["files"], request["out"], request["model"], request["auto"], _say)
         else:
-            for probe in versions.probe_here(request["samples"], request["out"]):
+            for probe in here.probe_here(request["samples"], request["out"]):
                 _answer(probe=probe)
     except UserError as exc:
         _answer(error=str(exc))
