@@ -37,7 +37,9 @@ class PrefixEnd(HarnessError):
 @runtime_checkable
 class Observer(Protocol):
     """A player with a state of its own (a reference agent) takes over a conversation it did not
-    play: it is shown each replayed call, the messages sent and the answer recorded."""
+    play: it is shown each replayed call, the messages sent and the answer recorded, and at the
+    fork point (the last replayed answer, which failed) the index of its failed call (`failed`;
+    None before it)."""
 
     def observe(
         self,
@@ -102,8 +104,11 @@ class Replaying:
         if self._next < len(self._turns):
             turn = self._turns[self._next]
             self._next += 1
-            if isinstance(self._then, Observer):  # at the fork point: which of its calls failed
-                failed = self._at if self._next == len(self._turns) else None
+            if isinstance(self._then, Observer):
+                # at the fork point: which of its calls failed (the first where the record does not
+                # say: an answer of one call, or its text); the player is told, never left to guess
+                # from the feedback's wording (BFCL's own text reads like a tool's answer)
+                failed = (self._at or 0) if self._next == len(self._turns) else None
                 self._then.observe(messages, tools, decoding, turn, failed)
             return turn
         if self._then is None:

@@ -65,8 +65,11 @@ _PROTOCOL_FORMS = {"plan": "plan", "veriharness": "plan", "step": "command"}
 def episode_columns(record: dict[str, Any]) -> dict[str, Any]:
     """One episode's repair path, from its call logs (`dyn.*` columns)."""
     logs, config = record.get(C.calls), record.get(C.config)
-    calls: list[Any] = logs if isinstance(logs, list) else []
-    calls = calls[: shown_until(record)]
+    every: list[Any] = logs if isinstance(logs, list) else []
+    calls = every[: shown_until(record)]
+    # the answer a divergence is in: the model gave it after what it was shown (its action is known,
+    # only what it got back is not what it saw); the next attempt of the last rejection before it
+    beyond = [c for c in every[len(calls) :] if isinstance(c, dict) and c.get(CALL.outcome) not in NOT_ATTEMPTS][:1]
     decoding = (config or {}).get("decoding") if isinstance(config, dict) else None
     temperature = decoding.get("temperature") if isinstance(decoding, dict) else None
     # (index in calls, call) of each attempt
@@ -81,7 +84,7 @@ def episode_columns(record: dict[str, Any]) -> dict[str, Any]:
     codes = [c.get(CALL.outcome) for (_, c), r in zip(attempts, rejected, strict=True) if r]
     classes = [violation_class(str(code)) for code in codes]
     form = action_form(record)
-    nexts = _after_errors([c for _, c in attempts], rejected, form)
+    nexts = _after_errors([c for _, c in attempts] + beyond, rejected, form)
     after = [] if first is None else calls[attempts[first][0] + 1 :]
     tokens = [(c.get(CALL.prompt_tokens), c.get(CALL.completion_tokens)) for c in after]
     overhead = None if any(p is None or q is None for p, q in tokens) else sum(p + q for p, q in tokens)
@@ -109,7 +112,9 @@ def action_form(record: dict[str, Any]) -> str:
 
 
 def _after_errors(attempts: list[Any], rejected: list[bool], form: str = "call") -> list[str] | None:
-    """What the attempt after each rejected one did (`NEXT`); None when a call log lacks `tools`."""
+    """What the attempt after each rejected one did (`NEXT`); None when a call log lacks `tools`.
+    `rejected` says it of the attempts counted; one attempt more (an import's answer at its
+    divergence from what the model was shown) is only ever a next one."""
     if any(CALL.tools not in c for c in attempts):
         return None
     out = []

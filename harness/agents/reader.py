@@ -46,6 +46,8 @@ _REJECTED = (RETRY, INVALID, FRAME)
 # and the keys of its JSON (an accepted call's answer is the tool's output, {"status": "ok", ...})
 _PROSE_MARKS = ("Validator: ", "The error was", "You sent ", "The allowed values are: ", "There is no list of allowed")
 _FEEDBACK_KEYS = frozenset({"error", "location", "observed", "allowed", "message", "traceback"})
+# BFCL's own text for a call its execution failed (`bfcl-native`: its backend's words, nothing of ours)
+_BFCL_FAILED = "Error during execution: "
 
 
 @dataclass
@@ -134,7 +136,7 @@ def feedback_of(messages: list[dict[str, Any]]) -> tuple[str, bool]:
 def _says_rejected(text: str) -> bool:
     for line in text.splitlines():
         line = line.strip()
-        if line.startswith(_PROSE_MARKS) or line.startswith("Traceback (most recent call last)"):
+        if line.startswith((*_PROSE_MARKS, _BFCL_FAILED)) or line.startswith("Traceback (most recent call last)"):
             return True
         data = _json(line)
         # a lone {"message": ...} is also what some tools answer (BFCL's): not taken for feedback

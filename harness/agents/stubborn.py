@@ -8,7 +8,9 @@ from __future__ import annotations
 from typing import Any
 
 from envs.contract import Action, Decoding, ToolSpec
+from harness.agents.base import action_of
 from harness.agents.reader import ReaderAgent, feedback_of
+from harness.types import ModelTurn
 
 
 class StubbornAgent(ReaderAgent):
@@ -37,6 +39,20 @@ class StubbornAgent(ReaderAgent):
     def adopt(self, sent: Action) -> None:
         """Another's call at its position is the one it will send again."""
         self.last = sent
+
+    def observe(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[ToolSpec],
+        decoding: Decoding,
+        turn: ModelTurn,
+        failed: int | None = None,
+    ) -> None:
+        """A fork's replayed call; at the fork point the replay says which call failed: that call
+        is the one it sends from then on, whatever the feedback's wording under any condition."""
+        super().observe(messages, tools, decoding, turn, failed)
+        if failed is not None:
+            self.stuck = action_of(turn, failed)
 
     def _advance(self) -> Action:
         assert self.plan is not None

@@ -170,6 +170,32 @@ def test_after_an_error_names_what_the_next_attempt_did():
     assert episode_columns({"calls": [call("missing"), call("won")]})["dyn.next_text"] is None
 
 
+def test_after_an_error_before_an_imports_divergence_the_next_attempt_is_the_divergent_answer():
+    """Issue 63: an import whose replay diverged at an answer counts only the answers before it, and
+    the rejection right before the divergence was labelled "ended" where the entry went on: the
+    divergent answer is the model's own (only what it got back is not what it saw)."""
+
+    def c(outcome, signature, tools):
+        return {**call(outcome, signature), "tools": tools}
+
+    calls = [
+        c("accepted", "a", ["ls"]),
+        c("backend_error", "b", ["cd"]),  # shown as logged; then the model sent cd again, otherwise
+        c("backend_error", "c", ["cd"]),  # the divergence: another error text than the one logged
+        c("backend_error", "c", ["cd"]),  # after it: not what the model saw, not counted
+        c("accepted", "d", ["ls"]),
+    ]
+    diverged = {"calls": calls, "extra": {"replay": {"divergence": {"answer": 2, "call": 2}}}}
+    got = episode_columns(diverged)
+    assert got["dyn.rejections"] == 1 and got["dyn.next_same_function"] == 1 and got["dyn.next_ended"] == 0
+    # a divergence at the last answer: nothing came after what the model was shown but that answer
+    last = {"calls": calls[:3], "extra": {"replay": {"divergence": {"answer": 2, "call": 2}}}}
+    assert episode_columns(last)["dyn.next_same_function"] == 1
+    # an entry that ended at the rejection is still "ended"
+    ended = {"calls": calls[:2], "extra": {"replay": {"divergence": None}}}
+    assert episode_columns(ended)["dyn.next_ended"] == 1
+
+
 def test_after_an_error_a_new_plan_is_the_repair_attempt_where_a_plan_is_the_action():
     """TextWorld's plan protocol: every answer is text, judged whole; a different plan after a rejected
     one is a new attempt, never "gave up in text". The form comes from the record (extra.action),
