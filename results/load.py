@@ -9,7 +9,7 @@ from __future__ import annotations
 import gc
 import json
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from operator import itemgetter
 from pathlib import Path
@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from results import columnar
 from results.columns import KEY_FIELDS, C
 from results.dynamics import episode_columns
 from results.errors import RecordsError
@@ -33,6 +34,7 @@ from results.rundir import (
     read_lines,
     read_meta,
     records_path,
+    regular_records,
     utf8_name,
 )
 
@@ -290,14 +292,14 @@ def _short(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _check_one_spec(rows: _Rows, lo: int, hi: int, file: Path) -> None:
-    """One run directory holds one spec; anything else would mix experiments silently."""
-    run_ids = sorted({str(r) for r in rows.run_ids[lo:hi] if r is not None})
+def _check_one_spec(run_ids: set[str], values: Callable[[str], set[Any]], file: Path) -> None:
+    """One run directory holds one spec; anything else would mix experiments silently. `run_ids`:
+    the run ids its records name; `values(field)`: a key field's distinct values in them."""
     if len(run_ids) > 1:
-        raise RecordsError(f"{file}: records of several runs mixed (run_id {', '.join(run_ids)})")
+        raise RecordsError(f"{file}: records of several runs mixed (run_id {', '.join(sorted(run_ids))})")
     meta = read_meta(file.parent) or {}
-    if run_ids and meta.get("run_id") is not None and str(meta["run_id"]) != run_ids[0]:
-        raise RecordsError(f"{file}: records belong to run {run_ids[0]}, {META} to run {meta['run_id']}")
+    if run_ids and meta.get("run_id") is not None and str(meta["run_id"]) != min(run_ids):
+        raise RecordsError(f"{file}: records belong to run {min(run_ids)}, {META} to run {meta['run_id']}")
     spec = meta.get("spec")
     if isinstance(spec, dict):
         bounds = dict(_SPEC_BOUNDS)
@@ -310,17 +312,58 @@ def _check_one_spec(rows: _Rows, lo: int, hi: int, file: Path) -> None:
             allowed = spec.get(spec_field)
             if not isinstance(allowed, list):
                 continue
-            at = KEY_FIELDS.index(field)
-            stray = sorted({str(v) for v in {k[at] for k in rows.keys[lo:hi]} if v not in allowed})
+            stray = sorted({str(v) for v in values(field) if v not in allowed})
             if stray:
                 raise RecordsError(
                     f"{file}: {field} {', '.join(stray)} not in the run's spec "
                     f"({', '.join(map(str, allowed))}); records of another spec are mixed in"
                 )
+
+
+def _check_rows(rows: _Rows, lo: int, hi: int, file: Path) -> None:
+    """`_check_one_spec` on the rows lo:hi of one file, then each episode recorded once."""
+    run_ids = {str(r) for r in rows.run_ids[lo:hi] if r is not None}
+    _check_one_spec(run_ids, lambda field: {k[KEY_FIELDS.index(field)] for k in rows.keys[lo:hi]}, file)
     check_once(
         file,
         zip(rows.keys[lo:hi], (s is not None for s in rows.success[lo:hi]), rows.lines[lo:hi], strict=True),
     )
+
+
+def _load_columnar(paths: list[PathLike], columns: Iterable[str]) -> pd.DataFrame:
+    """`load`'s frame of `columns` by the columnar reader (results.columnar), which declines
+    (NotColumnar) whatever it could read otherwise."""
+    files = [existing_records(p) for p in paths]
+    rows = _Rows(columns)
+    assert rows.wanted is not None
+    layout = first = None
+    for file in files:
+        regular_records(file)
+        lines = columnar.sample_lines(file)
+        try:
+            sampled = [_parse(file, 0, line) for line in lines]
+        except RecordsError:
+            raise columnar.NotColumnar("a sampled record is refused") from None
+        this = columnar.layout_of(sampled, [json.loads(line) for line in lines], rows.wanted)
+        if layout is None:
+            layout, first = this, sampled[0]
+        elif (this.sig, this.raw_keys, this.schema) != (layout.sig, layout.raw_keys, layout.schema):
+            raise columnar.NotColumnar("runs of several layouts")
+    assert layout is not None and first is not None
+    read = [columnar.read_file(file, layout) for file in files]
+    settings: dict[str, tuple[Path, dict[str, Any]]] = {}
+    for at, file in enumerate(files):
+        _check_one_spec(columnar.run_ids(read[at]), columnar.key_values(read, at), file)
+        _check_poolable(read_meta(file.parent), file.parent, settings)
+    if columnar.scored_twice(read):
+        raise columnar.NotColumnar("an episode recorded twice")
+    rows.add(first, 0, "")
+    run_dirs = [str(file.parent) for file in files]
+    df = columnar.frame(read, run_dirs, rows.names[0])
+    df[C.success] = df[C.success].astype(object)
+    _check_one_meaning(df)
+    df.attrs = {"run_dirs": run_dirs, "partial_lines": 0, "repeats": 1, "fields": rows.fields[0]}
+    return df
 
 
 def _as_paths(paths: PathLike | Iterable[PathLike]) -> list[PathLike]:
@@ -358,6 +401,11 @@ def load(
     for p in paths:  # a path is text in the frame (pyarrow's strings are UTF-8)
         utf8_name(records_path(p).parent)
     check_metas(records_path(p).parent for p in paths)  # every damaged run.json named, before any record is read
+    if columns is not None:
+        try:
+            return _load_columnar(paths, columns)
+        except columnar.NotColumnar:
+            pass  # the per-record reader, with its own checks and messages
     rows = _Rows(columns)
     settings: dict[str, tuple[Path, dict[str, Any]]] = {}  # suite -> the first run's settings
     run_dirs: list[str] = []
@@ -373,7 +421,7 @@ def load(
                 rows.add(_parse(file, no, line), no, run_dir)
             if len(rows) == lo:
                 raise RecordsError(f"{file}: no records")
-            _check_one_spec(rows, lo, len(rows), file)
+            _check_rows(rows, lo, len(rows), file)
             _check_poolable(read_meta(file.parent), file.parent, settings)
             partial_total += sum(partial)
             run_dirs.append(run_dir)
