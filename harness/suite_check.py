@@ -4,7 +4,8 @@ A task the task's own gold solution cannot win is a broken suite (a plugin's val
 rejects the gold call, a backend that raises, a success check that never holds), and every
 agent's score on it would be wrong: the run stops before it starts, naming the task, the call and
 what the suite answered. `run --no-suite-check` skips it; `repair-harness suites NAME --verify`
-runs it alone.
+runs it alone. A check that passed is kept (harness.suite_check_cache) and not played again for
+the same suite, options, tasks and code.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from envs import suite_entry
 from envs.contract import EpisodeContext, Task, Violation
 from envs.limits import MemoryLimit, TimeLimit
+from harness import suite_check_cache as cache
 from harness.agents.base import GoldAgent, NoReference
 from harness.episodes import select_tasks
 from harness.errors import SuiteCheckFailed
@@ -31,15 +33,22 @@ LIMITS = (f"{TimeLimit.__name__}: ", f"{MemoryLimit.__name__}: ")
 class Verdict:
     tasks: int
     unchecked: int  # tasks that state no solution (their reference is empty)
+    cached: bool = False  # a verdict kept from an earlier check of all of the same (harness.suite_check_cache)
 
 
-async def check_suite(plan: Resolved, tasks: list[Task]) -> Verdict:
-    """Gold plays each task once; raises SuiteCheckFailed at the first it does not win."""
+async def check_suite(plan: Resolved, tasks: list[Task], kept: bool = True) -> Verdict:
+    """Gold plays each task once; raises SuiteCheckFailed at the first it does not win. `kept`: a
+    verdict kept for all of the same answers instead, and a passing one is kept (`suites --verify`
+    plays every time)."""
     spec = plan.spec
     # gold reads no feedback: a condition that sets nothing in the environment and asks no review
     plain = [c for c in plan.conditions.values() if not c.sets("fault_shape") and c.review_prompt() is None]
     condition = (plain or list(plan.conditions.values()))[0]
     budget = max([*plan.budgets, suite_entry(spec.suite).budget])
+    digest = cache.key(plan, tasks, condition.name, budget)
+    before = cache.recall(digest) if kept else None
+    if before is not None:  # passed before, for all of the same: not played again
+        return Verdict(before["tasks"], before["unchecked"], cached=True)
     unchecked = 0
     for task in tasks:
         ctx = EpisodeContext(budget=budget, decoding=spec.decoding, tool_mode=spec.tool_mode, condition=condition)
@@ -60,6 +69,8 @@ async def check_suite(plan: Resolved, tasks: list[Task]) -> Verdict:
             unchecked += 1
             continue
         raise SuiteCheckFailed(_why(spec.suite, task, result))
+    if kept:
+        cache.keep(digest, {"tasks": len(tasks), "unchecked": unchecked, "suite": spec.suite})
     return Verdict(len(tasks), unchecked)
 
 
@@ -103,7 +114,7 @@ def verify_text(suite: str, plugins: list[str]) -> str:
     """`suites NAME --verify`: the check alone, on every task of the suite at its defaults."""
     spec = build_spec({"suite": suite, "models": ["agent:gold"], "conditions": ["raw"], "plugins": plugins})
     plan = resolved(spec)
-    verdict = asyncio.run(check_suite(plan, select_tasks(plan)))
+    verdict = asyncio.run(check_suite(plan, select_tasks(plan), kept=False))
     won = verdict.tasks - verdict.unchecked
     unchecked = f"; {verdict.unchecked} state no solution, unchecked" if verdict.unchecked else ""
     return f"{suite}: agent:gold wins {won} of {verdict.tasks} tasks{unchecked}"
