@@ -190,13 +190,21 @@ def episode_arrays(ep: Episodes) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     greedy = np.asarray(temperature.fill_null(1.0), dtype=np.float64) == 0
 
     forms = _forms(ep)
-    # what followed each rejected attempt (results.dynamics._after_errors)
-    no_tools = _count(owner, tools_null[attempts], n) > 0
+    # what followed each rejected attempt (results.dynamics._after_errors); past a divergence, the
+    # first attempt beyond it is the next one of the last rejection before it, and nothing more
+    beyond_at = np.flatnonzero(~shown & is_attempt)
+    present, first = _firsts(parent[beyond_at], n)
+    beyond = np.full(n, -1, dtype=np.int64)
+    beyond[present] = beyond_at[first]
+    no_tools = (_count(owner, tools_null[attempts], n) > 0) | ((beyond >= 0) & tools_null[np.maximum(beyond, 0)])
     kind = np.full(len(rej_at), -1, dtype=np.int64)
     last = rank[rej_at] == per_a[owner[rej_at]] - 1
-    kind[last] = NEXT.index("ended")
-    go = np.flatnonzero(~last)
-    this, then = attempts[rej_at[go]], attempts[rej_at[go] + 1]
+    ended = last & (beyond[owner[rej_at]] < 0)
+    kind[ended] = NEXT.index("ended")
+    go = np.flatnonzero(~ended)
+    following = attempts[np.minimum(rej_at[go] + 1, k - 1)] if k else rej_at[go]
+    this = attempts[rej_at[go]]
+    then = np.where(last[go], beyond[owner[rej_at[go]]], following)
     same_sig = (sig_codes[then] >= 0) & (sig_codes[then] == sig_codes[this])
     plan = forms[owner[rej_at[go]]] == "plan"
     text = tools_len[then] == 0
