@@ -276,7 +276,8 @@ class Meta(BaseModel):
     nondeterministic: list[str] | None = None
     shards: dict[str, Any] | None = None
     # under BFCL's protocol, the episodes whose success is BFCL's verdict on a force-quit in the last
-    # turn, won, where the harness's own rule (a force-quit is lost) would lose them; None: no such run
+    # turn, won, where the harness's own rule (a force-quit is lost) would lose them; None (and left out
+    # of the JSON): no run of that protocol
     force_quits_won: int | None = None
 
 
@@ -317,7 +318,7 @@ class Report(BaseModel):
             left_out["imports"] = True
         m = self.meta
         optional: dict[str, object] = {"merged_spellings": m.merged_spellings, "concurrency": m.concurrency}
-        optional |= {"nondeterministic": m.nondeterministic, "shards": m.shards}
+        optional |= {"nondeterministic": m.nondeterministic, "shards": m.shards, "force_quits_won": m.force_quits_won}
         unset = {k for k, v in optional.items() if v is None}
         if unset:
             left_out["meta"] = unset
