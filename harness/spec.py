@@ -106,8 +106,8 @@ def build_spec(values: dict[str, Any], source: str = "flags") -> RunSpec:
 
 
 def _protocol_defaults(spec: RunSpec, values: dict[str, Any], source: str) -> RunSpec:
-    """A protocol's own values for the fields the run did not set, and the fields it must set
-    (a suite's `run_defaults`: BFCL's sampling, bound and handler under `protocol=bfcl`)."""
+    """A protocol's own values for the fields the run did not set, the fields it must set and those
+    it may not (a suite's `run_defaults`: BFCL's sampling, bound and handler under `protocol=bfcl`)."""
     try:
         suite = get_suite(spec.suite)
         options = suite.options_model(**spec.env_options)
@@ -116,11 +116,15 @@ def _protocol_defaults(spec: RunSpec, values: dict[str, Any], source: str) -> Ru
     hook = getattr(suite, "run_defaults", None)
     if hook is None:
         return spec
-    own, choose = hook(options)
+    own, choose, refuse = hook(options)
     served = [m for m in spec.models if not m.startswith("agent:")]  # a reference agent reads no request
     for field, why in choose.items():
         if field not in values and served:
             raise SpecError(f"{source}: {why} (models {', '.join(served)})")
+    for field, why in refuse.items():
+        # the default, said or copied (a fork copies its source's): nothing asked that does not apply
+        if values.get(field) not in (None, RunSpec.model_fields[field].get_default(call_default_factory=True)):
+            raise SpecError(f"{source}: {why} (got {values[field]!r})")
     given = set(values.get("decoding", {}))
     update: dict[str, Any] = {}
     if "decoding" in own:

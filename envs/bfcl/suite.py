@@ -43,20 +43,27 @@ class BfclSuite:
     def feedback_family(self, options: BaseModel) -> str:
         return "message"
 
-    def run_defaults(self, options: BaseModel) -> tuple[dict[str, Any], dict[str, str]]:
+    def run_defaults(self, options: BaseModel) -> tuple[dict[str, Any], dict[str, str], dict[str, str]]:
         """What `protocol=bfcl` plays with where the run sets nothing (harness.spec): BFCL's
         sampling (`bfcl generate`'s temperature, no top_p, no token cap) and its bound (turns and
-        21 steps a turn: no budget of ours cuts an entry); and what the run must choose itself:
-        BFCL's FC handler or its prompting handler."""
+        21 steps a turn: no budget of ours cuts an entry); what the run must choose itself (BFCL's
+        FC handler or its prompting handler); and what it may not set (what BFCL's runner has no
+        such thing as: our reading of calls in the text, a constrained decoding)."""
         assert isinstance(options, BfclOptions)
         if options.protocol != "bfcl":
-            return {}, {}
+            return {}, {}, {}
         decoding = {"temperature": data.TEMPERATURE, "top_p": None, "max_tokens": None}
         choose = {
             "tool_mode": "protocol=bfcl plays BFCL's FC handler (--tool-mode native: the server's tool calls) or "
             "its prompting handler (--tool-mode prompt: calls written in the text); choose one"
         }
-        return {"decoding": decoding, "budgets": [data.most_steps()]}, choose
+        refuse = {
+            "text_calls": "--text-calls does not apply under protocol=bfcl: BFCL's FC handler reads native calls "
+            "only, and a call written in the text ends the turn",
+            "constrain": "--constrain does not apply under protocol=bfcl: BFCL's runner asks for no constrained "
+            "decoding",
+        }
+        return {"decoding": decoding, "budgets": [data.most_steps()]}, choose, refuse
 
 
 def _suite(category: str) -> type[BfclSuite]:

@@ -27,3 +27,14 @@ def test_bfcls_sampling_and_bound_unless_the_run_sets_them(tmp_path):
     assert (own.decoding.max_tokens, own.decoding.temperature, own.budgets) == (64, data.TEMPERATURE, [30])
     harness = build_spec({**BASE, "env_options": {}, "models": ["agent:gold"]})
     assert harness.decoding.max_tokens == 512 and harness.budgets == [24]
+
+
+@pytest.mark.parametrize(("field", "value"), [("text_calls", "violation"), ("constrain", ["schema"])])
+def test_what_bfcls_runner_has_no_such_thing_as_is_refused_not_ignored(field, value):
+    with pytest.raises(SpecError, match=f"--{field.replace('_', '-')} does not apply under protocol=bfcl"):
+        build_spec({**BASE, "models": ["agent:gold"], field: value})
+    build_spec({**BASE, "models": ["agent:gold"], "constrain": ["none"]})
+
+
+def test_a_fork_that_copies_its_sources_defaults_is_not_refused():
+    build_spec({**BASE, "models": ["agent:gold"], "text_calls": "parse", "constrain": ["none"], "tool_mode": "prompt"})
