@@ -42,5 +42,11 @@ class StorageError(RuntimeError):
     record written before is whole, and the same command resumes it (`harness.rundir.store`)."""
 
 
+class WorkerDied(RuntimeError):
+    """The process an import played in on another bfcl-eval release was killed (a signal: the OOM
+    killer, a kill -9): the message names the signal and what it wrote that is kept
+    (`harness.imports.worker`); the same command resumes the import."""
+
+
 class SuiteCheckFailed(HarnessError):
     """A task its own gold solution cannot win (harness.suite_check): nothing was played or written."""

@@ -17,7 +17,15 @@ from typer.core import TyperGroup
 
 from envs.errors import UserError
 from envs.textworld.errors import GameGenerationError
-from harness.errors import PreflightFailed, ServerDied, ServerStartError, StartFailed, StorageError, SuiteCheckFailed
+from harness.errors import (
+    PreflightFailed,
+    ServerDied,
+    ServerStartError,
+    StartFailed,
+    StorageError,
+    SuiteCheckFailed,
+    WorkerDied,
+)
 from harness.flags import parse_ints as parse_ints
 from harness.flags import split_list as split_list
 from harness.interrupts import terminate_as_interrupt
@@ -61,6 +69,7 @@ FAILURES: tuple[tuple[type[Exception], str, int], ...] = (
     (PreflightFailed, "preflight failed", EXIT_SERVER),  # a served model's parser or template is broken
     (SuiteCheckFailed, "suite check failed", EXIT_SERVER),  # a task its own gold solution cannot win
     (StorageError, "stopped", 1),  # the disk filled up: the records written are whole, rerun to resume
+    (WorkerDied, "stopped", 1),  # an import's worker was killed: what it wrote is kept, rerun to resume
 )
 
 

@@ -23,6 +23,7 @@ from typing import Any
 from harness.imports import releases
 from harness.imports.bfcl import NAME, files, model_of
 from harness.imports.here import probe_here
+from harness.imports.inputs import text_lines
 from harness.imports.worker import spawn
 
 SAMPLE = 8  # entries of a file probed on each candidate
@@ -64,8 +65,10 @@ def score(probe: dict[str, Any]) -> tuple[int, int, int, int]:
 
 
 def _sample(path: Path, into: Path, model: str) -> Path:
-    """Up to SAMPLE entries of the file, spread over it, as a file of the same name under `model/`."""
-    lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    """Up to SAMPLE entries of the file, spread over it, as a file of the same name under `model/`.
+    Read by the import's own reader: a FIFO, a device, a byte that is no UTF-8 are one line naming the
+    file, and lines end at a newline only (an entry's text may hold U+2028, which `splitlines` cuts)."""
+    lines = [line.rstrip("\n") for _, line in text_lines(path) if line.strip()]
     picked = sorted({round(i * (len(lines) - 1) / max(SAMPLE - 1, 1)) for i in range(SAMPLE)}) if lines else []
     target = into / model / path.name
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -76,13 +79,14 @@ def _sample(path: Path, into: Path, model: str) -> Path:
 def _probe(release: str, samples: list[dict[str, str]], out: Path, say: Callable[[str], None]) -> list[dict[str, Any]]:
     if release == releases.installed():
         return probe_here(samples, str(out))
-    answers = spawn(releases.folder(release), {"do": "probe", "samples": samples, "out": str(out)}, say)
+    answers = spawn(releases.folder(release, say), {"do": "probe", "samples": samples, "out": str(out)}, say)
     return [a["probe"] for a in answers]
 
 
 def choose(paths: list[Path], model: str | None, say: Callable[[str], None]) -> Choice:
     """Each result file's release; a line for each says which, on what evidence, of how many tried."""
     results, scores, _ = files(paths)
+    say(f"auto: reading bfcl-eval's releases from the package index (at most {releases.INDEX_TIMEOUT_S} s)")
     listed = releases.listed()
     if listed is None:
         say("auto: the package index cannot be read: only the cached and installed bfcl-eval releases are tried")
@@ -123,7 +127,30 @@ def choose(paths: list[Path], model: str | None, say: Callable[[str], None]) -> 
         choice.files[f] = release
         names = ", ".join(r for r, _ in tried[f])
         say(f"auto: {f}: bfcl-eval {release} ({_evidence(best)}; {len(tried[f])} tried: {names})")
+        if score(best)[:2] != (0, 0):
+            say(
+                f"auto: {f}: no release tried reproduces its sample; bfcl-eval {release} comes closest, and the "
+                "import names each entry skipped and each call that departs from the log"
+            )
+    _one_release_a_run(choice, model)
     return choice
+
+
+def _one_release_a_run(choice: Choice, model: str | None) -> None:
+    """Files that go to one run directory (one model, one category: a v3 and a v4 file of a model)
+    must replay on one release: refused before anything is imported, never half imported."""
+    runs: dict[tuple[str, str], dict[str, Path]] = defaultdict(dict)
+    for f, release in choice.files.items():
+        m = NAME.match(f.name)
+        assert m is not None  # files() keeps only names that match
+        runs[(model or model_of(f), m.group(2))].setdefault(release, f)
+    for (name, category), by_release in sorted(runs.items()):
+        if len(by_release) > 1:
+            said = "; ".join(f"{f} on bfcl-eval {r}" for r, f in sorted(by_release.items()))
+            raise releases.ReleaseUnavailable(
+                f"--bfcl-version auto: model {name}'s {category} files reproduce on different releases ({said}), "
+                "and one run directory holds one release's records: import them apart, each with an --out of its own"
+            )
 
 
 def _evidence(probe: dict[str, Any]) -> str:

@@ -46,4 +46,4 @@ def _play_on(
         play_here([str(p) for p in paths], str(out), model, auto, say)
         return
     request = {"do": "import", "files": [str(p) for p in paths], "out": str(out), "model": model, "auto": auto}
-    spawn(releases.folder(version), request, say)
+    spawn(releases.folder(version, say), request, say)

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from envs.errors import UserError
+from harness.errors import WorkerDied
 
 # the folder that holds the harness package this process runs: the worker imports the same code
 # (on PYTHONPATH, and `-P` keeps the working folder, which may hold another checkout, off sys.path)
@@ -67,6 +68,8 @@ def spawn(release: Path, request: dict[str, Any], say: Callable[[str], None]) ->
     if -proc.returncode in (signal.SIGINT, signal.SIGTERM):  # stopped, as the parent would have been
         sys.stderr.write(f"stopped: the worker on {release} by {signal.Signals(-proc.returncode).name}\n")
         raise SystemExit(128 - proc.returncode)
+    if proc.returncode < 0:  # killed: no traceback of its own to point at
+        raise WorkerDied(_death(release, request, -proc.returncode))
     if proc.returncode != 0:
         raise RuntimeError(f"the worker on {release} exited {proc.returncode} (its traceback is above)")
     return answers
@@ -89,6 +92,24 @@ def _passed_on(proc: subprocess.Popen[str]) -> Iterator[None]:
     finally:
         for signum, handler in before.items():
             signal.signal(signum, handler)
+
+
+def _death(release: Path, request: dict[str, Any], signum: int) -> str:
+    """A killed worker in one line: its signal in words, and what of its work is kept."""
+    try:
+        name = signal.Signals(signum).name
+    except ValueError:
+        name = f"signal {signum}"
+    said = f"the worker playing on bfcl-eval {release.name} ({release}) was killed by {name}"
+    if signum == signal.SIGKILL:
+        said += " (a kill -9, or the system out of memory)"
+    out = request.get("out") or (request.get("spec") or {}).get("out")  # an import's --out, a fork's run
+    if request.get("do") in ("import", "fork"):
+        return (
+            f"{said}; every record it wrote is kept in {out}: run the same command again to play the rest "
+            "(what is recorded is skipped)"
+        )
+    return f"{said}; its samples were temporary, nothing is kept: run the same command again"
 
 
 def _answer(**fields: Any) -> None:
