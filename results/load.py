@@ -251,6 +251,15 @@ class _Rows:
 SETTINGS = ("tool_mode", "text_calls", "feedback_cut", "env_options", "decoding", "fork")
 
 
+# what a run's grid is (results.rundir._Grid): runs are repeats of one grid only where all are equal
+GRID = ("suite", "models", "conditions", "budgets", "sample_seeds", "tasks", "task_ids", "fork")
+
+
+def _grid(meta: dict[str, Any] | None) -> dict[str, Any]:
+    spec = (meta or {}).get("spec")
+    return {k: spec.get(k) for k in GRID} if isinstance(spec, dict) else {}
+
+
 def _check_poolable(meta: dict[str, Any] | None, run_dir: Path, seen: dict[str, tuple[Path, dict[str, Any]]]) -> None:
     """Runs of one suite loaded together share their settings; the first difference is named."""
     spec = (meta or {}).get("spec")
@@ -410,6 +419,7 @@ def load(
     settings: dict[str, tuple[Path, dict[str, Any]]] = {}  # suite -> the first run's settings
     run_dirs: list[str] = []
     owner: dict[tuple[Any, ...], str] = {}
+    grids: dict[str, dict[str, Any]] = {}  # run directory -> its grid, as run.json's spec states it
     repeated = False
     partial_total = 0
     with _collector_paused():
@@ -422,14 +432,24 @@ def load(
             if len(rows) == lo:
                 raise RecordsError(f"{file}: no records")
             _check_rows(rows, lo, len(rows), file)
-            _check_poolable(read_meta(file.parent), file.parent, settings)
+            meta = read_meta(file.parent)
+            _check_poolable(meta, file.parent, settings)
+            grids[run_dir] = _grid(meta)
             partial_total += sum(partial)
             run_dirs.append(run_dir)
             for key, success in zip(rows.keys[lo:], rows.success[lo:], strict=True):
                 if success is not None and owner.setdefault(key, run_dir) != run_dir:
                     repeated = True
-                    if repeats:
+                    first, mine = grids[owner[key]], grids[run_dir]
+                    if repeats and (first == mine or not first or not mine):  # the same grid, or one unsaid
                         continue
+                    if repeats:  # runs of two grids overlap: no repeats of one grid, as report refuses them
+                        k = next(k for k in GRID if first.get(k) != mine.get(k))
+                        raise RecordsError(
+                            f"episode {key_text(key)} is recorded in both {owner[key]} and {run_dir}, runs of "
+                            f"different grids ({k}: {_short(first.get(k))} vs {_short(mine.get(k))}), not repeats "
+                            "of one: load those runs separately"
+                        )
                     raise RecordsError(
                         f"episode {key_text(key)} is recorded in both {owner[key]} and {run_dir}; "
                         "load those runs separately"

@@ -8,8 +8,8 @@ model, and each model's factors (`results.factors`); a family of k tests is plan
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 import pandas as pd
 
@@ -50,6 +50,8 @@ class Goal:
     power: float = power.POWER
     studies: int = 0  # studies drawn to check the power at the size found (0: none)
     seed: int = 0
+    # told (what, units, done, studies) after each simulated study: the command's progress and estimate
+    progress: Callable[[str, int, int, int], None] | None = field(default=None, compare=False)
 
 
 def _unit(pairs: pd.DataFrame, design: power.Design) -> str:
@@ -60,7 +62,7 @@ def _unit(pairs: pd.DataFrame, design: power.Design) -> str:
     return f"tasks x {design.per_task:.1f} {'fork points' if points else 'seeds'}"
 
 
-def _row(pairs: pd.DataFrame, goal: Goal, family: int) -> dict[str, object]:
+def _row(pairs: pd.DataFrame, goal: Goal, family: int, what: str) -> dict[str, object]:
     sa = pairs["success_a"].astype(bool).to_numpy()
     sb = pairs["success_b"].astype(bool).to_numpy()
     clusters = pairs.groupby([C.suite, C.task_id], sort=False).ngroup().to_numpy()
@@ -70,7 +72,9 @@ def _row(pairs: pd.DataFrame, goal: Goal, family: int) -> dict[str, object]:
     at_needed = math.nan if needed is None else power.power_at(design, needed, goal.effect, alpha)
     simulated = math.nan
     if goal.studies and needed is not None:
-        simulated = simulate(design, needed, goal.effect, alpha, goal.studies, goal.seed)
+        tell = goal.progress
+        tick = None if tell is None else lambda done, studies: tell(what, needed, done, studies)
+        simulated = simulate(design, needed, goal.effect, alpha, goal.studies, goal.seed, tick=tick)
     return {
         "unit": _unit(pairs, design),
         "tasks": design.n_tasks,
@@ -101,7 +105,7 @@ def plan(df: pd.DataFrame, contrasts: Sequence[tuple[str, str]], goal: Goal, fac
         paired = [(name, p) for name, p in paired if len(p)]
         for name, p in paired:
             rows.append({C.model: model, "kind": "contrast", "comparison": name, "family": len(paired)})
-            rows[-1].update(_row(p, goal, len(paired)))
+            rows[-1].update(_row(p, goal, len(paired), f"{model} {name}"))
         if factors:
             found = [f for f in factor_pairs(mine)[0] if len(f.pairs)]
             for f in found:
@@ -109,5 +113,5 @@ def plan(df: pd.DataFrame, contrasts: Sequence[tuple[str, str]], goal: Goal, fac
                 rows.append({C.model: model, "kind": "factor", "comparison": name, "family": len(found)})
                 # the factor's effect is with the part minus without it, as the report gives it
                 flipped = f.pairs.rename(columns={"success_a": "success_b", "success_b": "success_a"})
-                rows[-1].update(_row(flipped, goal, len(found)))
+                rows[-1].update(_row(flipped, goal, len(found), f"{model} {name}"))
     return pd.DataFrame(rows, columns=COLUMNS)

@@ -8,6 +8,7 @@ have detected (its MDE, beside every contrast that found no difference).
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Annotated
 
@@ -18,6 +19,34 @@ from harness.cli.analysis import Dirs
 from harness.cli.common import PLUGIN_HELP, echo, group, terminal_width
 
 app = group()
+
+MAX_STUDIES = 100_000
+PROGRESS_EVERY_S = 10.0
+
+
+class Progress:
+    """What `--simulate` is doing, on stderr: an estimate once the first study of a size is timed, then
+    a line every PROGRESS_EVERY_S seconds (plain lines: a log file reads them as a terminal does)."""
+
+    def __init__(self) -> None:
+        self.started = self.said = 0.0
+
+    def __call__(self, what: str, units: int, done: int, studies: int) -> None:
+        from harness.cli.common import err  # rich: made on use
+
+        now = time.monotonic()
+        if done == 0:
+            self.started = self.said = now
+            return
+        per = (now - self.started) / done
+        if done == 1:
+            line = f"simulating {studies:,} studies of {units:,} for {what}: about {per * studies:,.0f} s"
+        elif now - self.said >= PROGRESS_EVERY_S:
+            line = f"  {done:,} of {studies:,} studies for {what}: about {per * (studies - done):,.0f} s left"
+        else:
+            return
+        err.print(f"{line} ({per * 1000:,.0f} ms a study)", highlight=False)
+        self.said = now
 
 
 @app.command("power")
@@ -31,7 +60,12 @@ def power_command(
     ] = None,
     factors: Annotated[bool, typer.Option(help="also each feedback part's (and the form's) effect")] = False,
     simulate: Annotated[
-        int, typer.Option(min=0, help="draw this many studies at each size found and run the report's test on them")
+        int,
+        typer.Option(
+            min=0,
+            help="draw this many studies at each size found and run the report's test on them "
+            f"(at most {MAX_STUDIES:,})",
+        ),
     ] = 0,
     fmt: Annotated[str, typer.Option("--format", help="table | json")] = "table",
     width: Annotated[
@@ -56,6 +90,11 @@ def power_command(
         raise UserError(f"--effect is a difference in points, above 0 and below 100, got {effect:g}")
     if not 0 < alpha < 1 or not 0 < power < 1:
         raise UserError(f"--alpha and --power are shares between 0 and 1, got {alpha:g} and {power:g}")
+    if simulate > MAX_STUDIES:  # each study is the report's test, 10,000 bootstrap draws: ~10 ms or more
+        raise UserError(
+            f"--simulate {simulate:,}: at most {MAX_STUDIES:,} studies a size (each runs the report's test, "
+            f"10,000 bootstrap draws; 1,000 give the power to a standard error of 1.3 points)"
+        )
     load_plugins(plugin or [])
     runs = run_dirs(dirs)
     df = load(runs, repeats=True)
@@ -65,7 +104,7 @@ def power_command(
         pairs = [p for p in paper.PLANNED_CONTRASTS if set(p) <= present]
     else:
         pairs = parse_contrasts(contrasts, present)
-    goal = Goal(effect=effect / 100, alpha=alpha, power=power, studies=simulate)
+    goal = Goal(effect=effect / 100, alpha=alpha, power=power, studies=simulate, progress=Progress())
     table = plan(df, pairs, goal, factors=factors)
     if table.empty:
         raise UserError(
