@@ -196,7 +196,9 @@ def episode_arrays(ep: Episodes) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     present, first = _firsts(parent[beyond_at], n)
     beyond = np.full(n, -1, dtype=np.int64)
     beyond[present] = beyond_at[first]
-    no_tools = (_count(owner, tools_null[attempts], n) > 0) | ((beyond >= 0) & tools_null[np.maximum(beyond, 0)])
+    beyond_no_tools = np.zeros(n, dtype=bool)
+    beyond_no_tools[present] = tools_null[beyond[present]]
+    no_tools = (_count(owner, tools_null[attempts], n) > 0) | beyond_no_tools
     kind = np.full(len(rej_at), -1, dtype=np.int64)
     last = rank[rej_at] == per_a[owner[rej_at]] - 1
     ended = last & (beyond[owner[rej_at]] < 0)

@@ -80,6 +80,14 @@ def test_the_columnar_dynamics_are_episode_columns(seed):
                 assert w == g and not (isinstance(g, float) and math.isnan(g)), (k, rec, w, g)
 
 
+@pytest.mark.parametrize("records", [[{}], [{"calls": []}, {"calls": []}], [{"calls": [], "extra": {}}]])
+def test_episodes_without_a_call(records):
+    arrays = episode_arrays(_episodes(records))
+    for i, rec in enumerate(records):
+        want = episode_columns(rec)
+        assert {k: None if none[i] else values[i] for k, (values, none) in arrays.items()} == want
+
+
 def test_a_call_log_entry_that_is_no_object_is_left_to_the_per_record_reader():
     with pytest.raises(NotColumnar):
         episode_arrays(_episodes([{"calls": [None]}]))
