@@ -78,7 +78,7 @@ def _with_defaults(method: Any, arguments: dict[str, Any]) -> dict[str, Any]:
 
 
 class Backends:
-    def __init__(self, classes: list[str], config: dict[str, Any], long_context: bool):
+    def __init__(self, classes: list[str], config: dict[str, Any], long_context: bool, sidecar: bool = True):
         self.instances: dict[str, Any] = {}
         self.methods: dict[str, tuple[str, Any]] = {}  # name -> (class, bound method); the last class wins, as in BFCL
         for cls in classes:
@@ -91,8 +91,10 @@ class Backends:
                     self.methods[name] = (cls, method)
         # BFCL's code on a model's arguments may never return (a big-int `power`): a child with a
         # copy of these backends runs every call first, in the same order, under the limit on
-        # external code (envs.limits), and the checker too
-        self.sidecar = Sidecar(self)
+        # external code (envs.limits), and the checker too. The child is kept for the next
+        # episode, which builds its copy there from the same data (`sidecar=False`: backends that
+        # are only read, never called, need none)
+        self.sidecar = Sidecar(self, build=(_built, (classes, config, long_context)), fork=sidecar)
 
     def close(self) -> None:
         self.sidecar.close()
@@ -165,6 +167,11 @@ class Backends:
         except Exception as exc:  # BFCL turns every exception into text for the model
             return f"{ERROR_PREFIX}{exc}", None, exc
         return shown, result, None
+
+
+def _built(classes: list[str], config: dict[str, Any], long_context: bool) -> Backends:
+    """An episode's backends in a kept sidecar: built as the episode's own were, from the same data."""
+    return Backends(classes, config, long_context, sidecar=False)
 
 
 def _ran_there(backends: Backends, call: ToolCall) -> None:

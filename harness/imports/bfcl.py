@@ -119,7 +119,10 @@ def _state_differs(entry: Entry, installed: dict[str, Any], category: str) -> bo
     scenario changed between versions: the same question, other files or balances)."""
     if not entry.initial:
         return False
-    backends = Backends(installed["involved_classes"], installed.get("initial_config", {}), category == "long_context")
+    # only read: no sidecar (a fork) for them
+    backends = Backends(
+        installed["involved_classes"], installed.get("initial_config", {}), category == "long_context", sidecar=False
+    )
     for cls, theirs in entry.initial.items():
         instance = backends.instances.get(cls)
         ours = None if instance is None else {k: v for k, v in vars(instance).items() if not k.startswith("_")}
