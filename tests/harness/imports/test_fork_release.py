@@ -126,3 +126,19 @@ def test_show_replays_nothing_it_prints_what_the_release_answered(imported):
     )
     assert done.returncode == 0, done.stderr
     assert OURS in done.stdout and THEIRS not in done.stdout
+
+
+def test_imports_of_two_releases_fork_in_one_run_each():
+    """`--bfcl-version auto` may replay a folder's files on several releases: each release's sources
+    are one fork run, on its own release; a run played here names none."""
+    from harness.fork import Source, groups, release_of
+
+    spec = {"suite": "bfcl-base", "env_options": {"protocol": "bfcl"}, "tool_mode": "native"}
+
+    def source(name: str, release: str | None) -> Source:
+        sessions = [{"imported": {"bfcl_eval": release}}] if release else [{"versions": {}}]
+        return Source(Path(name), {"run_id": name, "spec": spec, "sessions": sessions})
+
+    found = groups([source("a", "2025.8.6.2"), source("b", "2026.3.23"), source("c", "2025.8.6.2"), source("d", None)])
+    assert [[s.run_id for s in g] for g in found] == [["a", "c"], ["b"], ["d"]]
+    assert [release_of(g[0]) for g in found] == ["2025.8.6.2", "2026.3.23", None]
