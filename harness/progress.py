@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from typing import Any
 
 from rich.console import Console
@@ -19,6 +20,13 @@ from harness.types import EpisodeRecord
 
 # episodes played before the run says how long the rest will take
 ESTIMATE_AFTER = 3
+
+
+def steps(command: str) -> Callable[[str], None]:
+    """A command's steps that take seconds (`report`, `plot`), each said on stderr as it starts;
+    stdout is the result. No command: nothing said (a format a program reads)."""
+    err = Console(stderr=True, highlight=False)
+    return lambda step: err.print(f"{command}: {step}…", markup=False) if command else None
 
 
 def _minutes(seconds: float) -> str:
@@ -90,7 +98,8 @@ class Counter:
         self.progress.update(self.bar, eta=f"models' ETA {_minutes(rate * left)}" if left else "")
         if self.timed == ESTIMATE_AFTER and left:
             self.progress.console.print(
-                f"estimate: about {_minutes(rate * left)} for the models' {left} episode{'s' * (left != 1)} left "
-                f"(from their first {ESTIMATE_AFTER})",
+                f"estimate: about {_minutes(rate * left)} for the models' {left} episode{'s' * (left != 1)} left, "
+                f"at the pace of their first {ESTIMATE_AFTER} (a later task's longer prompt takes longer: the "
+                "bar's ETA follows each episode)",
                 highlight=False,
             )

@@ -12,6 +12,7 @@ from rich.console import Console
 
 from envs.errors import UserError
 from harness import shards
+from harness.agents.base import PREFIX as AGENT_PREFIX
 from harness.episodes import expand, grid_of, select_tasks, shard
 from harness.printable import console as printable_console
 from harness.progress import _progress
@@ -43,23 +44,58 @@ def start_line(spec: RunSpec) -> str:
     )
 
 
-def dry_plan(spec: RunSpec) -> Plan:
-    """The servers' plan `run` would follow now, for the models with episodes left in the run
-    directory (read, never written: no lock, no folder)."""
+def _recorded(spec: RunSpec) -> set[str]:
+    """The episode ids the run directory already holds (read, never written)."""
     records = rundir.records_file(spec.out)
+    done: set[str] = set()
     if not records.exists():
-        return plan_servers(spec, list(spec.models))
-    done = set()
+        return done
     lines, _ = rundir.read_lines(records)
     for _, line in lines:
         try:
-            row = json.loads(line)
-            done.add(EpisodeKey.of(row).id())
+            done.add(EpisodeKey.of(json.loads(line)).id())
         except (ValueError, TypeError):
             continue
-    plan = resolved(spec)
-    left = {e.key.model for e in shard(spec, expand(plan, select_tasks(plan))) if e.key.id() not in done}
+    return done
+
+
+def dry_plan(spec: RunSpec) -> Plan:
+    """The servers' plan `run` would follow now, for the models with episodes left in the run
+    directory (read, never written: no lock, no folder)."""
+    if not rundir.records_file(spec.out).exists():
+        return plan_servers(spec, list(spec.models))
+    left = {key.model for key in dry_episodes(spec)[1]}
     return plan_servers(spec, [m for m in spec.models if m in left])
+
+
+def dry_episodes(spec: RunSpec) -> tuple[int, list[EpisodeKey]]:
+    """The grid's episodes (this shard's) and the keys of those left to play, for `--dry-run`."""
+    plan = resolved(spec)
+    keys = [e.key for e in shard(spec, expand(plan, select_tasks(plan)))]
+    done = _recorded(spec)
+    return len(keys), [k for k in keys if k.id() not in done]
+
+
+def dry_count(spec: RunSpec) -> dict[str, int]:
+    """The grid's episodes, those left to play, and of those the models' (a reference agent takes no time)."""
+    total, left = dry_episodes(spec)
+    models = sum(not str(k.model).startswith(AGENT_PREFIX) for k in left)
+    return {"grid": total, "to_play": len(left), "models_to_play": models}
+
+
+def dry_said(c: dict[str, int]) -> str:
+    """`dry_count` in a sentence, with what is known of the time: `run` measures it as it plays."""
+    agents = c["to_play"] - c["models_to_play"]
+    return (
+        f"{c['grid']} episodes in the grid, {c['to_play']} to play"
+        + (f" ({agents} of them reference agents', which take no time)" if agents else "")
+        + (
+            f"; the models' {c['models_to_play']}: `run` says how long they take after their first 3 (the "
+            "embedded model took about 1 to 3 min an episode on 2 cores in the demo, which measures its own)"
+            if c["models_to_play"]
+            else ""
+        )
+    )
 
 
 def play(spec: RunSpec, console: Console | None = None, **how: bool) -> RunSummary:

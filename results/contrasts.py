@@ -8,11 +8,12 @@ within each model (and `by` group). The model-call difference gets the same trea
 sign-flip test in place of McNemar. Every resampling draws from its own seeded Generator; how
 the draws are made (bounded memory at any size) is in `results.resampling`.
 
-A contrast of one pair has no interval, since every resample is that pair: its CIs are NaN; its
-test is McNemar's exact p on that pair. Where the task is the unit (several sample seeds, or a
-fork's several points per task), fewer than MIN_CLUSTERS tasks give neither an interval nor a test
-(test "too_few_tasks", p NaN): the report says so rather than print a zero-width interval. A
-factor (results.factors) gets the very same test as the contrast of its two arms
+A contrast of fewer than MIN_CLUSTERS pairs has no interval (a bootstrap over two pairs has three
+possible means and reads as certainty: the forks' rule, results.forks): its CIs are NaN; its
+test is McNemar's exact p on those pairs, which is exact on any count. Where the task is the
+unit (several sample seeds, or a fork's several points per task), fewer than MIN_CLUSTERS tasks
+give neither an interval nor a test (test "too_few_tasks", p NaN): the report says so rather
+than print a zero-width interval. A factor (results.factors) gets the very same test as the contrast of its two arms
 (`paired_effect`), so one question has one answer.
 """
 
@@ -160,10 +161,6 @@ def _pair(
     return paired, unpaired
 
 
-# units (pairs; tasks in the sampling lane) a contrast needs for an interval and a resampling test
-MIN_UNITS = 2
-
-
 def _replicates(d: np.ndarray, clusters: np.ndarray, sampling: bool, alone: bool, n_boot: int, seed: int) -> np.ndarray:
     if alone:
         return np.array([])  # no interval: percentile_ci gives NaN, the report "no CI"
@@ -182,9 +179,9 @@ def paired_effect(
     d = sa.astype(float) - sb.astype(float)
     per_task = pd.Series(d).groupby(clusters).mean().to_numpy() if len(d) else d
     sampling = len(per_task) < len(d)
-    # one unit (a pair) gives no interval: every resample is the same unit; McNemar is exact on
-    # any count. Too few tasks where the task is the unit: no interval, no test
-    alone = len(per_task) < (MIN_CLUSTERS if sampling else MIN_UNITS)
+    # too few units (pairs, or tasks where the task is the unit) give no interval, as a fork's rates
+    # get none (results.forks); McNemar is exact on any count, a sign flip needs MIN_CLUSTERS tasks
+    alone = len(per_task) < MIN_CLUSTERS
     boot = _replicates(d, clusters, sampling, alone, n_boot, seed)
     a_only, b_only = int((sa & ~sb).sum()), int((~sa & sb).sum())
     test = ("too_few_tasks" if alone else "sign_flip") if sampling else "mcnemar_exact"

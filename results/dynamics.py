@@ -8,7 +8,12 @@ Definitions (docs/conditions.md, "How agents repair"):
 - identical resubmission: of a cell's retries, the share identical (the call log's `signature`:
   canonical JSON of tool name + arguments) to a call rejected earlier in the same episode;
 - recovery@k, k = 1..budget: of the episodes with a rejection, the share whose first rejection
-  is followed by an accepted attempt within k attempts;
+  is followed by an accepted attempt within k attempts; an accepted answer in text with no call
+  (where an action is a call or a command: in BFCL's protocol it ends the turn) is a give-up, as
+  "after an error" counts it, never a recovery, and no later attempt recovers that rejection. A
+  fork (harness.fork) starts at a recorded failure: its fork point is its first rejection, so a
+  fork repaired by its first call recovered at 1 (the rejection itself is the source's and is not
+  counted among the fork's rejections);
 - pass^k (tau-bench): per task with n >= k sample seeds of which c solved, C(c,k)/C(n,k),
   averaged over those tasks; at temperature 0 every seed plays the same episode, so it is flat
   by construction (`pass_k_flat`);
@@ -75,17 +80,20 @@ def episode_columns(record: dict[str, Any]) -> dict[str, Any]:
     # (index in calls, call) of each attempt
     attempts = [(i, c) for i, c in enumerate(calls) if isinstance(c, dict) and c.get(CALL.outcome) not in NOT_ATTEMPTS]
     rejected = [c.get(CALL.outcome) not in ACCEPTED for _, c in attempts]
-    first = rejected.index(True) if True in rejected else None
+    form = action_form(record)
+    # a fork's first attempt answers its fork point, the source's rejected call (index -1 here)
+    forked = bool(record.get(C.fork))
+    first = -1 if forked else (rejected.index(True) if True in rejected else None)
     retries = [c for (_, c), before in zip(attempts[1:], rejected, strict=False) if before]
     known = all(c.get(CALL.signature) is not None for c in retries)
-    recovered = (
-        None if first is None else next((j - first for j in range(first + 1, len(attempts)) if not rejected[j]), None)
-    )
+    after_first = None if first is None else next((j for j in range(first + 1, len(attempts)) if not rejected[j]), None)
+    # the first accepted attempt after the first rejection; an answer in text is a give-up, no recovery
+    gave_up = after_first is not None and _gave_up(attempts[after_first][1], form)
+    recovered = None if after_first is None or gave_up or first is None else after_first - first
     codes = [c.get(CALL.outcome) for (_, c), r in zip(attempts, rejected, strict=True) if r]
     classes = [violation_class(str(code)) for code in codes]
-    form = action_form(record)
     nexts = _after_errors([c for _, c in attempts] + beyond, rejected, form)
-    after = [] if first is None else calls[attempts[first][0] + 1 :]
+    after = [] if first is None else calls[attempts[first][0] + 1 :] if first >= 0 else calls
     tokens = [(c.get(CALL.prompt_tokens), c.get(CALL.completion_tokens)) for c in after]
     overhead = None if any(p is None or q is None for p, q in tokens) else sum(p + q for p, q in tokens)
     return {
@@ -101,6 +109,12 @@ def episode_columns(record: dict[str, Any]) -> dict[str, Any]:
         f"{PREFIX}action_form": form,
         **{f"{PREFIX}next_{n}": None if nexts is None else nexts.count(n) for n in NEXT},
     }
+
+
+def _gave_up(attempt: dict[str, Any], form: str) -> bool:
+    """An accepted answer with no call where an action is a call or a command: the turn ended on
+    text (the "gave up in text" of after an error). Unknown (False) in call logs without `tools`."""
+    return form != "plan" and CALL.tools in attempt and not attempt.get(CALL.tools)
 
 
 def action_form(record: dict[str, Any]) -> str:
@@ -174,7 +188,8 @@ def cell(part: pd.DataFrame, budget: int, greedy: bool | None) -> dict[str, Any]
 
     retries, identical = col("retries"), col("identical_retries")
     known = identical.notna()
-    with_rejection = part[col("rejections") > 0]
+    # a fork's fork point counts as its first rejection (episode_columns)
+    with_rejection = part[col("first_rejection").notna()]
     rec_after = pd.to_numeric(with_rejection[PREFIX + "recovered_after"], errors="coerce")
     recovery = {str(k): _rate(int((rec_after <= k).sum()), len(with_rejection)) for k in range(1, budget + 1)}
     low, high = (None, None)

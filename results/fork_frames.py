@@ -8,8 +8,9 @@ from typing import Any
 import pandas as pd
 
 from results.columns import C
-from results.formats import TEST_NAMES, _diff, _num, _p, _pct, null_result
+from results.formats import TEST_NAMES, _diff, _num, _p, _pct, merged, null_reason
 from results.report_model import Report
+from results.resampling import MIN_CLUSTERS
 
 
 def _rate_ci(row: Any, rate: float | None, low: float | None, high: float | None) -> str:
@@ -17,8 +18,8 @@ def _rate_ci(row: Any, rate: float | None, low: float | None, high: float | None
     source's own row, a record of what happened, stands beside the forks with none)."""
     if row.player is not None:
         return _pct(rate)
-    if row.too_few_tasks:
-        return f"{_pct(rate)} [{row.tasks} tasks: too few]"
+    if row.too_few_tasks:  # said once under the table (forks_notes)
+        return _pct(rate)
     return f"{_pct(rate)} [{_pct(low)}, {_pct(high)}]"
 
 
@@ -29,6 +30,9 @@ def forks_frame(report: Report) -> pd.DataFrame:
             {
                 C.model: r.model,
                 "condition": r.condition,
+                # who played each row: the fork's player, or the source's own (a model's name may be long,
+                # but a row without it reads as the fork's player)
+                "player": r.model if r.player is None else r.player,
                 **r.group([C.suite]),
                 "points": r.fork_points,
                 "repaired next [95% CI]": _rate_ci(r, r.repaired_next, r.repaired_next_ci_low, r.repaired_next_ci_high),
@@ -54,7 +58,7 @@ def forks_frame(report: Report) -> pd.DataFrame:
 def _vs_source(row: Any) -> str:
     """Repaired-next minus the source's own next move, where the player is the same (else why not)."""
     if row.player is not None:
-        return f"played by {row.player}" + (": player and feedback confounded" if row.confounded else "")
+        return "player and feedback confounded" if row.confounded else "(the forks' own player)"
     if row.vs_source is None:
         return "—"
     diff = _diff(row.vs_source, row.vs_source_ci_low, row.vs_source_ci_high, row.vs_source_points or 0, 100, 1)
@@ -62,22 +66,36 @@ def _vs_source(row: Any) -> str:
 
 
 def forks_notes(report: Report) -> list[str]:
-    """Under the repairs table: who played each source's-own row, and where that player is not the
-    forks' (the difference is then one of players and feedback at once), a line saying so."""
+    """Under the repairs table, one line each: which source's-own rows another player played (the
+    difference is then one of players and feedback at once), which the forks' own player did; then
+    the null results against the source's own, rows of one reason on one line."""
     notes = []
-    for r in report.forks:
-        if r.player is None:
-            continue
-        where = f"{r.model} {r.condition}"
-        if r.confounded:
+    for model in dict.fromkeys(r.model for r in report.forks):
+        own = [r for r in report.forks if r.model == model and r.player is not None]
+        others = sorted({str(r.player) for r in own if r.confounded})
+        if others:
             notes.append(
-                f"{where}: the source's player {r.player} under its own feedback, at the same {r.fork_points} "
-                f"points; another player than {r.model}: player and feedback are confounded, no contrast"
+                f"{model}'s forks beside source's-own rows of {', '.join(others)} (the player column): "
+                "another player under its own feedback, so player and feedback are confounded, no contrast"
             )
-        else:
-            notes.append(f"{where}: {r.player}'s own next move at the same {r.fork_points} points (vs source's own)")
+        if any(not r.confounded for r in own):
+            notes.append(
+                f"{model}'s source's-own rows by {model}: its own next move at the same points (vs source's own)"
+            )
+    few = sorted({int(r.tasks or 0) for r in report.forks if r.player is None and r.too_few_tasks})
+    if few:
+        notes.append(
+            f"no intervals where the forks hold {' or '.join(map(str, few))} task{'s' if few != [1] else ''}: "
+            f"too few for one ({MIN_CLUSTERS} needed, as for the contrasts)"
+        )
+    lines = []
     for r in report.forks:
-        name, size = f"{r.model} {r.condition} vs source's own", f"{r.vs_source_points} points"
-        line = null_result(name, r.vs_source_p, r.vs_source_mde, report.meta.alpha, size)
-        notes += [line] if line else []
-    return notes
+        if r.vs_source_p is None or r.vs_source_p < report.meta.alpha:
+            continue
+        suite = getattr(r, C.suite, "")
+        several = len({getattr(f, C.suite, "") for f in report.forks}) > 1
+        name = f"{r.model} {r.condition} vs source's own" + (f" ({suite})" if several and suite else "")
+        lines.append(
+            (name, null_reason(r.vs_source_p, r.vs_source_mde, report.meta.alpha, f"{r.vs_source_points} points"))
+        )
+    return notes + merged(lines)

@@ -50,7 +50,7 @@ def source_rows(forks: pd.DataFrame, n_boot: int, seed: int) -> list[dict[str, A
         points = part.drop_duplicates(subset=[C.fork])
         origins = [_origin(o) for o in points[C.fork_of]]
         keys = {(o.get(C.model), o.get(C.condition)) for o in origins}
-        for k, (player, condition) in enumerate(sorted(keys, key=str), 1):
+        for player, condition in sorted(keys, key=str):
             mine = [
                 (o, s)
                 for o, s in zip(origins, points[C.fork_segment], strict=True)
@@ -60,8 +60,8 @@ def source_rows(forks: pd.DataFrame, n_boot: int, seed: int) -> list[dict[str, A
                 {
                     C.model: model,
                     C.suite: suite,
-                    # the player is named under the table (model names are long)
-                    "condition": f"source's own{f' {k}' if len(keys) > 1 else ''} ({condition})",
+                    # the player is a column of its own beside it (results.fork_frames)
+                    "condition": f"source's own ({condition})",
                     "player": player,
                     "confounded": player != model,
                     "fork_points": len(mine),

@@ -31,10 +31,9 @@ def is_fork(df: pd.DataFrame) -> pd.Series:
 
 
 def too_few_tasks(tasks: np.ndarray) -> bool:
-    """Several points per task, on fewer tasks than a clustered interval needs (the contrasts'
-    and factors' own rule, results.contrasts.MIN_CLUSTERS): no interval is given."""
-    n = len(np.unique(tasks))
-    return n < len(tasks) and n < MIN_CLUSTERS
+    """Fewer tasks than an interval needs (the contrasts' and factors' own rule,
+    results.resampling.MIN_CLUSTERS, whether a task holds one fork point or several): no interval."""
+    return len(np.unique(tasks)) < MIN_CLUSTERS
 
 
 def _rate_ci(values: np.ndarray, tasks: np.ndarray, n_boot: int, seed: int) -> tuple[float, float, float]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from results.contrasts import P_FLOOR
 from results.power import POWER
+from results.resampling import MIN_CLUSTERS
 
 TEST_NAMES = {"mcnemar_exact": "McNemar", "sign_flip": "sign-flip", "too_few_tasks": "too few tasks"}
 
@@ -55,12 +56,53 @@ def null_result(
     name: str, p: float | None, mde: float | None, alpha: float, size: str, holm_of: int | None = None
 ) -> str | None:
     """A null result's line with what its test could have seen (its MDE); None where the test found
-    a difference. `holm_of`: the size of the family, where `p` is Holm's."""
+    a difference. `holm_of`: the size of the family, where `p` is Holm's. A difference may have been
+    observed: the test did not call it at this size, which is not "no difference"."""
     if p is None or p < alpha:
         return None
+    return f"{name}: {null_reason(p, mde, alpha, size, holm_of)}"
+
+
+def null_reason(p: float, mde: float | None, alpha: float, size: str, holm_of: int | None = None) -> str:
+    """null_result's line less the name: rows whose reasons are equal share one line (`merged`)."""
     seen = "none up to a whole difference" if mde is None else f"±{100 * mde:.1f} pts"
     which, where = (
         ("p", size) if holm_of is None else ("p Holm", f"{size}; alpha {alpha:g}/{holm_of}, Holm's first step")
     )
     said = f"detectable with {POWER:.0%} power at this size: {seen} ({where})"
-    return f"{name}: no difference found ({which} {_p(p)}); {said}"
+    return f"not significant at this size ({which} {_p(p)}); {said}"
+
+
+def can_reach(units: int, alpha: float, holm_of: int = 1) -> bool:
+    """Whether an exact paired test on `units` (pairs, one per task; or tasks, where the task is the
+    unit) can give a p below alpha at all, Holm-adjusted over `holm_of`: the smallest two-sided p of
+    McNemar's test (every pair discordant one way) and of a sign flip (every task's sign alike) is
+    2 / 2^units."""
+    return units > 0 and holm_of * 2.0 ** (1 - units) < alpha
+
+
+def units_to_reach(alpha: float, holm_of: int = 1) -> int:
+    """The fewest units at which `can_reach` holds (at least MIN_CLUSTERS: the report's interval)."""
+    n = MIN_CLUSTERS
+    while not can_reach(n, alpha, holm_of):
+        n += 1
+    return n
+
+
+def beyond_reach(count: int, units: int, word: str, alpha: float, holm_of: int) -> str:
+    """One line for a family of comparisons none of which can be significant at its size."""
+    which = "this comparison cannot" if count == 1 else f"none of these {count} comparisons can"
+    holm = f", Holm over {holm_of} per family" if holm_of > 1 else ""
+    return (
+        f"{which} reach p < {alpha:g} with {units:,} {word.removesuffix('s') if units == 1 else word}"
+        f"{'' if count == 1 else ' each'}{holm}: "
+        f"run ≥ {units_to_reach(alpha, holm_of)} tasks (the power a size gives: repair-harness power)"
+    )
+
+
+def merged(lines: list[tuple[str, str]]) -> list[str]:
+    """(name, reason) pairs as one line per reason, its names joined: notes that repeat are one line."""
+    by_reason: dict[str, list[str]] = {}
+    for name, reason in lines:
+        by_reason.setdefault(reason, []).append(name)
+    return [f"{'; '.join(names)}: {reason}" for reason, names in by_reason.items()]

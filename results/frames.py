@@ -14,7 +14,19 @@ import pandas as pd
 from results.columns import C
 from results.dynamics import SHOWN_K
 from results.fork_frames import forks_frame, forks_notes
-from results.formats import TEST_NAMES, _diff, _num, _p, _pct, _yes, null_result
+from results.formats import (
+    TEST_NAMES,
+    _diff,
+    _num,
+    _p,
+    _pct,
+    _yes,
+    beyond_reach,
+    can_reach,
+    merged,
+    null_reason,
+    null_result,
+)
 from results.grid import ERRORS_ONLY, NOT_RUN, PARTIAL
 from results.import_frames import imports_frame, imports_notes
 from results.report_model import Report
@@ -225,7 +237,11 @@ def factors_frame(report: Report) -> pd.DataFrame:
             "factor": r.factor,
             "levels": f"{r.level_a} -> {r.level_b}",
             "diff pts [95% CI]": _num(None if r.diff is None else 100 * r.diff)
-            + ("" if r.ci_low is None or r.ci_high is None else f" [{100 * r.ci_low:.1f}, {100 * r.ci_high:.1f}]"),
+            + (
+                ("" if r.diff is None else f" [no CI: {r.pairs} pair{'s' * (r.pairs != 1)}]")
+                if r.ci_low is None or r.ci_high is None
+                else f" [{100 * r.ci_low:.1f}, {100 * r.ci_high:.1f}]"
+            ),
             "p": _p(r.p_value),
             "p Holm": _p(r.p_holm),
             "test": TEST_NAMES.get(r.test or "", r.test or ""),
@@ -294,21 +310,38 @@ SECTIONS: dict[str, Callable[[Report], pd.DataFrame]] = {
 
 
 # what a section says under its tables, beside them
+def _unit_count(row: Any) -> tuple[int, str]:
+    """A contrast's size in its test's unit: pairs (one per task), or tasks (several pairs each)."""
+    if getattr(row, "lane", "paired") == "sampling" or row.test == "too_few_tasks":
+        return int(getattr(row, "n_tasks", 0) or 0), "tasks"
+    return int(row.n_pairs), "pairs"
+
+
 def contrasts_notes(report: Report) -> list[str]:
-    """Under the contrasts: every null result with the effect it could have detected (its MDE)."""
+    """Under the contrasts: a family too small for any test to reach significance, once (how many
+    tasks it takes); every other null result with the effect it could have detected (its MDE), one
+    line for the rows whose reasons are the same."""
     g = [c for c in report.meta.group_by if c != C.condition]
     family: dict[tuple[str, ...], int] = {}
     for r in report.contrasts:
         key = tuple(r.group(g).values())
         family[key] = family.get(key, 0) + (r.p_value is not None)
-    notes = []
+    alpha = report.meta.alpha
+    short: dict[tuple[int, str, int], int] = {}
+    lines: list[tuple[str, str]] = []
     for r in report.contrasts:
         key = tuple(r.group(g).values())
+        units, word = _unit_count(r)
+        if not can_reach(units, alpha, max(1, family[key])) or r.p_value is None:
+            short[(units, word, family[key])] = short.get((units, word, family[key]), 0) + 1
+            continue
+        if r.p_holm is None or r.p_holm < alpha:
+            continue
         tasks = getattr(r, "n_tasks", None)
         size = f"{r.n_pairs:,} pairs" + (f" in {tasks:,} tasks" if tasks and tasks < r.n_pairs else "")
-        line = null_result(f"{r.contrast} ({', '.join(key)})", r.p_holm, r.mde, report.meta.alpha, size, family[key])
-        notes += [line] if line else []
-    return notes
+        lines.append((f"{r.contrast} ({', '.join(key)})", null_reason(r.p_holm, r.mde, alpha, size, family[key])))
+    notes = [beyond_reach(n, units, word, alpha, k) for (units, word, k), n in short.items()]
+    return notes + merged(lines)
 
 
 def factors_notes(report: Report) -> list[str]:
@@ -324,7 +357,19 @@ def factors_notes(report: Report) -> list[str]:
     return notes
 
 
+def dynamics_notes(report: Report) -> list[str]:
+    """Where the runs are forks: why recovery@1 and the repairs' repaired next can differ, in one line."""
+    if not report.forks:
+        return []
+    return [
+        "forks: recovery@k counts from the fork point (the source's rejected call), so recovery@1 is the share "
+        "whose first call was accepted, any tool's; Repairs' repaired next counts only an accepted call of the "
+        "failed call's tool: they differ where a fork's first accepted call was another tool's"
+    ]
+
+
 NOTES: dict[str, Callable[[Report], list[str]]] = {
+    "dynamics": dynamics_notes,
     "imports": imports_notes,
     "forks": forks_notes,
     "contrasts": contrasts_notes,
@@ -341,7 +386,8 @@ TITLES = {
     "cells": "Solved per condition (Wilson 95% CI; harness errors excluded from N)",
     "contrasts": "Paired contrasts (A - B; bootstrap CI, exact McNemar or sign-flip, Holm per group)",
     "failures": "Failure taxonomy of the final attempt",
-    "dynamics": "Repair dynamics (identical resubmission of retries; recovery@k after the first rejection; "
+    "dynamics": "Repair dynamics (identical resubmission of retries; recovery@k after the first rejection, an "
+    "answer in text that ends the turn a give-up, never a recovery; "
     "pass^k over seeds; tokens after the first rejection; rejections a schema-constrained decoder prevents)",
     "after_error": "After an error: what the next attempt did (the same action again; for a call or a game command, "
     "the same function with other arguments, another function, or an answer in text, no call; for a plan, a new "

@@ -14,7 +14,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from results.columns import C
+from results.columns import C, is_reference_agent
 from results.stats import condition_rank, summary
 
 # panels per row: beyond it a figure wraps into a grid (five players in one strip were 22 inches wide)
@@ -106,8 +106,17 @@ def setting(df: pd.DataFrame) -> str:
     n = summary(df)["n"]
     n = n[n > 0] if (n > 0).any() else n
     size = f"N={n.min()} per cell" if n.nunique() == 1 else f"N={n.min()}..{n.max()} per cell"
-    models = ", ".join(sorted(df[C.model].unique()))
-    return f"model {models} · {suites} · budget {budgets} · {size}"
+    players = sorted(df[C.model].unique())
+    models = [m for m in players if not is_reference_agent(m)]
+    agents = [m for m in players if is_reference_agent(m)]
+    who = [f"model{'s' if len(models) > 1 else ''} {', '.join(models)}"] if models else []
+    who += [f"reference agent{'s' if len(agents) > 1 else ''} (not models) {', '.join(agents)}"] if agents else []
+    return f"{' · '.join(who)} · {suites} · budget {budgets} · {size}"
+
+
+def who(model: str) -> str:
+    """A panel's player: a model, or a reference agent (a ceiling or a floor, never called a model)."""
+    return f"{model} (reference agent)" if is_reference_agent(model) else f"model {model}"
 
 
 def title(fig: Figure, what: str, df: pd.DataFrame, left_out: Sequence[str] = ()) -> None:
@@ -130,7 +139,7 @@ def title(fig: Figure, what: str, df: pd.DataFrame, left_out: Sequence[str] = ()
 def panel_title(ax: Axes, model: str, df: pd.DataFrame) -> None:
     rows = df[df[C.model] == model]
     ax.set_title(
-        f"model {model} ({len(rows)} episodes, {int(rows[C.success].eq(True).sum())} solved)",
+        f"{who(model)} ({len(rows)} episodes, {int(rows[C.success].eq(True).sum())} solved)",
         fontsize=9,
     )
 
@@ -184,7 +193,7 @@ def no_data(ax: Axes, model: str, df: pd.DataFrame) -> bool:
     rows = df[df[C.model] == model]
     if rows[C.success].notna().any():
         return False
-    ax.set_title(f"model {model} ({len(rows)} episodes)", fontsize=9)
+    ax.set_title(f"{who(model)} ({len(rows)} episodes)", fontsize=9)
     centre(ax, f"no data (harness errors):\nall {len(rows)} episodes failed in the harness")
     ax.set_xticks([])
     ax.set_yticks([])

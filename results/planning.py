@@ -1,8 +1,11 @@
 """What a pilot says of the study to run: per contrast and factor, in the unit the report tests it in,
 the minimum detectable effect at the pilot's size and the size an effect needs (`results.power`).
 
-The family is the report's: the contrasts asked (or the paper's planned ones present) within each
-model, and each model's factors (`results.factors`); a family of k tests is planned at alpha / k.
+One comparison is the report's one test: a contrast per model and suite (and budget, sample seed,
+where the pilot mixes them: `results.stats.group_columns`, as `results.contrasts` splits them), a
+factor per model pooled over its suites, as `report --factors` pools it (its `suite` names every
+suite pooled, and `pooled` says so). The family is the report's Holm family: the contrasts of one
+such group that have a test, and each model's factors; a family of k tests is planned at alpha / k.
 """
 
 from __future__ import annotations
@@ -17,11 +20,15 @@ from results import power
 from results.columns import C
 from results.contrasts import pair
 from results.factors import factor_pairs
+from results.load import PAIR_FIELDS
 from results.power_sim import simulate
-from results.stats import ALPHA
+from results.resampling import MIN_CLUSTERS
+from results.stats import ALPHA, group_columns
 
 COLUMNS = [
     C.model,
+    C.suite,
+    "pooled",
     "kind",
     "comparison",
     "family",
@@ -95,23 +102,67 @@ def _row(pairs: pd.DataFrame, goal: Goal, family: int, what: str) -> dict[str, o
     }
 
 
+def _tested(pairs: pd.DataFrame) -> bool:
+    """Whether the report's test runs on these pairs: where the task is the unit it needs
+    MIN_CLUSTERS tasks (results.contrasts.paired_effect); an untested row is no member of the family."""
+    tasks = pairs.groupby([C.suite, C.task_id]).ngroup().nunique()
+    return tasks >= len(pairs) or tasks >= MIN_CLUSTERS
+
+
+def groups(df: pd.DataFrame) -> list[str]:
+    """The columns a contrast is split by, the report's (model, then suite, budget... where mixed)."""
+    return [c for c in group_columns(df) if c in PAIR_FIELDS]
+
+
 def plan(df: pd.DataFrame, contrasts: Sequence[tuple[str, str]], goal: Goal, factors: bool = False) -> pd.DataFrame:
-    """One row per model and comparison (COLUMNS): the pilot's unit and size, the MDE there, and the
+    """One row per comparison the report tests (COLUMNS): per model and suite (and budget, seed where
+    mixed) for a contrast, per model for a factor; the pilot's unit and size, the MDE there, and the
     size `goal.effect` needs at `goal.power` (units; pairs; pairs per task with the pilot's tasks)."""
     rows: list[dict[str, object]] = []
+    gcols = groups(df)
+    extra = [c for c in gcols if c not in (C.model, C.suite)]
     for model in sorted(df[C.model].unique()):
         mine = df[df[C.model] == model]
         paired = [(f"{a}-{b}", pair(mine, a, b)[0]) for a, b in contrasts]
-        paired = [(name, p) for name, p in paired if len(p)]
+        parts: dict[tuple[object, ...], list[tuple[str, pd.DataFrame]]] = {}
         for name, p in paired:
-            rows.append({C.model: model, "kind": "contrast", "comparison": name, "family": len(paired)})
-            rows[-1].update(_row(p, goal, len(paired), f"{model} {name}"))
+            split = [c for c in gcols if c != C.model]
+            for keys, part in p.groupby(split, sort=True) if split and len(p) else []:
+                parts.setdefault(keys if isinstance(keys, tuple) else (keys,), []).append((name, part))
+            if not split and len(p):
+                parts.setdefault((), []).append((name, p))
+        for keys, found in parts.items():
+            group = dict(zip([c for c in gcols if c != C.model], keys, strict=True))
+            family = sum(_tested(p) for _, p in found) or 1
+            for name, p in found:
+                rows.append(
+                    {
+                        C.model: model,
+                        C.suite: str(group.get(C.suite, p[C.suite].iloc[0])),
+                        "pooled": False,
+                        **{c: group[c] for c in extra},
+                        "kind": "contrast",
+                        "comparison": name,
+                        "family": family,
+                    }
+                )
+                rows[-1].update(_row(p, goal, family, f"{model} {rows[-1][C.suite]} {name}"))
         if factors:
-            found = [f for f in factor_pairs(mine)[0] if len(f.pairs)]
-            for f in found:
+            found_f = [f for f in factor_pairs(mine)[0] if len(f.pairs)]
+            for f in found_f:
                 name = f"{f.factor}: {f.level_b} - {f.level_a}"
-                rows.append({C.model: model, "kind": "factor", "comparison": name, "family": len(found)})
+                suites = sorted(str(s) for s in f.pairs[C.suite].unique())
+                rows.append(
+                    {
+                        C.model: model,
+                        C.suite: " + ".join(suites),
+                        "pooled": len(suites) > 1,
+                        "kind": "factor",
+                        "comparison": name,
+                        "family": len(found_f),
+                    }
+                )
                 # the factor's effect is with the part minus without it, as the report gives it
                 flipped = f.pairs.rename(columns={"success_a": "success_b", "success_b": "success_a"})
-                rows[-1].update(_row(flipped, goal, len(found), f"{model} {name}"))
-    return pd.DataFrame(rows, columns=COLUMNS)
+                rows[-1].update(_row(flipped, goal, len(found_f), f"{model} {name}"))
+    return pd.DataFrame(rows, columns=[*COLUMNS[:3], *extra, *COLUMNS[3:]])

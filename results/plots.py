@@ -9,6 +9,7 @@ them as PNG and PDF.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -222,7 +223,7 @@ def failure_codes(df: pd.DataFrame) -> Figure:
             ax.set_xlabel("episodes")
             panels.integer_ticks(ax)
             ax.set_title(
-                f"model {model}, {suite}\n({len(part)} episodes, {int(part[C.success].eq(True).sum())} solved)",
+                f"{panels.who(model)}, {suite}\n({len(part)} episodes, {int(part[C.success].eq(True).sum())} solved)",
                 fontsize=9,
             )
     panels.legend(fig)
@@ -246,12 +247,16 @@ def repair_dynamics(df: pd.DataFrame) -> Figure:
         last_k = max(1, int(df.loc[df[C.model] == model, C.budget].max()) - 1)
         drawn = 0
         every_k: set[int] = set()
+        same: dict[tuple[tuple[int, float], ...], list[str]] = {}  # curves by their points: which coincide
         for _, r in mine.iterrows():
             ks = [int(k) for k, v in r["recovery_at"].items() if v is not None and int(k) <= last_k]
             if not ks:
                 continue
             every_k.update(ks)
             arm = "" if r[C.constrain] == "none" else f" [{r[C.constrain]}]"
+            same.setdefault(tuple((k, float(r["recovery_at"][str(k)])) for k in ks), []).append(
+                f"{r[C.condition]}{arm}"
+            )
             i = curves.index((r[C.condition], r[C.constrain]))
             # dashes of their own, and markers the smaller the later the curve: curves that coincide
             # (a reference agent's) show as rings of their colours, none hidden under another
@@ -266,7 +271,14 @@ def repair_dynamics(df: pd.DataFrame) -> Figure:
                 label=f"{r[C.condition]}{arm}",
             )
             drawn += 1
-        ax.set_title(f"model {model}", fontsize=9)
+        ax.set_title(panels.who(model), fontsize=9)
+        for points, drawn_as in same.items():
+            names = list(dict.fromkeys(drawn_as))  # a condition's curve per suite: named once
+            if len(names) > 1:  # drawn one over another: the panel says so, as a bar chart of zeros does
+                values = {v for _, v in points}
+                at = f"{values.pop():.0%} at every k" if len(values) == 1 else "the same at every k"
+                text = f"{len(names)} conditions coincide ({at}): {', '.join(names)}"
+                panels.note(ax, "\n".join(textwrap.wrap(text, 48, break_on_hyphens=False)))
         ax.set_xlabel("k (attempts after the first rejection)")
         ax.set_ylabel("recovery@k")
         ax.set_ylim(-0.05, 1.05)
@@ -313,7 +325,7 @@ def factor_effects(df: pd.DataFrame) -> Figure:
         rows = table[table[C.model] == model].iloc[::-1]
         if rows.empty:
             panels.centre(ax, "no two conditions here differ in one part alone")
-            ax.set_title(f"model {model}", fontsize=9)
+            ax.set_title(panels.who(model), fontsize=9)
             continue
         y = np.arange(len(rows))
         diff = 100 * rows["diff"].to_numpy(dtype=float)
@@ -328,7 +340,7 @@ def factor_effects(df: pd.DataFrame) -> Figure:
         ax.set_yticks(y, labels, fontsize=8)
         ax.set_xlabel("effect on solved rate (points)", fontsize=8)
         ax.set_xlim(-reach, reach)
-        ax.set_title(f"model {model} ({int(rows['pairs'].max())} pairs at most)", fontsize=9)
+        ax.set_title(f"{panels.who(model)} ({int(rows['pairs'].max())} pairs at most)", fontsize=9)
         if not np.nan_to_num(np.abs(diff)).any() and not np.nan_to_num(low + high).any():
             panels.note(ax, "no effect: every pair solved alike")
         elif "test" in rows and (rows["test"] == "too_few_tasks").any():  # why a dot has no whisker
@@ -348,8 +360,14 @@ FIGURES: dict[str, Callable[[pd.DataFrame], Figure]] = {
 }
 
 
-def save_figures(df: pd.DataFrame, out_dir: str | Path, formats: Sequence[str] = FORMATS) -> list[Path]:
-    """Write every figure as <out_dir>/<name>.<fmt>; returns the paths written."""
+def save_figures(
+    df: pd.DataFrame,
+    out_dir: str | Path,
+    formats: Sequence[str] = FORMATS,
+    progress: Callable[[str], None] | None = None,
+) -> list[Path]:
+    """Write every figure as <out_dir>/<name>.<fmt>; returns the paths written. `progress` hears
+    which figure is being drawn (a figure takes seconds on a loaded machine)."""
     for fmt in formats:
         if fmt not in FORMATS:
             raise UnknownChoice("figure format", fmt, list(FORMATS))
@@ -357,7 +375,9 @@ def save_figures(df: pd.DataFrame, out_dir: str | Path, formats: Sequence[str] =
     out.mkdir(parents=True, exist_ok=True)
     df, _ = merge_spellings(df)  # two names of one condition are one, as in the report
     written = []
-    for name, make in FIGURES.items():
+    for i, (name, make) in enumerate(FIGURES.items(), 1):
+        if progress is not None:
+            progress(f"figure {i}/{len(FIGURES)}: {name}")
         fig = make(df)
         for fmt in formats:
             path = out / f"{name}.{fmt}"

@@ -11,7 +11,7 @@ from typing import Any
 import pandas as pd
 from rich.console import Console
 
-from results.columns import C
+from results.columns import C, is_reference_agent
 from results.formats import _pct
 from results.planning import Goal
 from results.terminal import fit
@@ -49,10 +49,14 @@ def _ratio(x: Any) -> str:
 def plan_frame(plan: pd.DataFrame, goal: Goal) -> pd.DataFrame:
     effect = f"{100 * goal.effect:g}"
     rows = []
+    extra = [c for c in plan.columns if c in (C.budget, C.sample_seed, C.constrain)]
     for r in _records(plan):
         rows.append(
             {
                 C.model: r[C.model],
+                # the report's one test: a contrast per suite, a factor pooled over its suites as report --factors
+                C.suite: r[C.suite] + (" (pooled, as report --factors)" if r["pooled"] else ""),
+                **{c: r[c] for c in extra},
                 "comparison": r["comparison"] + ("" if r["kind"] == "contrast" else " (factor)"),
                 "unit": r["unit"],
                 "tasks": _count(r["tasks"]),
@@ -133,8 +137,8 @@ def render(
     effect = f"needed for {100 * goal.effect:g} pts"
     simulated = f"simulated ({goal.studies} studies)"
     # at 80 columns the answer stays: the MDE, the size needed and its power (and the drawn studies')
-    plan_keep = ["MDE pts now", effect, "power there", simulated]
-    plan_drop = ["ICC", "alpha (Holm first step)", "A only / B only", "pairs", "unit", "needed pairs", "pilot diff pts"]
+    plan_keep = ["comparison", "unit", "MDE pts now", effect, "power there", simulated]
+    plan_drop = ["ICC", "alpha (Holm first step)", "A only / B only", "pairs", "needed pairs", "pilot diff pts"]
     noise_keep = ["tasks that flip", "unpaired threshold pts", "paired threshold pts"]
     noise_drop = ["suite", "repeats disagree", "repeats", "solved", "run-to-run SD pts", "pairing gain"]
     sections = [("Power per comparison", plan_frame(plan, goal), METHODS, plan_keep, plan_drop)]
@@ -142,10 +146,12 @@ def render(
         title = "Noise floor (repeats of one grid: seeds, runs)"
         sections.append((title, noise_frame(noise), NOISE_NOTE, noise_keep, noise_drop))
     for title, frame, note, keep, drop in sections:
-        for model, part in frame.groupby(C.model, sort=True):
+        # a table per model and suite (the report's blocks), the suite in its title
+        blocks = sorted(frame.groupby([C.model, C.suite], sort=False), key=lambda b: is_reference_agent(str(b[0][0])))
+        for keys, part in blocks:  # the models first, then the reference agents (the report's order)
             say("")
-            say(f"{title} — {model}")
-            table, dropped = fit(console, part.drop(columns=C.model), keep=keep, drop_order=drop)
+            say(f"{title} — {' — '.join(str(k) for k in keys)}")
+            table, dropped = fit(console, part.drop(columns=[C.model, C.suite]), keep=keep, drop_order=drop)
             console.print(table)
             if dropped:
                 say(f"(left out at {width} columns: {', '.join(dropped)}; --format json has every field)")

@@ -45,6 +45,7 @@ from results.dynamics import COLUMNS as DYNAMICS_COLUMNS
 from results.dynamics import dynamics
 from results.errors import UnknownChoice
 from results.factors import FACTOR_FIELDS, factor_effects
+from results.first_page import render_first_page
 from results.forks import fork_rows
 from results.report_model import SCHEMA, Report
 from results.resampling import N_BOOT, SEED
@@ -215,13 +216,17 @@ def _force_quits_won(df: pd.DataFrame) -> int | None:
 
 
 def protocols(df: pd.DataFrame) -> list[str]:
-    """The protocols the records played, as their environments recorded them (e.g. plan, veriharness)."""
+    """The protocols the records played, as their environments recorded them (e.g. plan, veriharness);
+    where the frame also holds suites that record none (bank-disputes beside paper-textworld), each
+    is named with its suite ("plan (paper-textworld)"): a protocol is one suite's, not the folder's."""
     if "extra.protocol" not in df.columns:
         return []
-    recorded = df["extra.protocol"].dropna()
+    rows = df[[C.suite, "extra.protocol"]].dropna()
     # a text column's distinct values print as the values (not so an object column: 1 == True)
-    values = recorded.unique() if isinstance(recorded.dtype, pd.StringDtype) else recorded
-    return sorted({str(p) for p in values})
+    pairs = {(str(s), str(p)) for s, p in rows.drop_duplicates().itertuples(index=False)}
+    if set(df[C.suite].astype(str).unique()) <= {s for s, _ in pairs}:
+        return sorted({p for _, p in pairs})
+    return sorted(f"{p} ({s})" for s, p in pairs)
 
 
 # every column the report reads, besides the grouping ones (see results.stats.cell, failure_taxonomy)
@@ -396,15 +401,19 @@ def render_report(
     planned: Sequence[grid.PlannedRun] = (),
     factors: bool = False,
     imported: Sequence[imports.ImportedRun] = (),
+    details: bool = True,
 ) -> str:
     """The report as text: table (rich, fitted to `width`), md, csv (sections), latex, or json (stable).
 
     The Self-Reflective APIs comparison (`headline`) is a different setting: every format shows it
-    only when asked (json: an empty `headline` list otherwise)."""
+    only when asked (json: an empty `headline` list otherwise). `details`: the table format's every
+    section; without it, its first page (results.first_page: a screen per suite)."""
     if fmt not in FORMATS:
         raise UnknownChoice("format", fmt, list(FORMATS))
     report = build_report(df, contrasts=contrasts, by=by, planned=planned, factors=factors, imported=imported)
     if fmt == "json":
         return (report if headline else report.model_copy(update={"headline": []})).to_json()
 
+    if fmt == "table" and not details:
+        return render_first_page(report, width=width, headline=headline)
     return tables.RENDERERS[fmt](report, width=width, headline=headline)

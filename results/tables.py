@@ -27,7 +27,7 @@ KEEP = {
     "gaps": (C.suite, "status"),
     # the numbers first: the levels' wording wraps (FOLD) rather than push the effect out
     "factors": ("factor", "diff pts [95% CI]", "p Holm", "levels"),
-    "forks": ("condition", "points", "repaired next [95% CI]", "progressed", "solved [95% CI]"),
+    "forks": ("condition", "player", "points", "repaired next [95% CI]", "solved [95% CI]", "progressed"),
     "after_error": (C.condition, C.model, C.suite, C.budget, "errors"),
     "imports": (C.suite, "entries", "replayed", "skipped", "harness errors", FIDELITY),
 }
@@ -131,6 +131,28 @@ def _meta_lines(report: Report) -> list[str]:
     return lines
 
 
+# sections whose columns are shares of one count (each row's sum to 100%): at a narrow width the
+# columns that carry least go first, so that what a row did stays on the page
+SHARES_FIRST = frozenset({"after_error"})
+
+
+def _share(value: object) -> float:
+    text = str(value)
+    return float(text[:-1]) if text.endswith("%") else -1.0
+
+
+def _by_share(part: pd.DataFrame) -> list[str]:
+    """The share columns of `part`, least carried first (the largest share in any row)."""
+    shares = [c for c in part.columns if part[c].astype(str).str.endswith("%").any()]
+    return sorted(shares, key=lambda c: max(_share(v) for v in part[c]))
+
+
+def _named(part: pd.DataFrame, column: str) -> str:
+    """A dropped column's name, with the most a share column holds in any row (what was left out)."""
+    values = [_share(v) for v in part[column]]
+    return f"{column} (at most {max(values):.1f}%)" if values and max(values) >= 0 else column
+
+
 def _frames(report: Report, headline: bool = False) -> list[tuple[str, pd.DataFrame]]:
     return [(name, make(report)) for name, make in SECTIONS.items() if headline or name != "headline"]
 
@@ -146,22 +168,40 @@ def _who(model: str, explained: set[str]) -> str:
     return f"{model} (reference agent, not a model: docs/conditions.md, `ceiling`; it uses no tokens)"
 
 
-def _models_first(frame: pd.DataFrame) -> list[tuple[Any, pd.DataFrame]]:
+def _models_first(frame: pd.DataFrame) -> list[tuple[Any, Any, pd.DataFrame]]:
     """One table per model, the models first and the reference agents after them: a report's
-    point is the model; the agents are its ceiling and floor."""
-    if C.model not in frame:
-        return [(None, frame)]
-    parts = list(frame.groupby(C.model, sort=False))
-    return sorted(parts, key=lambda p: is_reference_agent(str(p[0])))
+    point is the model; the agents are its ceiling and floor. Where the section holds several
+    suites, one table per suite too, named in its title: a block never loses which suite it is
+    when a narrow terminal drops a column."""
+    parts: list[tuple[Any, pd.DataFrame]] = (
+        list(frame.groupby(C.model, sort=False)) if C.model in frame else [(None, frame)]
+    )
+    parts = sorted(parts, key=lambda p: is_reference_agent(str(p[0])))
+    if C.suite not in frame or frame[C.suite].nunique() < 2:
+        return [(model, None, part) for model, part in parts]
+    return [
+        (model, suite, block.drop(columns=C.suite))
+        for model, part in parts
+        for suite, block in part.groupby(C.suite, sort=False)
+    ]
 
 
 def render_table(report: Report, width: int = 160, headline: bool = False) -> str:
+    """Every section, each a table per model (and suite); `report --details`."""
     out = io.StringIO()
     console = Console(file=out, width=width, force_terminal=False, color_system=None)
     for line in _meta_lines(report):
         console.print(line, highlight=False, markup=False)
-    explained: set[str] = set()
-    for name, frame in _frames(report, headline):
+    print_sections(console, report, [name for name, _ in _frames(report, headline)])
+    return out.getvalue()
+
+
+def print_sections(console: Console, report: Report, names: list[str], explained: set[str] | None = None) -> None:
+    """The sections `names` as tables fitted to the console's width, each with its notes."""
+    width = console.width
+    explained = set() if explained is None else explained
+    for name, make in SECTIONS.items():
+        frame = make(report) if name in names else pd.DataFrame()
         if frame.empty:
             continue
         notes: list[str] = []
@@ -170,7 +210,7 @@ def render_table(report: Report, width: int = 160, headline: bool = False) -> st
             notes = sorted({f"{r[C.model]}: {r['paper note']}" for _, r in frame.iterrows() if r["paper note"]})
             frame = frame.drop(columns="paper note")
         # one table per model: model names (HF ids) are long, and cells compare within a model
-        for i, (model, part) in enumerate(_models_first(frame)):
+        for i, (model, suite, part) in enumerate(_models_first(frame)):
             part = part.drop(columns=C.model, errors="ignore")
             # a model the paper did not run has no paper values: its table goes without those columns
             part = part.drop(columns=[c for c in PAPER_COLUMNS if c in part and set(part[c].astype(str)) <= {"—", ""}])
@@ -178,14 +218,18 @@ def render_table(report: Report, width: int = 160, headline: bool = False) -> st
                 ("" if i and name in TITLED_ONCE else TITLES[name])
                 + (", beside the paper" if name == "cells" and "paper" in part else "")
                 + (f" — {_who(str(model), explained)}" if model is not None else "")
+                + (f" — {suite}" if model is None and suite is not None else f", {suite}" if suite is not None else "")
             ).lstrip()
             console.print()
             console.print(title, highlight=False, markup=False)
-            table, dropped = fit(console, part, KEEP.get(name, ()), DROP_ORDER.get(name, ()), FOLD.get(name, ()))
+            drop = _by_share(part) if name in SHARES_FIRST else DROP_ORDER.get(name, ())
+            table, dropped = fit(console, part, KEEP.get(name, ()), drop, FOLD.get(name, ()))
             console.print(table)
             if dropped:
                 console.print(
-                    f"(left out at {width} columns: {', '.join(dropped)}; --format md shows every column)",
+                    f"(left out at {width} columns: "
+                    f"{', '.join(_named(part, c) if name in SHARES_FIRST else c for c in dropped)}; "
+                    "--format md shows every column)",
                     highlight=False,
                     markup=False,
                 )
@@ -194,7 +238,6 @@ def render_table(report: Report, width: int = 160, headline: bool = False) -> st
                 console.print(f"(test: {tests})", highlight=False, markup=False)
         for note in notes + (NOTES[name](report) if name in NOTES else []):
             console.print(f"  note: {note}", highlight=False, markup=False)
-    return out.getvalue()
 
 
 def _md(frame: pd.DataFrame) -> str:

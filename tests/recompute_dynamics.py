@@ -43,10 +43,17 @@ def cells(run_dirs: list[str]) -> list[dict]:
                 if rejected[i - 1]:
                     cell["retries"] += 1
                     cell["identical"] += bool(attempts[i]["repeats_rejected"])
-            if True in rejected:
-                first = rejected.index(True)
+            # a fork starts at its source's rejected call: its first attempt answers that rejection
+            first = -1 if record.get("fork") else (rejected.index(True) if True in rejected else None)
+            if first is not None:
                 cell["with_rejection"] += 1
-                cell["recovered_1"] += first + 1 < len(attempts) and not rejected[first + 1]
+                nxt = attempts[first + 1] if first + 1 < len(attempts) else None
+                # an accepted answer in text, no call (the turn ended on it), is a give-up, not a recovery
+                plan = (record.get("extra") or {}).get("action") == "plan" or (record.get("extra") or {}).get(
+                    "protocol"
+                ) in ("plan", "veriharness")
+                gave_up = nxt is not None and not plan and "tools" in nxt and not nxt["tools"]
+                cell["recovered_1"] += nxt is not None and not rejected[first + 1] and not gave_up
     rows = []
     for (condition, model, suite, budget, constrain), c in out.items():
         rows.append(

@@ -52,9 +52,18 @@ def report(
             "that differ only in it"
         ),
     ] = False,
+    details: Annotated[
+        bool,
+        typer.Option(
+            help="in the terminal, every section (CIs, calls, tokens, failures, repair dynamics, after an error) "
+            "instead of the first page, a screen per suite; --format md and the others always hold every section"
+        ),
+    ] = False,
     plugin: Annotated[list[Path] | None, typer.Option("--plugin", help=PLUGIN_HELP)] = None,
 ) -> None:
-    """Solved/N with Wilson CIs and paired contrasts; the paper's numbers beside ours where they apply."""
+    """Solved/N and paired contrasts, a screen per suite; the paper's numbers beside ours where they apply.
+
+    --details adds the Wilson CIs, calls and tokens, failures, repair dynamics and what came after an error."""
     # results (scipy, statsmodels) is imported here, not at start-up: `run` does not need it
     from results import FORMATS, grid, imports, load, render_report
     from results.load import no_records
@@ -66,13 +75,19 @@ def report(
     from harness.plugins import load as load_plugins
 
     load_plugins(plugin or [])
+    from harness.progress import steps  # rich: not for --help
+
+    # the steps on stderr for a person reading the table; a format read by a program gets its text alone
+    say = steps("report") if fmt == "table" else steps("")
     groups = split_list(by)
     # an import whose entries were all skipped has no records: its run.json is what the report shows
     imported = imports.found(dirs)
     runs = imports.loadable(dirs, imported)
     # only the columns the report reads are kept (not the call logs of every episode)
     columns = report_columns(groups, factors=factors)
+    say(f"reading the records of {len(runs)} run folder{'s' * (len(runs) != 1)}")
     df = load(runs, columns=columns) if runs or not imported else no_records(columns)
+    say(f"{len(df):,} episodes: the statistics (each contrast's bootstrap and test)")
     echo(
         render_report(
             df,
@@ -84,6 +99,7 @@ def report(
             planned=grid.plans(dirs),
             factors=factors,
             imported=imported,
+            details=details,
         ).rstrip("\n")
     )
 
@@ -96,6 +112,7 @@ def plot(
     """Seven figures, PNG and PDF: success_by_condition, success_vs_budget, tokens_per_success,
     repair_funnel, failure_codes, repair_dynamics, factor_effects (docs/reports.md)."""
     # pandas, pydantic (results): not for --help
+    from harness.progress import steps  # rich: not for --help
     from harness.rundir.targets import check_folder
     from results import load
     from results.plots import FIGURES, FORMATS, save_figures  # matplotlib only when plotting
@@ -103,8 +120,11 @@ def plot(
 
     runs = run_dirs(dirs)
     check_folder(out, runs, "--out", (f"{name}.{fmt}" for name in FIGURES for fmt in FORMATS))
+    say = steps("plot")
+    say(f"reading the records of {len(runs)} run folder{'s' * (len(runs) != 1)}")
+    df = load(runs)
     with storage_guard(out):  # a full disk is one line; save_figures leaves no partial figure
-        written = save_figures(load(runs), out)
+        written = save_figures(df, out, progress=say)
     for p in written:
         echo(str(p))
 

@@ -8,7 +8,7 @@ import typer
 
 from envs.errors import UserError
 from harness import defaults
-from harness.cli.common import PLUGIN_HELP, echo, group, split_list
+from harness.cli.common import PLUGIN_HELP, echo, group, split_list, terminal_width
 
 app = group()
 
@@ -31,7 +31,7 @@ def check(
     import asyncio
 
     # pydantic, the spec and serving modules: not for --help
-    from harness.serving import check_served, failure
+    from harness.serving import check_lines, check_served, failure
     from harness.spec import build_spec
 
     models = split_list(model) or []
@@ -51,10 +51,11 @@ def check(
     }
     spec = build_spec({k: v for k, v in values.items() if v is not None})
     results = asyncio.run(check_served(spec))
+    width = min(80, terminal_width())
     for r in results:
         echo(f"{r.model} at {r.endpoint} ({spec.tool_mode} mode), {r.seconds:.1f} s")
         for c in r.checks:
-            echo(f"  {c.name:<12} {c.status:<5} {c.detail}" + (f"\n               fix: {c.fix}" if c.fix else ""))
+            echo("\n".join(check_lines(c.name, c.status, c.detail, c.fix, width)))
     if any(r.failed for r in results):
         raise failure(results)  # the guard: one line per failed check, exit 3
     echo("passed" + (" (warnings above)" if any(c.status == "warn" for r in results for c in r.checks) else ""))

@@ -63,6 +63,14 @@ def demo(
     # both halves named before the first plays: a report on the folder of a demo stopped halfway
     # names the half that never ran
     write_plan(out, [(Path(s.out).name, s.identity()) for s in specs])
+    # the whole job said before its first part: each run's estimate counts its own episodes only
+    models = [m for m in specs[0].models if not m.startswith("agent:")]
+    episodes = (bank_tasks + games) * len(specs[0].conditions) * len(models)
+    err.print(
+        f"demo: {len(specs)} runs ({', '.join(s.suite for s in specs)}), {episodes} episodes of "
+        f"{', '.join(models)} beside the reference agents; each run says its own estimate after its first 3",
+        highlight=False,
+    )
     for spec in specs:
         run_spec(spec, retry_errors=retry_errors)
     # pandas (results): not for --help

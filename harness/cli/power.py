@@ -120,5 +120,7 @@ def power_command(
             else ""
         ),
         f"goal: detect {effect:g} points with {power:.0%} power at alpha {alpha:g}, Holm over each family",
+        "each row is a test `report` runs: a contrast per model and suite (its family: that suite's contrasts)"
+        + (", a factor per model pooled over its suites, as report --factors pools it" if factors else ""),
     ]
     echo(render(table, None if noise.empty else noise, goal, head, width or terminal_width(), fmt).rstrip("\n"))

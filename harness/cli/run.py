@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,7 @@ import typer
 from envs import study
 from envs.errors import UserError
 from harness import defaults
-from harness.cli.common import PLUGIN_HELP, echo, group, parse_ints, run_spec, split_list
+from harness.cli.common import PLUGIN_HELP, echo, group, parse_ints, run_spec, split_list, terminal_width
 
 app = group()
 
@@ -186,15 +187,25 @@ def run(
     ] or [build_spec(values, source)]
     if dry_run:
         # the runner, pydantic: only for --dry-run
-        from harness.runner import dry_plan
+        from harness.runner import dry_count, dry_plan, dry_said
         from harness.serving import render, to_json
 
-        shown = [(spec, dry_plan(spec)) for spec in specs]
+        shown = [(spec, dry_plan(spec), dry_count(spec)) for spec in specs]
         if fmt == "json":
-            data = [to_json(placed, spec) for spec, placed in shown]
+            data = [{**to_json(placed, spec), "episodes": count} for spec, placed, count in shown]
             echo(json.dumps(data[0] if len(data) == 1 else {"shards": data}, indent=2))
         else:
-            echo("\n".join(f"{spec.out}:\n{render(placed, spec)}" for spec, placed in shown))
+            said = [
+                textwrap.fill(
+                    f"{spec.out}: {dry_said(count)}", terminal_width(), break_long_words=False, break_on_hyphens=False
+                )
+                for spec, _, count in shown
+            ]
+            echo(
+                "\n".join(
+                    f"{line}\n{render(placed, spec)}" for line, (spec, placed, _) in zip(said, shown, strict=True)
+                )
+            )
         return
     for spec in specs:
         run_spec(spec, retry_errors, preflight, suite_check, plugin_changed)

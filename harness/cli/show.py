@@ -62,7 +62,8 @@ def show(
     asked = {C.task_id: task, C.condition: condition, C.model: model, C.budget: budget, C.sample_seed: seed}
     record, matches = transcripts.pick(transcripts.episode_records(run_dir), asked, FLAGS, run_dir)
     print_blocks(transcripts.header(record, matches, " / ".join(FLAGS.values())))
-    print_blocks(transcripts.conversation(transcripts.read_transcript(run_dir, record), record[C.condition]))
+    transcript = transcripts.read_transcript(run_dir, record)
+    print_blocks(transcripts.conversation(transcript, record[C.condition], str(record[C.model])))
 
 
 def print_blocks(blocks: list[Block]) -> None:

@@ -20,7 +20,7 @@ from typing import Any
 from envs.errors import UserError
 from harness.loop import full_messages
 from results import rundir
-from results.columns import C
+from results.columns import AGENT_PREFIX, C
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
@@ -124,7 +124,7 @@ def header(r: dict[str, Any], matches: int, narrow: str) -> list[Block]:
             (r[C.condition], STRONG),
             (f", budget {r[C.budget]}, seed {r[C.sample_seed]}", PLAIN),
         ),
-        ((f"{result} ({r[C.end_reason]}) after {r[C.model_calls]} model calls{failure}", PLAIN),),
+        ((f"{result} ({r[C.end_reason]}) after {_calls(r)}{failure}", PLAIN),),
         ((f"(tool mode {mode}: the tool schemas sent with every call are not repeated here)", ASIDE),),
     ]
     origin = r.get(C.fork_of)
@@ -137,12 +137,23 @@ def header(r: dict[str, Any], matches: int, narrow: str) -> list[Block]:
                     f"{int(origin.get('call', 0)) + 1}{_within(origin)}: ",
                     ASIDE,
                 ),
-                (f"{r.get(C.prefix_calls)} calls replayed, not paid for; the model calls above are the fork's", ASIDE),
+                (
+                    f"{r.get(C.prefix_calls)} call{'' if r.get(C.prefix_calls) == 1 else 's'} replayed, not paid "
+                    "for; the count above is the fork's own",
+                    ASIDE,
+                ),
             )
         )
     if matches > 1:
         lines.append(((f"({matches} episodes match; this is the first: narrow with {narrow})", ASIDE),))
     return [Block("line", line) for line in lines]
+
+
+def _calls(r: dict[str, Any]) -> str:
+    """ "3 model calls", "1 model call"; a reference agent's are calls (it is no model)."""
+    n = r.get(C.model_calls)
+    kind = "call" if str(r.get(C.model, "")).startswith(AGENT_PREFIX) else "model call"
+    return f"{n} {kind}{'' if n == 1 else 's'}"
 
 
 def new_part(
@@ -172,9 +183,10 @@ def new_part(
     return new
 
 
-def conversation(transcript: dict[str, Any], condition: str) -> list[Block]:
+def conversation(transcript: dict[str, Any], condition: str, player: str = "") -> list[Block]:
     """Each call's new messages, the model's answer and the outcome, in order; then the
-    transcript's harness error, if any."""
+    transcript's harness error, if any. `player`: the record's model (a reference agent's answers
+    are titled with its name: it is no model)."""
     turns = transcript.get("turns", [])
     blocks: list[Block] = []
     before: list[dict[str, Any]] = []
@@ -210,7 +222,7 @@ def conversation(transcript: dict[str, Any], condition: str) -> list[Block]:
             action += 1
             before = sent
         answer = turn.get("answer") or {}
-        blocks.append(_answer(answer, action, turn.get("kind", "action"), bool(turn.get("replayed"))))
+        blocks.append(_answer(answer, action, turn.get("kind", "action"), bool(turn.get("replayed")), player))
         previous_answer = answer.get("text") or ""
         if "outcome" in turn:
             blocks.append(Block("line", _outcome(turn["outcome"])))
@@ -220,22 +232,27 @@ def conversation(transcript: dict[str, Any], condition: str) -> list[Block]:
     return blocks
 
 
-def _answer(a: dict[str, Any], n: int, kind: str, replayed: bool = False) -> Block:
+def _answer(a: dict[str, Any], n: int, kind: str, replayed: bool = False, player: str = "") -> Block:
     pieces: list[Piece] = [(a["text"], PLAIN)] if a.get("text") else []
     for c in a.get("tool_calls") or []:
         if pieces:
             pieces.append(("\n", PLAIN))
         pieces += [("call ", STRONG), (f"{c.get('name')}({json.dumps(c.get('arguments'), ensure_ascii=False)})", PLAIN)]
+    if a.get("parse_error"):  # inside the box, where it wraps: a border would cut it
+        pieces += [("\n" if pieces else "", PLAIN), ("parse error: ", BAD), (str(a["parse_error"]), PLAIN)]
     usage = a.get("usage") or {}
-    facts = (
-        [
-            f"{usage.get('prompt_tokens', '?')}+{usage.get('completion_tokens', '?')} tokens",
-            f"finish {a.get('finish_reason')}",
-        ]
-        + (["truncated"] if a.get("truncated") else [])
-        + ([f"parse error: {a['parse_error']}"] if a.get("parse_error") else [])
+    facts = [
+        f"{usage.get('prompt_tokens', '?')}+{usage.get('completion_tokens', '?')} tokens",
+        f"finish {a.get('finish_reason')}",
+    ] + (["truncated"] if a.get("truncated") else [])
+    agent = player.startswith(AGENT_PREFIX)
+    who = (
+        "the source's player answered (replayed)"
+        if replayed
+        else f"{player} answered (reference agent)"
+        if agent
+        else "the model answered"
     )
-    who = "the source's player answered (replayed)" if replayed else "the model answered"
     title = f"call {n}: {who}" + (" (review)" if kind == "review" else "")
     return Block("answer", tuple(pieces) or (("(empty answer)", ASIDE),), title, ", ".join(facts))
 

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from harness.serving.models import ModelPool, validate_model
     from harness.serving.placement import Plan, describe_phase, render, to_json
     from harness.serving.placement import plan as plan_servers
-    from harness.serving.preflight import check_models, check_served, failure
+    from harness.serving.preflight import check_lines, check_models, check_served, failure
     from harness.serving.serve_auth import DEFAULT_KEY_ENV, VLLM_KEY_ENV, WAIVER_FLAG, serve_key
     from harness.serving.server_proc import ManagedServer
     from harness.serving.vllm.presets import VllmServer, preset_row, vllm_command
@@ -41,7 +41,7 @@ _HOME: dict[str, tuple[str, str]] = {
     **{n: ("models", n) for n in ("ModelPool", "validate_model")},
     **{n: ("placement", n) for n in ("Plan", "describe_phase", "render", "to_json")},
     "plan_servers": ("placement", "plan"),
-    **{n: ("preflight", n) for n in ("check_models", "check_served", "failure")},
+    **{n: ("preflight", n) for n in ("check_lines", "check_models", "check_served", "failure")},
     **{n: ("serve_auth", n) for n in ("DEFAULT_KEY_ENV", "VLLM_KEY_ENV", "WAIVER_FLAG", "serve_key")},
     "ManagedServer": ("server_proc", "ManagedServer"),
     **{n: ("vllm.presets", n) for n in ("VllmServer", "preset_row", "vllm_command")},
@@ -62,6 +62,7 @@ __all__ = [
     "VLLM_KEY_ENV",
     "VllmServer",
     "WAIVER_FLAG",
+    "check_lines",
     "check_models",
     "check_served",
     "describe_models",

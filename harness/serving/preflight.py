@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+import textwrap
 import time
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -306,3 +307,12 @@ async def check_served(spec: Any) -> list[Result]:
                 results.append(await check(backend, model, spec.tool_mode))
             await pool.close(model)
     return results
+
+
+def check_lines(name: str, status: str, detail: str, fix: str | None, width: int) -> list[str]:
+    """One check's lines as `check` prints them, each at most `width`: the detail wraps under
+    itself, the fix under it (a model's long detail made 115-column lines)."""
+    lines = textwrap.wrap(f"{name:<12} {status:<5} {detail}", width - 2, subsequent_indent=" " * 19)
+    if fix:
+        lines += textwrap.wrap(f"fix: {fix}", width - 2, initial_indent=" " * 13, subsequent_indent=" " * 18)
+    return [f"  {line}" for line in lines]

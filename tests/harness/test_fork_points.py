@@ -95,7 +95,7 @@ def test_the_sources_own_next_move_stands_beside_the_forks(source, tmp_path):
     # the imported model's own next answer was `ls`, not a repaired cd; it solved the entry
     assert (own["player"], own["confounded"], own["fork_points"]) == ("pipeline", True, 1)
     assert (own["repaired_next"], own["solved"]) == (0.0, 1.0)
-    assert "player and feedback are confounded" in invoke("report", tmp_path / "f")[1].replace("\n", " ")
+    assert "player and feedback are confounded" in " ".join(invoke("report", tmp_path / "f")[1].split())
 
 
 def test_a_player_forking_its_own_failures_is_contrasted_with_its_own_next_move(tmp_path):
@@ -129,7 +129,8 @@ def test_a_player_forking_its_own_failures_is_contrasted_with_its_own_next_move(
     raw = forks["raw"]
     assert raw["vs_source"] == 3 / 8 and raw["vs_source_p"] == 0.25 and 3 / 8 < raw["vs_source_mde"] < 1
     text = " ".join(invoke("report", tmp_path / "f", env={"COLUMNS": "200"})[1].split())
-    assert "agent:reader raw vs source's own: no difference found (p 0.2500); detectable with 80% power" in text
+    said = "agent:reader raw vs source's own: not significant at this size (p 0.2500); detectable with 80% power"
+    assert said in text
 
 
 @pytest.mark.extra("bfcl")

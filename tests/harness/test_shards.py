@@ -105,6 +105,18 @@ def test_a_dry_run_of_shards_names_each_shards_directory_and_writes_nothing(tmp_
     assert not (tmp_path / "g").exists()
 
 
+def test_a_dry_run_counts_the_episodes_left_and_the_models_among_them(tmp_path):
+    args = ["run", "--suite", "bank-disputes", "--model", "agent:gold", "--conditions", "raw,allowed_json"]
+    result, text = invoke(*args, "--tasks", "3", "--out", tmp_path / "r", "--dry-run", "--format", "json")
+    assert result.exit_code == 0, text
+    assert json.loads(result.stdout)["episodes"] == {"grid": 6, "to_play": 6, "models_to_play": 0}
+    assert invoke(*args, "--tasks", "2", "--out", tmp_path / "r")[0].exit_code == 0
+    result, text = invoke(*args, "--tasks", "3", "--out", tmp_path / "r", "--dry-run")
+    assert "6 episodes in the grid, 2 to play (2 of them reference agents', which take no time)" in " ".join(
+        text.split()
+    )
+
+
 def test_more_shards_than_episodes_is_one_line_before_memory_is_spent(tmp_path):
     from tests.harness.cli.invoke import invoke
 

@@ -56,6 +56,30 @@ def test_a_last_call_rejection_counts_as_an_unrecovered_episode():
     assert got["dyn.rejections"] == 1 and got["dyn.retries"] == 0 and got["dyn.recovered_after"] is None
 
 
+def test_an_answer_in_text_after_a_rejection_is_a_give_up_never_a_recovery():
+    """BFCL's protocol: an answer with no call ends the turn, which "after an error" counts as a
+    give-up; recovery@k counts it the same way, and no later call recovers that rejection."""
+    calls = [dict(call("backend_error", "a"), tools=["rm"]), dict(call("accepted", "t"), tools=[])]
+    calls += [dict(call("accepted", "b"), tools=["ls"])]
+    got = episode_columns({"calls": calls})
+    assert got["dyn.recovered_after"] is None and got["dyn.next_text"] == 1
+    repaired = [dict(call("backend_error", "a"), tools=["rm"]), dict(call("accepted", "b"), tools=["rm"])]
+    assert episode_columns({"calls": repaired})["dyn.recovered_after"] == 1
+    # a plan is text: a new plan accepted is a recovery
+    plan = [dict(call("invalid_action", "a"), tools=[]), dict(call("won", "b"), tools=[])]
+    assert episode_columns({"calls": plan, "extra": {"protocol": "plan"}})["dyn.recovered_after"] == 1
+
+
+def test_a_forks_first_rejection_is_its_fork_point():
+    """A fork starts at the source's rejected call: its first call accepted is a recovery at 1, as
+    the repairs table's repaired next counts it, though no rejection is among the fork's own calls."""
+    got = episode_columns({"fork": "p1", "calls": [dict(call("accepted", "b"), tools=["f"])]})
+    assert got["dyn.first_rejection"] == -1 and got["dyn.recovered_after"] == 1 and got["dyn.rejections"] == 0
+    again = episode_columns({"fork": "p1", "calls": [dict(call("missing", "a"), tools=["f"]), call("won", "b")]})
+    assert again["dyn.recovered_after"] == 2
+    assert episode_columns({"calls": [call("accepted")]})["dyn.first_rejection"] is None
+
+
 def test_pass_k_is_tau_benchs_estimator():
     part = pd.DataFrame({"task_id": ["t"] * 3 + ["u"] * 3, "success": [True, True, False, True, True, True]})
     assert _pass_k(part, 1) == pytest.approx((2 / 3 + 1) / 2)

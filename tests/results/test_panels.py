@@ -102,3 +102,14 @@ def test_every_figure_of_a_one_task_grid(kit, tmp_path: Path) -> None:
     recs = [kit.make(0, "raw", False, calls=4), kit.make(0, "allowed_json", True, calls=2)]
     paths = save_figures(load(kit.write(tmp_path / "one", recs)), tmp_path / "f", formats=["png"])
     assert len(paths) == len(FIGURES)
+
+
+def test_a_reference_agent_is_titled_as_one_and_coinciding_curves_are_named(four_agents: Path) -> None:
+    fig = repair_dynamics(load(four_agents))
+    titles = [ax.get_title() for ax in fig.axes[:-1]]
+    assert titles and not any("model agent:" in t for t in titles)
+    assert any(t.startswith("agent:stubborn (reference agent)") for t in titles)
+    # the stubborn agent never recovers under either condition: two curves drawn as one, said
+    stubborn = next(t for t in titles if t.startswith("agent:stubborn"))
+    assert "2 conditions coincide (0% at every k): raw, allowed_json" in " ".join(stubborn.split())
+    assert "reference agents (not models)" in " ".join(fig.get_suptitle().split())

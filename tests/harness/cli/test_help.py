@@ -19,7 +19,7 @@ def test_help_lists_every_command_with_its_whole_first_sentence():
     commands = text[text.index("Commands:") :]
     assert result.exit_code == 0 and "..." not in commands and max(len(line) for line in text.splitlines()) <= 80
     assert (
-        "report Solved/N with Wilson CIs and paired contrasts; the paper's numbers beside ours where they apply."
+        "report Solved/N and paired contrasts, a screen per suite; the paper's numbers beside ours where they apply."
         in flat
     )
     assert "reproduce Run a published study's grid, then report ours beside theirs." in flat

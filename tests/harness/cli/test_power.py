@@ -56,8 +56,44 @@ def test_a_null_contrast_in_report_says_what_it_could_have_detected(seeded):
     null = [c for c in contrasts if c["model"] == "agent:random"]
     assert null and all(c["mde"] and c["mde"] > 0 for c in null if c["test"] != "too_few_tasks")
     result, text = invoke("report", "--contrasts", "allowed_json-raw", seeded, env={"COLUMNS": "200"})
-    line = next(ln for ln in text.splitlines() if "agent:random): no difference found" in ln)
+    # an observed difference the test cannot call is not "no difference"
+    line = next(ln for ln in text.splitlines() if "agent:random): not significant at this size" in ln)
     assert "detectable with 80% power at this size" in line and "pts" in line
+    assert "no difference found" not in text
+
+
+def test_power_plans_per_suite_the_test_the_report_runs(two_suites):
+    """A contrast of a pilot of two suites is planned per suite, in the report's unit and family, and
+    the report's first page says once that none of its comparisons can reach significance."""
+    result, text = invoke("power", two_suites, "--effect", "5", "--factors", "--format", "json")
+    assert result.exit_code == 0, text
+    plan = json.loads(result.stdout)["plan"]
+    contrasts = [r for r in plan if r["kind"] == "contrast"]
+    assert {r["suite"] for r in contrasts} == {"bank-disputes", "tools-travel"}
+    assert all(r["tasks"] == 2 and r["pairs"] == 2 and not r["pooled"] for r in contrasts)
+    factors = [r for r in plan if r["kind"] == "factor"]
+    assert factors and all(r["pooled"] and r["suite"] == "bank-disputes + tools-travel" for r in factors)
+    result, text = invoke("report", two_suites, "--format", "json")
+    report = json.loads(result.stdout)["contrasts"]
+    units = {(c["model"], c["suite"], c["contrast"]): c["n_pairs"] for c in report}
+    assert units == {(r["model"], r["suite"], r["comparison"]): r["pairs"] for r in contrasts}
+    result, text = invoke("report", two_suites)
+    flat = " ".join(text.split())
+    assert flat.count("none of these 4 comparisons can reach p < 0.05 with 2 pairs each") == 2  # once a suite
+    assert "run ≥ 8 tasks" in flat and "no difference found" not in flat
+
+
+@pytest.fixture(scope="module")
+def two_suites(tmp_path_factory):
+    """The reader on two tasks of each of two suites: a pilot the report splits by suite."""
+    folder = tmp_path_factory.mktemp("suites")
+    for suite in ("bank-disputes", "tools-travel"):
+        result, text = invoke(
+            "run", "--suite", suite, "--model", "agent:reader", "--conditions",
+            "raw,loc_obs,allowed_prose,allowed_json", "--tasks", "2", "--out", folder / suite, "--no-preflight",
+        )  # fmt: skip
+        assert result.exit_code == 0, text
+    return folder
 
 
 @pytest.mark.parametrize(

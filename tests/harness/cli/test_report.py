@@ -19,9 +19,9 @@ def _piped(args: list[str], columns: str | None) -> str:
 
 
 def test_a_piped_report_is_80_columns_and_columns_is_respected(agents_run):
-    piped = _piped(["report", str(agents_run)], None)  # stdout is a pipe: no terminal to ask
+    piped = _piped(["report", str(agents_run), "--details"], None)  # stdout is a pipe: no terminal to ask
     assert max(len(line) for line in piped.splitlines()) <= 80
-    wide = _piped(["report", str(agents_run)], "150")
+    wide = _piped(["report", str(agents_run), "--details"], "150")
     assert 80 < max(len(line) for line in wide.splitlines()) <= 150
     assert "(left out at 80 columns" in piped and "(left out at 150" not in wide
 

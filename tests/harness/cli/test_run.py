@@ -162,5 +162,5 @@ def test_every_count_of_a_run_beside_reference_agents_says_whose_it_is(tmp_path)
     assert result.exit_code == 0, text
     assert "12 episodes to play (6 of them reference agents', which take no time)" in flat
     assert "at a time: scripted-model 1, agent:reader 1" in flat  # --concurrency 1: every lane
-    assert "estimate: about" in flat and "for the models' 3 episodes left (from their first 3)" in flat
+    assert "estimate: about" in flat and "for the models' 3 episodes left, at the pace of their first 3" in flat
     assert "ETA -:--:--" not in flat and "12/12" in flat
