@@ -39,6 +39,7 @@ BAD = {
     "fifo": (os.mkfifo, "is a FIFO, not a file"),
     "/dev/zero": (lambda p: p.symlink_to("/dev/zero"), "is a character device, not a file"),
     "0xff": (lambda p: p.write_bytes((GPT / RESULT).read_bytes().splitlines()[0] + b"\n\xff\n"), "line 2 is not UTF-8"),
+    "unreadable": (lambda p: p.mkdir(), "is a folder, not a file"),  # root reads any file: a folder cannot be read
 }
 
 
