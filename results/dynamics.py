@@ -48,7 +48,7 @@ import pandas as pd
 from envs.contract import violation_class
 from results.columns import CALL, C
 from results.divergence import shown_until
-from results.stats import ALPHA, group_columns, sort_cells, valid_rows, wilson
+from results.stats import ALPHA, group_columns, sort_cells, wilson
 
 PREFIX = "dyn."
 ACCEPTED = frozenset({"accepted", "won", "lost", "done"})
@@ -245,7 +245,13 @@ def dynamics(df: pd.DataFrame, by: Sequence[str] | None = None) -> list[dict[str
         return []
     cols = [C.condition, *group_columns(df, by)]
     rows = []
-    for keys, part in valid_rows(df).groupby(cols, sort=False, dropna=False):
+    # the columns a cell reads, of the valid rows, taken once (not every column of the frame)
+    read = [
+        *dict.fromkeys(
+            [*cols, C.success, C.budget, C.task_id, C.sample_seed, *(c for c in df if str(c).startswith(PREFIX))]
+        )
+    ]
+    for keys, part in df.loc[df[C.success].notna(), read].groupby(cols, sort=False, dropna=False):
         budget = int(part[C.budget].max())
         greedy = bool(part[PREFIX + "greedy"].eq(True).all())
         rows.append(

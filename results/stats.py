@@ -164,8 +164,12 @@ def summary(df: pd.DataFrame, by: Sequence[str] | None = None) -> pd.DataFrame:
 def failure_taxonomy(df: pd.DataFrame, by: Sequence[str] | None = None) -> pd.DataFrame:
     """How the unsolved episodes ended: final failure code counts and shares per cell."""
     cols = [C.condition, *group_columns(df, by)]
-    failed = valid_rows(df)
-    failed = failed[~failed[C.success].astype(bool)]
+    # the rows and columns read, taken once (not every column of every valid row, then the failed)
+    valid = df[C.success].notna()
+    unsolved = valid & ~df[C.success].where(valid, False).astype(bool)
+    failed = df.loc[
+        unsolved, [*dict.fromkeys([*cols, C.success, *([C.final_failure] if C.final_failure in df else [])])]
+    ]
     if failed.empty:
         return pd.DataFrame(columns=[*cols, C.final_failure, "count", "share"])
     codes = failed.get(C.final_failure, pd.Series(index=failed.index, dtype=object))
