@@ -202,6 +202,8 @@ def read_file(file: Path, layout: Layout) -> FileColumns:
                         arrays.setdefault(f"{name}.{k}", []).append(struct.field(k))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError) as exc:
         raise NotColumnar(str(exc)) from None
+    # the parser's blocks are freed: their memory back to the system, not kept by Arrow's allocator
+    pa.default_memory_pool().release_unused()
     _check_text(file, layout, arrays, rows)
     # the defaults results.load._parse gives: unconstrained, no fork point
     arrays[C.constrain] = [pc.fill_null(c, "none") for c in arrays[C.constrain]]
@@ -287,4 +289,6 @@ def frame(files: list[FileColumns], run_dirs: list[str], names: tuple[str, ...])
             series[name] = _dynamic([part for f in files for part in f.dynamics.pop(name)])
         else:
             series[name] = _series([c for f in files for c in f.arrays.pop(name)])
-    return pd.DataFrame(series, copy=False)
+    df = pd.DataFrame(series, copy=False)
+    pa.default_memory_pool().release_unused()  # the chunks the columns were combined from
+    return df
