@@ -66,10 +66,17 @@ def solved_frame(report: Report, suite: str) -> pd.DataFrame:
             row = rows.setdefault(key, {PLAYER: _player(model), **c.group(extra)})
             row[c.condition] = f"{c.solved}/{c.n}"
             if c.paper.solved is not None:  # the published cell, a row of its own under the model's
-                paper = rows.setdefault((*key, "paper"), {PLAYER: f"{model}: the paper", **c.group(extra)})
+                paper = rows.setdefault((*key, "paper"), {PLAYER: "  the paper's", **c.group(extra)})
                 paper[c.condition] = f"{c.paper.solved}/{c.paper.n}"
     frame = pd.DataFrame(list(rows.values()))
     return frame.reindex(columns=[PLAYER, *extra, *conditions]).fillna("—")
+
+
+def _long(solved: pd.DataFrame) -> pd.DataFrame:
+    """The solved table a row per player and condition: where a column per condition is too wide."""
+    keys = [c for c in solved.columns if c == PLAYER or c in (C.budget, C.sample_seed, C.constrain)]
+    frame = solved.melt(id_vars=keys, var_name=C.condition, value_name="solved/N")
+    return frame[frame["solved/N"] != "—"].reset_index(drop=True)
 
 
 def contrasts_frame(report: Report, suite: str) -> pd.DataFrame:
@@ -102,7 +109,8 @@ def contrasts_frame(report: Report, suite: str) -> pd.DataFrame:
                 {
                     PLAYER: _player(model),
                     **r.group(extra),
-                    "contrast": r.contrast,
+                    # A - B with spaces: a long pair wraps between its conditions, never inside one
+                    "contrast": f"{r.a} - {r.b}",
                     "pairs": str(r.n_pairs),
                     # the pairs (or tasks) are beside it: "no CI" says the rest
                     "diff pts [95% CI]": diff.split(" [no CI", 1)[0] + " [no CI]" if "[no CI" in diff else diff,
@@ -124,8 +132,8 @@ def render_first_page(report: Report, width: int = 80, headline: bool = False) -
     def say(text: str) -> None:
         console.print(text, highlight=False, markup=False)
 
-    def table(frame: pd.DataFrame, keep: list[str], drop: tuple[str, ...] = ()) -> None:
-        shown, dropped = fit(console, frame, keep=keep, drop_order=drop)
+    def table(frame: pd.DataFrame, keep: list[str], drop: tuple[str, ...] = (), fold: tuple[str, ...] = ()) -> None:
+        shown, dropped = fit(console, frame, keep=keep, drop_order=drop, fold=fold)
         console.print(shown)
         if dropped:
             say(f"(left out at {width} columns: {', '.join(dropped)}; --format md shows every column)")
@@ -145,14 +153,16 @@ def render_first_page(report: Report, width: int = 80, headline: bool = False) -
             continue
         say("")
         say(f"{suite}: solved/N per player and condition (harness errors not in N; Wilson CIs: --details)")
-        table(solved, [PLAYER])
+        if fit(console, solved, keep=[PLAYER], drop_order=())[1]:  # too many conditions for a row each
+            solved = _long(solved)
+        table(solved, [PLAYER, C.condition, "solved/N"])
         contrasts = contrasts_frame(report, suite)
         if contrasts.empty:
             continue
         say("")
         tests = _tests(report, suite)
         say(f"{suite}: paired contrasts, A - B in points ({tests}; p Holm over each player's contrasts)")
-        table(contrasts, [PLAYER, "contrast", "diff pts [95% CI]", "p Holm"], ("pairs",))
+        table(contrasts, [PLAYER, "contrast", "diff pts [95% CI]", "p Holm"], ("pairs",), ("contrast",))
         rows = [r for r in report.contrasts if _in(report, r, suite)]
         for note in contrasts_notes(report.model_copy(update={"contrasts": rows})):
             say(f"  note: {note}")

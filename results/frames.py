@@ -23,12 +23,11 @@ from results.formats import (
     _yes,
     beyond_reach,
     can_reach,
-    merged,
-    null_reason,
     null_result,
 )
 from results.grid import ERRORS_ONLY, NOT_RUN, PARTIAL
 from results.import_frames import imports_frame, imports_notes
+from results.power import POWER
 from results.report_model import Report
 
 KEY_ORDER = (C.condition, C.model, C.suite, C.budget, C.sample_seed)
@@ -328,7 +327,7 @@ def contrasts_notes(report: Report) -> list[str]:
         family[key] = family.get(key, 0) + (r.p_value is not None)
     alpha = report.meta.alpha
     short: dict[tuple[int, str, int], int] = {}
-    lines: list[tuple[str, str]] = []
+    lines: list[tuple[tuple[str, ...], str]] = []
     for r in report.contrasts:
         key = tuple(r.group(g).values())
         units, word = _unit_count(r)
@@ -339,9 +338,18 @@ def contrasts_notes(report: Report) -> list[str]:
             continue
         tasks = getattr(r, "n_tasks", None)
         size = f"{r.n_pairs:,} pairs" + (f" in {tasks:,} tasks" if tasks and tasks < r.n_pairs else "")
-        lines.append((f"{r.contrast} ({', '.join(key)})", null_reason(r.p_holm, r.mde, alpha, size, family[key])))
+        seen = "none up to a whole difference" if r.mde is None else f"±{100 * r.mde:.1f} pts"
+        lines.append((key, f"{r.contrast} {seen} ({size})"))
     notes = [beyond_reach(n, units, word, alpha, k) for (units, word, k), n in short.items()]
-    return notes + merged(lines)
+    # one line a family: its null results, each with what its test could have detected
+    by_family: dict[tuple[str, ...], list[str]] = {}
+    for key, said in lines:
+        by_family.setdefault(key, []).append(said)
+    return notes + [
+        f"{', '.join(key)}: not significant at this size (p Holm ≥ {alpha:g}); detectable with {POWER:.0%} power "
+        f"at it: {', '.join(said)} (alpha {alpha:g}/{family[key]}, Holm's first step)"
+        for key, said in by_family.items()
+    ]
 
 
 def factors_notes(report: Report) -> list[str]:

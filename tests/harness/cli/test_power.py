@@ -57,8 +57,8 @@ def test_a_null_contrast_in_report_says_what_it_could_have_detected(seeded):
     assert null and all(c["mde"] and c["mde"] > 0 for c in null if c["test"] != "too_few_tasks")
     result, text = invoke("report", "--contrasts", "allowed_json-raw", seeded, env={"COLUMNS": "200"})
     # an observed difference the test cannot call is not "no difference"
-    line = next(ln for ln in text.splitlines() if "agent:random): not significant at this size" in ln)
-    assert "detectable with 80% power at this size" in line and "pts" in line
+    line = next(ln for ln in text.splitlines() if "agent:random: not significant at this size" in ln)
+    assert "detectable with 80% power at it: allowed_json-raw ±" in line and "pts" in line
     assert "no difference found" not in text
 
 
