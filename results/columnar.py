@@ -186,6 +186,7 @@ def read_file(file: Path, layout: Layout) -> FileColumns:
                 action=extra.field("action"),
                 protocol=extra.field("protocol"),
                 answer=replay.field("divergence").field("answer"),
+                fork=batch.column(C.fork),
             )
             for name, value in episode_arrays(episodes).items():
                 dynamics.setdefault(name, []).append(value)

@@ -46,6 +46,7 @@ class Episodes:
     action: pa.Array  # string: extra.action
     protocol: pa.Array  # string: extra.protocol
     answer: pa.Array  # int64: extra.replay.divergence.answer
+    fork: pa.Array  # string: the fork point of a fork's episode ("" or null: none)
 
 
 def _codes(values: pa.Array) -> tuple[np.ndarray, list[object]]:
@@ -174,12 +175,20 @@ def episode_arrays(ep: Episodes) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     present, first = _firsts(owner[rej_at], n)
     first_rank[present] = rank[rej_at[first]]
     first_pos[present] = pos[attempts[rej_at[first]]]
+    # a fork's first attempt answers its fork point, the source's rejected call (rank -1)
+    forked = np.asarray(pc.fill_null(pc.not_equal(ep.fork, ""), False), dtype=bool)
+    first_rank[forked] = -1
+    first_pos[forked] = -1
     has_first = first_rank != big
 
+    forms = _forms(ep)
     later = np.flatnonzero(~rejected & (rank > first_rank[owner]))
     recovered = np.full(n, -1, dtype=np.int64)
     present, first = _firsts(owner[later], n)
-    recovered[present] = rank[later[first]] - first_rank[present]
+    # an answer in text where an action is a call or a command is a give-up, never a recovery
+    then = attempts[later[first]]
+    gave_up = (forms[present] != "plan") & ~tools_null[then] & (tools_len[then] == 0)
+    recovered[present[~gave_up]] = rank[later[first]][~gave_up] - first_rank[present[~gave_up]]
 
     after = shown & (pos > first_pos[parent])
     overhead = np.bincount(parent[after], weights=tokens[after], minlength=n).round().astype(np.int64)
@@ -189,7 +198,6 @@ def episode_arrays(ep: Episodes) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     greedy_null = np.asarray(temperature.is_null(), dtype=bool)
     greedy = np.asarray(temperature.fill_null(1.0), dtype=np.float64) == 0
 
-    forms = _forms(ep)
     # what followed each rejected attempt (results.dynamics._after_errors); past a divergence, the
     # first attempt beyond it is the next one of the last rejection before it, and nothing more
     beyond_at = np.flatnonzero(~shown & is_attempt)
@@ -226,7 +234,7 @@ def episode_arrays(ep: Episodes) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         "rejections": (rejections, none),
         "schema_rejections": (schema_n, none),
         "constrained_rejections": (constrained_n, none),
-        "first_rejection": (np.where(has_first, first_rank, 0), ~has_first),
+        "first_rejection": (np.where(has_first, first_rank, 0), ~has_first),  # -1: a fork's fork point
         "recovered_after": (np.maximum(recovered, 0), recovered < 0),
         "overhead_tokens": (overhead, overhead_unknown),
         "greedy": (greedy, greedy_null),

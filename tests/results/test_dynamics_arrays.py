@@ -46,6 +46,8 @@ def _record(rng: random.Random) -> dict:
     if rng.random() < 0.2:
         extra["replay"] = {"divergence": {"answer": rng.randint(-3, 5)}}
     rec["extra"] = extra
+    if rng.random() < 0.3:
+        rec["fork"] = rng.choice(["", None, "src|t1|m|raw|4|0#2"])
     return rec
 
 
@@ -61,6 +63,7 @@ def _episodes(records: list[dict]) -> Episodes:
         action=pa.array([get(r, "extra", "action") for r in records], type=pa.string()),
         protocol=pa.array([get(r, "extra", "protocol") for r in records], type=pa.string()),
         answer=pa.array([get(r, "extra", "replay", "divergence", "answer") for r in records], type=pa.int64()),
+        fork=pa.array([r.get("fork") for r in records], type=pa.string()),
     )
 
 
