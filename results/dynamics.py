@@ -68,7 +68,9 @@ _PROTOCOL_FORMS = {"plan": "plan", "veriharness": "plan", "step": "command"}
 
 
 def episode_columns(record: dict[str, Any]) -> dict[str, Any]:
-    """One episode's repair path, from its call logs (`dyn.*` columns)."""
+    """One episode's repair path, from its call logs (`dyn.*` columns). results/dynamics_arrays.py
+    computes the same for many episodes at once (the report's reader): a change here is made there
+    too, and tests/results/test_dynamics_arrays.py compares the two on drawn records."""
     logs, config = record.get(C.calls), record.get(C.config)
     every: list[Any] = logs if isinstance(logs, list) else []
     calls = every[: shown_until(record)]
