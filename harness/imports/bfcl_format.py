@@ -7,10 +7,12 @@ list. What BFCL executed is in the entry's `inference_log`: per step, the `handl
 `model_response_decoded` (call strings such as `cd(folder='document')`) or the decoding error
 that ended the turn, and one `tool` message per executed call, the text the model was shown. That
 decoding is read first; a step without a log is decoded here from its raw form, as BFCL's handlers
-decode it (JSON calls; else its prompting decoder: brackets completed, keyword arguments only, a bare
-name read as its text). Call text is read with `ast` (literals only, never `eval`): a call whose
-arguments are not literals is kept whole, to be answered with the error BFCL's `eval` met on it
-(`envs.bfcl.calls.eval_error`); one whose error cannot be told without evaluating it is refused.
+decode it (JSON calls, whole or separated by `;` as Llama 3.1's and xLAM's handlers split them, or a
+Python literal where Llama 3.1's handler `eval`s the text; else its prompting decoder: brackets
+completed, keyword arguments only, a bare name read as its text). Call text is read with `ast`
+(literals only, never `eval`): a call whose arguments are not literals is kept whole, to be answered
+with the error BFCL's `eval` met on it (`envs.bfcl.calls.eval_error`); one whose error cannot be
+told without evaluating it, or JSON calls whose arguments `eval` computed, is refused.
 
 A turn is the result's own list of steps. BFCL ends a turn only at a step that decodes to no call
 (or at its force-quit); files written by other pipelines keep only the steps with calls (an empty
@@ -141,12 +143,60 @@ def call_of_text(text: str, method: Callable[[str], Any] | None) -> ToolCall:
     return ToolCall(name=name, arguments=args)
 
 
+def _literal(node: ast.AST) -> Any:
+    """A literal, or literal dicts joined by `|` (`{...} | {...}`: Python's `eval` merges them, the
+    last one's keys winning, and Llama 3.1's handler runs the merged call)."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        left, right = _literal(node.left), _literal(node.right)
+        if isinstance(left, dict) and isinstance(right, dict):
+            return {**left, **right}
+        raise ValueError("| of other than dicts")
+    return ast.literal_eval(node)
+
+
+def _json_text(raw: str) -> Any:
+    """A step's text as the handlers that have the model write JSON read it: the whole of it, else
+    calls separated by `;` (Llama 3.1's and xLAM's `split(";")`, each part `json.loads`ed), else a
+    Python literal (Llama 3.1's `eval`, here `literal_eval`: `"a" 'b'` is one string). ValueError:
+    none of these (a prompting handler's call text, or an answer)."""
+    text = raw.removeprefix("<|python_tag|>")  # Llama 3.1's handler drops its tag first
+    try:
+        return json.loads(text)
+    except ValueError:
+        pass
+    if ";" in text:
+        try:
+            return [json.loads(part) for part in text.split(";")]
+        except ValueError:
+            pass
+    try:
+        tree = ast.parse(text.strip(), mode="eval").body
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        raise ValueError("no JSON calls") from None
+    try:
+        value = _literal(tree)
+    except (ValueError, TypeError, MemoryError, RecursionError):
+        top = (
+            tree.elts if isinstance(tree, ast.List) else list(ast.walk(tree)) if isinstance(tree, ast.BinOp) else [tree]
+        )
+        if any(isinstance(n, ast.Dict) for n in top):
+            # `{"content": "round(" + str(6000.0) + ")"}`: what Llama 3.1's `eval` computed, never here
+            raise Undecodable(f"a call BFCL's decoder would compute: {text[:80]!r}") from None
+        raise ValueError("no JSON calls") from None
+    calls = [value] if isinstance(value, dict) else value if isinstance(value, list) else []
+    if not calls or not all(isinstance(i, dict) and "name" in i for i in calls):
+        raise ValueError("no JSON calls")  # Llama's handler reads `name` of each: `['x']`, `3`, `{'a': 1}` fail
+    return value
+
+
 def _raw_calls(raw: Any, method: Callable[[str], Any] | None) -> list[ToolCall] | None:
     """The calls of a step with no decoding logged, from its raw form; None: text (BFCL's decoder
     found no call in it, which ends the turn)."""
     if isinstance(raw, str):
         try:
-            raw = json.loads(raw)
+            raw = _json_text(raw)
+        except Undecodable:
+            raise
         except ValueError:
             try:
                 return prompting_calls(raw) or None
@@ -162,8 +212,8 @@ def _raw_calls(raw: Any, method: Callable[[str], Any] | None) -> list[ToolCall] 
         elif len(item) == 1:
             name, value = next(iter(item.items()))
             out.append(ToolCall(name=str(name), arguments=_args(value)))
-        else:
-            raise Undecodable(f"a call that is neither {{name: arguments}} nor {{name, arguments}}: {str(item)[:80]}")
+        else:  # `{"engineState": ...}`: every handler's decoder fails on it (KeyError), the turn ends
+            return None
     return out
 
 
