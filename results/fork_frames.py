@@ -24,35 +24,68 @@ def _rate_ci(row: Any, rate: float | None, low: float | None, high: float | None
 
 
 def forks_frame(report: Report) -> pd.DataFrame:
-    """A fork's repairs per condition (results.forks); none for runs played from their start."""
-    return pd.DataFrame(
-        [
-            {
-                C.model: r.model,
-                "condition": r.condition,
-                # who played each row: the fork's player, or the source's own (a model's name may be long,
-                # but a row without it reads as the fork's player)
-                "player": r.model if r.player is None else r.player,
-                **r.group([C.suite]),
-                "points": r.fork_points,
-                "repaired next [95% CI]": _rate_ci(r, r.repaired_next, r.repaired_next_ci_low, r.repaired_next_ci_high),
-                "progressed": _pct(r.progressed),
-                "solved [95% CI]": _rate_ci(r, r.solved, r.solved_ci_low, r.solved_ci_high),
-                **(
-                    {"turn solved [95% CI]": _rate_ci(r, r.part_solved, r.part_solved_ci_low, r.part_solved_ci_high)}
-                    if any(f.part_solved is not None for f in report.forks)
-                    else {}
-                ),
-                "calls to repair": _num(r.calls_to_repair, 2),
-                "tok/repair": _num(r.tokens_per_repair, 0),
-                "vs source's own [95% CI]": _vs_source(r),
-                "calls/point": _num(r.calls_per_point, 1),
-                "calls paid": "—" if r.calls_paid is None else r.calls_paid,
-                "replayed": "—" if r.calls_replayed is None else r.calls_replayed,
-            }
-            for r in report.forks
-        ]
+    """A fork's repairs per condition (results.forks); none for runs played from their start. A
+    source player whose own rows are alike under every source condition (a floor's 0.0% under each)
+    is one row, "source's own (all N)": the JSON keeps a row per condition."""
+    return _alike(
+        pd.DataFrame(
+            [
+                {
+                    C.model: r.model,
+                    "condition": r.condition,
+                    # who played each row: the fork's player, or the source's own (a model's name may be long,
+                    # but a row without it reads as the fork's player)
+                    "player": r.model if r.player is None else r.player,
+                    **r.group([C.suite]),
+                    "points": r.fork_points,
+                    "repaired next [95% CI]": _rate_ci(
+                        r, r.repaired_next, r.repaired_next_ci_low, r.repaired_next_ci_high
+                    ),
+                    "progressed": _pct(r.progressed),
+                    "solved [95% CI]": _rate_ci(r, r.solved, r.solved_ci_low, r.solved_ci_high),
+                    **(
+                        {
+                            "turn solved [95% CI]": _rate_ci(
+                                r, r.part_solved, r.part_solved_ci_low, r.part_solved_ci_high
+                            )
+                        }
+                        if any(f.part_solved is not None for f in report.forks)
+                        else {}
+                    ),
+                    "calls to repair": _num(r.calls_to_repair, 2),
+                    "tok/repair": _num(r.tokens_per_repair, 0),
+                    "vs source's own [95% CI]": _vs_source(r),
+                    "calls/point": _num(r.calls_per_point, 1),
+                    "calls paid": "—" if r.calls_paid is None else r.calls_paid,
+                    "replayed": "—" if r.calls_replayed is None else r.calls_replayed,
+                }
+                for r in report.forks
+            ]
+        )
     )
+
+
+def _alike(frame: pd.DataFrame) -> pd.DataFrame:
+    """The source's-own rows of one player, model and suite as one row where all but the condition agree."""
+    if frame.empty:
+        return frame
+    own = frame["condition"].str.startswith("source's own")
+    keys = [c for c in (C.model, C.suite, "player") if c in frame]
+    rest = [c for c in frame.columns if c not in (*keys, "condition")]
+    rows = []
+    for i, row in frame.iterrows():
+        if not own[i]:
+            rows.append(row)
+            continue
+        same = frame[own & (frame[keys] == row[keys]).all(axis=1)]
+        alike = len(same) > 1 and (same[rest].astype(str).nunique() == 1).all()
+        if not alike:
+            rows.append(row)
+        elif i == same.index[0]:
+            one = row.copy()
+            one["condition"], one["points"] = f"source's own (all {len(same)})", f"{row['points']} each"
+            rows.append(one)
+    return pd.DataFrame(rows).reset_index(drop=True)
 
 
 def _vs_source(row: Any) -> str:
