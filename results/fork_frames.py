@@ -72,12 +72,14 @@ def _alike(frame: pd.DataFrame) -> pd.DataFrame:
     own = frame["condition"].str.startswith("source's own")
     keys = [c for c in (C.model, C.suite, "player") if c in frame]
     rest = [c for c in frame.columns if c not in (*keys, "condition")]
+    frame = frame.reset_index(drop=True)
     rows = []
-    for i, row in frame.iterrows():
-        if not own[i]:
+    for i in range(len(frame)):
+        row = frame.iloc[i]
+        if not own.iloc[i]:
             rows.append(row)
             continue
-        same = frame[own & (frame[keys] == row[keys]).all(axis=1)]
+        same = frame[own.to_numpy() & (frame[keys] == row[keys]).all(axis=1).to_numpy()]
         alike = len(same) > 1 and (same[rest].astype(str).nunique() == 1).all()
         if not alike:
             rows.append(row)
