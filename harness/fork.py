@@ -167,11 +167,12 @@ def load_sources(paths: list[str]) -> list[Source]:
 
 def groups(sources: list[Source]) -> list[list[Source]]:
     """The sources by what decides their environment and conversation (`SHARED`, and the bfcl-eval
-    release an import was replayed on): one fork run per group (a folder of imports holds several
-    suites, and `--bfcl-version auto` may have replayed its files on several releases)."""
+    release an import was replayed on and its runner's handler): one fork run per group (a folder
+    of imports holds several suites, and `--bfcl-version auto` may have replayed its files on
+    several releases)."""
     out: dict[str, list[Source]] = {}
     for s in sources:
-        key = [*(s.spec.get(f) for f in SHARED), release_of(s)]
+        key = [*(s.spec.get(f) for f in SHARED), release_of(s), imported_said(s, "bfcl_runner")]
         out.setdefault(json.dumps(key, sort_keys=True, default=str), []).append(s)
     return list(out.values())
 
@@ -181,16 +182,22 @@ def imported(source: Source) -> bool:
     return any(isinstance(s, dict) and s.get("imported") for s in source.meta.get("sessions") or [])
 
 
-def release_of(source: Source) -> str | None:
-    """The bfcl-eval release an import was replayed on (run.json: `sessions[].imported.bfcl_eval`;
-    an import's sessions all name one): a fork rebuilds and plays on it. None: no import, or one
-    recorded before the release was."""
+def imported_said(source: Source, key: str) -> Any:
+    """What the import's last session said under `key` (run.json: `sessions[].imported`; an
+    import's sessions all say one); None: no import, or one recorded before it said."""
     said = [
-        s["imported"].get("bfcl_eval")
+        s["imported"].get(key)
         for s in source.meta.get("sessions") or []
         if isinstance(s, dict) and isinstance(s.get("imported"), dict)
     ]
-    return str(said[-1]) if said and said[-1] else None
+    return said[-1] if said else None
+
+
+def release_of(source: Source) -> str | None:
+    """The bfcl-eval release an import was replayed on (`imported.bfcl_eval`): a fork rebuilds
+    and plays on it."""
+    release = imported_said(source, "bfcl_eval")
+    return str(release) if release else None
 
 
 def _records(source: Source) -> list[dict[str, Any]]:

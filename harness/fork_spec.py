@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.fork import SHARED, ForkError, Source, imported, release_of
+from harness.fork import SHARED, ForkError, Source, imported, imported_said, release_of
 from harness.run_spec import ForkSpec
 
 
@@ -22,6 +22,13 @@ def fork_spec_values(sources: list[Source], given: dict[str, Any]) -> dict[str, 
     values["constrain"] = sorted({c for s in sources for c in s.spec.get("constrain") or ["none"]})
     values["budgets"] = [given["budget"]] if given.get("budget") else first.get("budgets")
     models = given.get("models")
+    runner = runner_of(sources[0])
+    if runner.get("decoding"):  # an import's spec holds no sampling of the model's: BFCL's runner's
+        values["decoding"] = dict(runner["decoding"])
+    elif imported(sources[0]):  # imported before it said: the protocol's own (harness.spec), not ours
+        values.pop("decoding", None)
+    if runner.get("tool_mode") and any(not m.startswith("agent:") for m in given.get("models") or []):
+        values["tool_mode"] = runner["tool_mode"]  # a served model meets the handler the file's model met
     if not models and any(imported(s) for s in sources) and not given.get("check"):
         raise ForkError(
             "the sources are imported transcripts: their model cannot play again here; give the repairing "
@@ -47,6 +54,14 @@ def fork_spec_values(sources: list[Source], given: dict[str, Any]) -> dict[str, 
         release=release_of(sources[0]),  # one a group (harness.fork.groups)
     ).model_dump()
     return values
+
+
+def runner_of(source: Source) -> dict[str, Any]:
+    """How BFCL's runner played the file an import was read from (`imported.bfcl_runner`,
+    harness.imports.bfcl.runner): its handler's tool mode and its sampling; {} where not said.
+    One a group (harness.fork.groups)."""
+    runner = imported_said(source, "bfcl_runner")
+    return dict(runner) if isinstance(runner, dict) else {}
 
 
 def check_at(at: str) -> str:

@@ -27,6 +27,8 @@ INSTALL = f'pip install --no-deps "bfcl-eval=={SUPPORTED}" mpmath'
 CATEGORIES = ("base", "miss_param", "miss_func", "long_context")
 STEP_LIMIT = 20  # bfcl_eval.constants.default_prompts.MAXIMUM_STEP_LIMIT (checked by a test)
 TEMPERATURE = 0.001  # `bfcl generate --temperature`'s default (checked by a test)
+# what `bfcl generate` samples with: its temperature, no top_p, no token cap (Decoding's fields)
+RUNNER_DECODING = {"temperature": TEMPERATURE, "top_p": None, "max_tokens": None}
 _HINT = " Note that the provided function is in Python 3 syntax."
 # BFCL's multi-turn classes -> the module in func_source_code and the doc file of each (one name
 # for both: constants.executable_backend_config)

@@ -52,7 +52,7 @@ class BfclSuite:
         assert isinstance(options, BfclOptions)
         if options.protocol != "bfcl":
             return {}, {}, {}
-        decoding = {"temperature": data.TEMPERATURE, "top_p": None, "max_tokens": None}
+        decoding = dict(data.RUNNER_DECODING)
         choose = {
             "tool_mode": "protocol=bfcl plays BFCL's FC handler (--tool-mode native: the server's tool calls) or "
             "its prompting handler (--tool-mode prompt: calls written in the text); choose one"

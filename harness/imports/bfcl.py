@@ -32,7 +32,7 @@ from envs.bfcl import data
 from envs.bfcl.backends import Backends, functions
 from envs.contract import Task
 from harness.imports import Importer
-from harness.imports.bfcl_format import ANY_BFCL, NAME, Entry, NotBfcl, Undecodable, published, read_entry
+from harness.imports.bfcl_format import ANY_BFCL, NAME, Entry, NotBfcl, Undecodable, handler, published, read_entry
 from harness.imports.inputs import text_lines
 from harness.imports.play import Batch, Recorded
 from harness.run_spec import RunSpec
@@ -204,6 +204,7 @@ def batches(paths: list[Path], out: Path, model: str | None) -> Iterator[Batch |
         skipped: Counter[str] = Counter()
         named: dict[str, list[str]] = defaultdict(list)
         sources = []
+        styles: Counter[str] = Counter()  # the steps' handler kinds (bfcl_format.style)
         ids = set(data.entry_ids(category))
         unknown = f"unknown to bfcl-eval {release}"
         shown = printable_name(name)  # a folder named with a tab or an ESC: a model name holds none
@@ -234,6 +235,7 @@ def batches(paths: list[Path], out: Path, model: str | None) -> Iterator[Batch |
                         count += 1  # an entry of the file all the same: its harness error stands for it
                         continue
                     count += 1
+                    styles.update(entry.styles)
                     if entry.id not in ids:
                         skipped[unknown] += 1
                         named[unknown].append(entry.id)
@@ -259,6 +261,7 @@ def batches(paths: list[Path], out: Path, model: str | None) -> Iterator[Batch |
             "bfcl_eval": release,
             "skipped": dict(skipped),
             "skipped_ids": dict(named),
+            "bfcl_runner": runner(handler(styles)),
         }
         spec = RunSpec(
             suite=_suite(category),
@@ -273,6 +276,14 @@ def batches(paths: list[Path], out: Path, model: str | None) -> Iterator[Batch |
             listed = ", ".join(named[reason][:5]) + (", ..." if n > 5 else "")
             yield f"{shown} {category}: {n} entries skipped: {reason} ({listed})"
         yield Batch(spec, episodes, provenance)
+
+
+def runner(kind: str | None) -> dict[str, Any]:
+    """How BFCL's runner played the file, for a fork of its import with a served model to play the
+    same (harness.fork_spec): its handler's kind as the tool mode (FC: the server's tool calls;
+    prompting: calls in the text) and its sampling. None: the file holds no call to tell by."""
+    mode = {"FC": "native", "prompting": "prompt"}.get(kind or "")
+    return {"handler": kind, "tool_mode": mode, "decoding": dict(data.RUNNER_DECODING)}
 
 
 def _one_release(run_dir: Path, release: str) -> None:

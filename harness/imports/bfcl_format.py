@@ -73,6 +73,8 @@ class Entry:
     initial: dict[str, Any] | None = None
     handler_error: str | None = None  # BFCL's own inference failed (a server or handler error)
     logged: bool = False  # the entry has an inference_log: what BFCL told the model is known
+    # steps whose raw form is a handler's of each kind (`style`): which of BFCL's handlers played it
+    styles: dict[str, int] = field(default_factory=dict)
 
 
 def _int(value: Any) -> int | None:
@@ -217,6 +219,35 @@ def _raw_calls(raw: Any, method: Callable[[str], Any] | None) -> list[ToolCall] 
     return out
 
 
+def style(raw: Any) -> str | None:
+    """Which kind of BFCL handler wrote a step: `FC` (native calls, `[{name: "<JSON>"}]`, or the
+    JSON that a function-calling model's own template has it write: Llama 3.1's, xLAM's), `prompting`
+    (Python call text, as BFCL's prompting system prompt asks), None (an answer in text, no call)."""
+    if isinstance(raw, (list, dict)):
+        return "FC" if raw else None
+    if not isinstance(raw, str):
+        return None
+    try:
+        value = _json_text(raw)
+    except Undecodable:  # JSON calls all the same, with arguments `eval` computed
+        return "FC"
+    except ValueError:
+        value = None
+    if isinstance(value, dict) or (isinstance(value, list) and value and all(isinstance(i, dict) for i in value)):
+        return "FC"
+    try:
+        return "prompting" if prompting_calls(raw) else None
+    except (NotDecoded, Undecodable):
+        return None
+
+
+def handler(styles: dict[str, int]) -> str | None:
+    """The kind of BFCL handler that played a file's entries, from their steps' `Entry.styles`
+    summed: the kind most steps with calls were written in; None: no step has one."""
+    counts = {kind: styles.get(kind, 0) for kind in ("FC", "prompting")}
+    return max(counts, key=lambda k: counts[k]) if any(counts.values()) else None
+
+
 def _step(raw: Any, log: list[Any] | None, cost: tuple[Any, Any, Any], method: Callable[[str], Any] | None) -> Step:
     text = raw if isinstance(raw, str) else ""
     said: list[str] = []
@@ -273,6 +304,9 @@ def read_entry(line: str, number: int, method: Callable[[str], Any] | None) -> E
             )
             for s, raw in enumerate(turn if isinstance(turn, list) else [turn])
         ]
+        for raw in turn if isinstance(turn, list) else [turn]:
+            if (kind := style(raw)) is not None:
+                entry.styles[kind] = entry.styles.get(kind, 0) + 1
         forced = sum(1 for step in steps if step.calls) > STEP_LIMIT
         if (not steps or steps[-1].calls) and not forced:
             steps.append(Step([], "", [], None, None, 0.0, closing=True))
