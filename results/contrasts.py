@@ -39,9 +39,10 @@ from results.resampling import (
     N_BOOT,
     SEED,
     cluster_bootstrap,
+    cluster_ci,
     paired_bootstrap,
     percentile_ci,
-    sign_flip_p,
+    sign_flip,
 )
 from results.stats import ALPHA, group_columns
 
@@ -185,8 +186,11 @@ def paired_effect(
     boot = _replicates(d, clusters, sampling, alone, n_boot, seed)
     a_only, b_only = int((sa & ~sb).sum()), int((~sa & sb).sum())
     test = ("too_few_tasks" if alone else "sign_flip") if sampling else "mcnemar_exact"
+    # a Monte Carlo p says so: its draws and standard error (0 and 0 where the p is exact)
+    p_draws, p_se = 0, 0.0
     if test == "sign_flip":
-        p_value = sign_flip_p(per_task, n_boot, seed)
+        flip = sign_flip(per_task, n_boot, seed)
+        p_value, p_draws, p_se = flip.p, flip.draws, flip.se
     else:
         p_value = mcnemar_exact(a_only, b_only) if test == "mcnemar_exact" and len(d) else math.nan
     row: dict[str, object] = {
@@ -200,9 +204,16 @@ def paired_effect(
         "b_only": b_only,
         "test": test,
         "p_value": p_value,
+        "p_draws": p_draws,
+        "p_se": p_se,
     }
-    row["ci_low"], row["ci_high"] = percentile_ci(boot)
+    row["ci_low"], row["ci_high"] = _ci(boot, row["diff"], len(per_task), sampling)  # type: ignore[arg-type]
     return row, d, sampling, alone
+
+
+def _ci(boot: np.ndarray, estimate: float, tasks: int, sampling: bool) -> tuple[float, float]:
+    """The percentile interval; where the task is the unit, widened for its few clusters (cluster_ci)."""
+    return cluster_ci(boot, estimate, tasks) if sampling else percentile_ci(boot)
 
 
 def _row(part: pd.DataFrame, n_boot: int, seed: int) -> dict[str, object]:
@@ -222,9 +233,9 @@ def _row(part: pd.DataFrame, n_boot: int, seed: int) -> dict[str, object]:
                 calls_a=float(ca.mean()),
                 calls_b=float(cb.mean()),
                 calls_diff=float(dc.mean()),
-                calls_p=math.nan if alone else sign_flip_p(task_dc, n_boot, seed),
+                calls_p=math.nan if alone else sign_flip(task_dc, n_boot, seed).p,
             )
-            row["calls_ci_low"], row["calls_ci_high"] = percentile_ci(cboot)
+            row["calls_ci_low"], row["calls_ci_high"] = _ci(cboot, float(dc.mean()), len(task_dc), sampling)
     return row
 
 

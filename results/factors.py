@@ -126,6 +126,8 @@ def _row(both: pd.DataFrame, n_boot: int, seed: int) -> dict[str, Any]:
         "ci_low": row["ci_low"],
         "ci_high": row["ci_high"],
         "p_value": row["p_value"],
+        "p_draws": row["p_draws"],
+        "p_se": row["p_se"],
         "test": row["test"],
         "pairs": row["n_pairs"],
         "tasks": row["n_tasks"],

@@ -28,6 +28,23 @@ def _p(x: float | None) -> str:
     return f"{x:.4f}" if x >= 1e-4 else f"{x:.1e}"
 
 
+def _p_drawn(x: float | None, draws: int = 0, se: float | None = None) -> str:
+    """A p as `_p` writes it, and a Monte Carlo p (draws > 0) with its standard error: 0.0471 ±0.0007."""
+    return _p(x) if x is None or not draws or se is None else f"{_p(x)} ±{se:.4f}"
+
+
+def mc_note(draws: list[int]) -> str | None:
+    """Under a table with Monte Carlo p's: what their ± is (None where every p is exact)."""
+    drawn = sorted({d for d in draws if d})
+    if not drawn:
+        return None
+    span = f"{drawn[0]:,}" if len(drawn) == 1 else f"{drawn[0]:,} to {drawn[-1]:,}"
+    return (
+        f"p ±: a sign flip's Monte Carlo p and its standard error over {span} draws (more where it lies near "
+        "alpha); JSON p_draws, p_se. Other p's are exact"
+    )
+
+
 def _yes(x: bool | None) -> str:
     return "—" if x is None else ("yes" if x else "no")
 
@@ -53,24 +70,41 @@ def _diff(
 
 
 def null_result(
-    name: str, p: float | None, mde: float | None, alpha: float, size: str, holm_of: int | None = None
+    name: str,
+    p: float | None,
+    mde: float | None,
+    alpha: float,
+    size: str,
+    holm_of: int | None = None,
+    draws: int = 0,
+    se: float | None = None,
 ) -> str | None:
     """A null result's line with what its test could have seen (its MDE); None where the test found
     a difference. `holm_of`: the size of the family, where `p` is Holm's. A difference may have been
-    observed: the test did not call it at this size, which is not "no difference"."""
+    observed: the test did not call it at this size, which is not "no difference". `draws`, `se`: a
+    Monte Carlo p's draws and standard error, said beside it (0: an exact p)."""
     if p is None or p < alpha:
         return None
-    return f"{name}: {null_reason(p, mde, alpha, size, holm_of)}"
+    return f"{name}: {null_reason(p, mde, alpha, size, holm_of, draws, se)}"
 
 
-def null_reason(p: float, mde: float | None, alpha: float, size: str, holm_of: int | None = None) -> str:
+def null_reason(
+    p: float,
+    mde: float | None,
+    alpha: float,
+    size: str,
+    holm_of: int | None = None,
+    draws: int = 0,
+    se: float | None = None,
+) -> str:
     """null_result's line less the name: rows whose reasons are equal share one line (`merged`)."""
     seen = "none up to a whole difference" if mde is None else f"±{100 * mde:.1f} pts"
     which, where = (
         ("p", size) if holm_of is None else ("p Holm", f"{size}; alpha {alpha:g}/{holm_of}, Holm's first step")
     )
     said = f"detectable with {POWER:.0%} power at this size: {seen} ({where})"
-    return f"not significant at this size ({which} {_p(p)}); {said}"
+    drawn = f"; its p a Monte Carlo estimate, ±{se:.4f} over {draws:,} draws" if draws and se is not None else ""
+    return f"not significant at this size ({which} {_p(p)}{drawn}); {said}"
 
 
 def can_reach(units: int, alpha: float, holm_of: int = 1) -> bool:

@@ -19,10 +19,12 @@ from results.formats import (
     _diff,
     _num,
     _p,
+    _p_drawn,
     _pct,
     _yes,
     beyond_reach,
     can_reach,
+    mc_note,
     null_result,
 )
 from results.grid import ERRORS_ONLY, NOT_RUN, PARTIAL
@@ -93,7 +95,7 @@ def contrasts_frame(report: Report) -> pd.DataFrame:
                 "diff pts [95% CI]": _diff(r.diff, r.ci_low, r.ci_high, r.n_pairs, 100, 1, _too_few(r)),
                 "A only/B only": f"{r.a_only}/{r.b_only}",
                 "test": TEST_NAMES.get(r.test, r.test),
-                "p": _p(r.p_value),
+                "p": _p_drawn(r.p_value, r.p_draws, r.p_se),
                 "p Holm": _p(r.p_holm),
                 "calls diff [95% CI]": _diff(r.calls_diff, r.calls_ci_low, r.calls_ci_high, r.n_pairs, 1, 2),
                 "calls p Holm": _p(r.calls_p_holm),
@@ -241,7 +243,7 @@ def factors_frame(report: Report) -> pd.DataFrame:
                 if r.ci_low is None or r.ci_high is None
                 else f" [{100 * r.ci_low:.1f}, {100 * r.ci_high:.1f}]"
             ),
-            "p": _p(r.p_value),
+            "p": _p_drawn(r.p_value, r.p_draws, r.p_se),
             "p Holm": _p(r.p_holm),
             "test": TEST_NAMES.get(r.test or "", r.test or ""),
             "pairs": r.pairs,
@@ -339,17 +341,24 @@ def contrasts_notes(report: Report) -> list[str]:
         tasks = getattr(r, "n_tasks", None)
         size = f"{r.n_pairs:,} pairs" + (f" in {tasks:,} tasks" if tasks and tasks < r.n_pairs else "")
         seen = "none up to a whole difference" if r.mde is None else f"±{100 * r.mde:.1f} pts"
-        lines.append((key, f"{r.contrast} {seen} ({size})"))
+        # a Monte Carlo p is no exact one: its line says so (the table's p carries its ±)
+        drawn = f"; its p a Monte Carlo estimate, ±{r.p_se:.4f} over {r.p_draws:,} draws" if r.p_draws else ""
+        lines.append((key, f"{r.contrast} {seen} ({size}{drawn})"))
     notes = [beyond_reach(n, units, word, alpha, k) for (units, word, k), n in short.items()]
     # one line a family: its null results, each with what its test could have detected
     by_family: dict[tuple[str, ...], list[str]] = {}
     for key, said in lines:
         by_family.setdefault(key, []).append(said)
-    return notes + [
-        f"{', '.join(key)}: not significant at this size (p Holm ≥ {alpha:g}); detectable with {POWER:.0%} power "
-        f"at it: {', '.join(said)} (alpha {alpha:g}/{family[key]}, Holm's first step)"
-        for key, said in by_family.items()
-    ]
+    drawn_note = mc_note([r.p_draws for r in report.contrasts])
+    return (
+        notes
+        + [
+            f"{', '.join(key)}: not significant at this size (p Holm ≥ {alpha:g}); detectable with {POWER:.0%} "
+            f"power at it: {', '.join(said)} (alpha {alpha:g}/{family[key]}, Holm's first step)"
+            for key, said in by_family.items()
+        ]
+        + ([drawn_note] if drawn_note else [])
+    )
 
 
 def factors_notes(report: Report) -> list[str]:
@@ -360,9 +369,10 @@ def factors_notes(report: Report) -> list[str]:
     for r in rows:
         k = sum(o.model == r.model and o.p_value is not None for o in rows)
         name = f"{r.factor} {r.level_a} -> {r.level_b} ({r.model})"
-        line = null_result(name, r.p_holm, r.mde, report.meta.alpha, f"{r.pairs:,} pairs", k)
+        line = null_result(name, r.p_holm, r.mde, report.meta.alpha, f"{r.pairs:,} pairs", k, r.p_draws, r.p_se)
         notes += [line] if line else []
-    return notes
+    drawn = mc_note([r.p_draws for r in rows])
+    return notes + ([drawn] if drawn else [])
 
 
 def dynamics_notes(report: Report) -> list[str]:

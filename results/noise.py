@@ -11,8 +11,13 @@ together. Per model and condition (and suite and budget), over the tasks played 
 - `unpaired`: the smallest gap between two single runs' rates that Fisher's exact test calls real,
   the runs taken as two independent samples of N tasks, one at the repeats' rate: what comparing
   two published scores allows;
-- `repeat`: the gap two single runs of one grid exceed by chance only alpha of the time, z * sqrt(2)
-  * spread (tau2-bench #540's "two single runs must differ by");
+- `repeat`: the gap two single runs of one grid exceed by chance only alpha of the time (tau2-bench
+  #540's "two single runs must differ by"): t * sqrt(2) * spread, t the two-sided 1 - alpha/2
+  quantile of Student's t with runs - 1 degrees of freedom, `runs` the repeats the spread is
+  estimated from. Two new runs' gap over sqrt(2) times an SD from r runs is t-distributed with r - 1
+  degrees of freedom (a prediction interval; Hahn & Meeker 1991, Statistical Intervals, 4.7),
+  where a normal z made it a 9% threshold from 8 repeats and 12% from 5 (issue 64). It assumes the
+  runs' rates are about normal (tens of tasks) and the runs independent repeats of one grid;
 - `paired`: the smallest difference the report's exact McNemar test calls real over the same N
   tasks paired, when the repeats' own disagreement is there: the noise's discordant pairs split
   evenly, plus e pairs one way; e / N. `gain`: unpaired / paired, the factor by which pairing
@@ -24,7 +29,8 @@ from __future__ import annotations
 import math
 
 import pandas as pd
-from scipy.stats import fisher_exact, norm
+from scipy.stats import fisher_exact
+from scipy.stats import t as student_t
 
 from results.columns import C
 from results.contrasts import mcnemar_exact
@@ -35,6 +41,7 @@ COLUMNS = [
     *KEY,
     "tasks",
     "repeats",
+    "runs",
     "rate",
     "flip",
     "disagree",
@@ -92,18 +99,20 @@ def _row(part: pd.DataFrame, alpha: float) -> dict[str, float | int]:
     kept = part.set_index([C.suite, C.task_id]).index.isin(k.index)
     runs = part[kept].groupby("_repeat")["_ok"].mean()
     spread = float(runs.std(ddof=1)) if len(runs) > 1 else math.nan
-    z = float(norm.isf(alpha / 2))
+    # the small-sample quantile of the runs the spread rests on (module doc)
+    t = float(student_t.isf(alpha / 2, len(runs) - 1)) if len(runs) > 1 else math.nan
     unpaired = unpaired_threshold(n, rate, alpha)
     paired = paired_threshold(n, disagree, alpha)
     return {
         "tasks": n,
         "repeats": int(k.max()),
+        "runs": int(len(runs)),
         "rate": rate,
         "flip": flip,
         "disagree": disagree,
         "spread": spread,
         "unpaired": unpaired,
-        "repeat": z * math.sqrt(2) * spread,
+        "repeat": t * math.sqrt(2) * spread,
         "paired": paired,
         "gain": unpaired / paired if paired else math.nan,
     }

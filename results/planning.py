@@ -10,6 +10,7 @@ such group that have a test, and each model's factors; a family of k tests is pl
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -75,8 +76,11 @@ def _row(pairs: pd.DataFrame, goal: Goal, family: int, what: str) -> dict[str, o
     clusters = pairs.groupby([C.suite, C.task_id], sort=False).ngroup().to_numpy()
     design = power.design_of(sa, sb, clusters)
     alpha = goal.alpha / family
-    needed = power.size_for(design, goal.effect, alpha, goal.power)
-    at_needed = math.nan if needed is None else power.power_at(design, needed, goal.effect, alpha)
+    # a study planned from the pilot: its power averaged over what the pilot's tasks leave unknown of
+    # the between-task variance (results.power._task_sd); the MDE now is the report's, at the estimate
+    ahead = dataclasses.replace(design, pilot_df=design.n_tasks - 1) if design.clustered else design
+    needed = power.size_for(ahead, goal.effect, alpha, goal.power)
+    at_needed = math.nan if needed is None else power.power_at(ahead, needed, goal.effect, alpha)
     simulated = math.nan
     if goal.studies and needed is not None:
         tell = goal.progress
@@ -96,7 +100,7 @@ def _row(pairs: pd.DataFrame, goal: Goal, family: int, what: str) -> dict[str, o
         "effect": goal.effect,
         "needed": needed,
         "needed_pairs": None if needed is None else math.ceil(needed * (design.per_task if design.clustered else 1)),
-        "per_task_needed": power.per_task_for(design, goal.effect, alpha, goal.power),
+        "per_task_needed": power.per_task_for(ahead, goal.effect, alpha, goal.power),
         "power_at_needed": at_needed,
         "simulated": simulated,
     }

@@ -1,28 +1,38 @@
 """The power of the report's own paired tests: the smallest effect a design detects, and the size it needs.
 
 A comparison is planned in the unit `results.contrasts.paired_effect` tests it in, from what a
-pilot measured of it (`Design`):
+pilot measured of it (`Design`). What changes with the effect planned, delta, is the discordance
+psi (the share of pairs whose arms disagree): it grows with the effect as the mean absolute value of
+a normal latent difference whose mean is the effect, psi(delta) = E|delta + e|, e ~ N(0, s^2) with s
+fitted so that psi(pilot's effect) is the pilot's discordance (`psi_at`). An effect adds discordant
+pairs one way and removes a few the other way; the discordance never falls below |delta|, and a
+pilot all of whose discordant pairs go one way (s = 0) is planned one way. (Before issue 64 psi was
+held at the pilot's value, which overstated the power of a null's MDE by about 0.7 points.)
 
 - **One pair per task** (the paired lane): the exact McNemar test. Its power is computed exactly,
   not approximated: the discordant pairs D ~ Binomial(n, psi), the A-only pairs given D ~
   Binomial(D, (psi + delta) / (2 psi)), and the test rejects where its own two-sided exact p
-  (statsmodels' `mcnemar(exact=True)`, the report's) is at most alpha. psi is the pilot's
-  discordance (both off-diagonal rates, a_only + b_only over pairs), held fixed as the effect
-  changes (Connor 1987, Biometrics 43:207; Miettinen 1968), and never below |delta| (an effect
-  of delta needs that many discordant pairs).
+  (statsmodels' `mcnemar(exact=True)`, the report's) is at most alpha (Connor 1987, Biometrics
+  43:207; Miettinen 1968).
 - **Several pairs per task** (sample seeds, a fork's points): the task is the unit and the test is
   a sign flip of per-task mean differences, planned by its large-sample power (`_sign_flip_power`).
-  The variance of a task's mean over m pairs is
-  sigma_b^2 + sigma_w^2 / m (the design effect 1 + (m - 1) rho of Donner & Klar 2000, Design and
-  Analysis of Cluster Randomization Trials, ch. 5): sigma_b^2 the between-task variance of the task
-  effect (one-way ANOVA moment estimator over the pilot's tasks), sigma_w^2 = psi - delta^2 - sigma_b^2
-  the rest of a pair difference's variance at the effect planned. A sign flip over k tasks
-  cannot give p below 2 / 2^k, so fewer tasks than that floor have no power, whatever the effect.
+  A pair difference's variance at delta is psi(delta) - delta^2; the pilot's intraclass correlation
+  rho = sigma_b^2 / (psi - effect^2) (sigma_b^2 the between-task variance of the task effect, the
+  one-way ANOVA moment estimator over the pilot's tasks) is held, so a task's mean over m pairs
+  varies by (psi(delta) - delta^2) (rho + (1 - rho) / m), the design effect 1 + (m - 1) rho of Donner &
+  Klar 2000 (Design and Analysis of Cluster Randomization Trials, ch. 5); at the pilot's own pairs per
+  task, the pilot's task means' own variance, scaled the same way (`_task_sd`), and where a study is
+  planned from the pilot (`Design.pilot_df`), that variance at its expectation given the estimate.
+  Nothing the pilot measured is capped away: before issue 64 sigma_b^2 was capped at (psi - |delta|)^2
+  so that a two-point model of task effects stayed valid, and a pilot whose seeds agree (a high ICC)
+  was planned at 80% where its studies reached 66%. A sign flip over k tasks cannot give p below
+  2 / 2^k, so fewer tasks than that floor have no power, whatever the effect.
 
 Holm: a family of k tests is planned at alpha / k, Holm's first step: under Holm each hypothesis is
 rejected at least whenever its p is below alpha / k, so the power stated is a lower bound.
-`results.power_sim.simulate` checks all of this by drawing studies from a known model of pairs and
-running the report's test on each (tests/results/test_power.py).
+`results.power_sim.simulate` checks this by drawing studies from a model that is not the formula's
+(the pilot's own tasks, tilted to the effect) and running the report's test on each; and
+benchmarks/calibration.py checks both against studies played with planted truth.
 """
 
 from __future__ import annotations
@@ -33,6 +43,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from scipy.optimize import brentq
+from scipy.special import betaln
 from scipy.stats import binom, norm
 
 from results.resampling import MIN_CLUSTERS
@@ -53,6 +65,15 @@ class Design:
     psi: float  # discordance: the share of pairs whose two arms disagree
     between: float  # sigma_b^2, the between-task variance of the task effect (0 unless clustered)
     effect: float  # the pilot's own difference, a - b
+    # per task (clustered only): its A-only pairs, B-only pairs and pairs, which results.power_sim
+    # resamples; () where only the summaries above are known
+    tasks: tuple[tuple[int, int, int], ...] = ()
+    # where > 0, the clustered power is the expectation over the between-task variance's uncertainty,
+    # estimated with this many degrees of freedom (the pilot's tasks - 1): what `power` plans with
+    pilot_df: int = 0
+    # the sample variance of the per-task mean differences (clustered; NaN where unknown): at the
+    # pilot's own pairs per task the sign flip's spread, without the ICC's clip at 0
+    task_var: float = math.nan
 
     @property
     def per_task(self) -> float:
@@ -88,6 +109,15 @@ def design_of(sa: np.ndarray, sb: np.ndarray, clusters: np.ndarray) -> Design:
         msw = within / (n - tasks) if n > tasks else 0.0
         m0 = (n - (sizes**2).sum() / n) / (tasks - 1)
         between = max(0.0, (msb - msw) / m0)
+    counts: tuple[tuple[int, int, int], ...] = ()
+    task_var = float(np.var(means, ddof=1)) if clustered and tasks > 1 else math.nan
+    if clustered:
+        table = (
+            pd.DataFrame({"t": clusters, "a": sa & ~sb, "b": sb & ~sa})
+            .groupby("t")
+            .agg(a=("a", "sum"), b=("b", "sum"), m=("a", "size"))
+        )
+        counts = tuple((int(a), int(b), int(m)) for a, b, m in table.itertuples(index=False))
     return Design(
         clustered=clustered,
         n_tasks=tasks,
@@ -95,11 +125,42 @@ def design_of(sa: np.ndarray, sb: np.ndarray, clusters: np.ndarray) -> Design:
         psi=float((sa != sb).mean()) if n else 0.0,
         between=between,
         effect=float(d.mean()) if n else 0.0,
+        tasks=counts,
+        task_var=task_var,
     )
 
 
+def _mean_abs(mu: float, s: float) -> float:
+    """E|X| for X ~ N(mu, s^2) (the folded normal's mean)."""
+    if s <= 0:
+        return abs(mu)
+    return float(s * math.sqrt(2 / math.pi) * math.exp(-(mu**2) / (2 * s**2)) + mu * (1 - 2 * norm.cdf(-mu / s)))
+
+
+@functools.lru_cache(maxsize=1024)
+def _latent_sd(psi: float, effect: float) -> float:
+    """s with E|effect + e| = psi, e ~ N(0, s^2); 0 where psi <= |effect| (every discordant pair one way)."""
+    if psi <= abs(effect) or psi <= 0:
+        return 0.0
+    hi = 1.0
+    while _mean_abs(effect, hi) < psi:
+        hi *= 2
+    return float(brentq(lambda s: _mean_abs(effect, s) - psi, 0.0, hi, xtol=1e-12))
+
+
 def psi_at(design: Design, delta: float) -> float:
-    return max(design.psi, abs(delta))
+    """The discordance at the effect planned (module doc): the pilot's at its own effect, growing with
+    |delta - effect|, never below |delta|, at most 1."""
+    return min(1.0, max(abs(delta), _mean_abs(delta, _latent_sd(design.psi, design.effect))))
+
+
+def icc_of(design: Design) -> float:
+    """rho, held as the effect changes; 0 for an unclustered design, 1 where the pilot's pairs never
+    vary within a task."""
+    if not design.clustered:
+        return 0.0
+    rho = design.icc
+    return 1.0 if math.isnan(rho) else max(0.0, rho)
 
 
 @functools.lru_cache(maxsize=64)
@@ -130,26 +191,36 @@ def _mcnemar_power(n: int, psi: float, delta: float, alpha: float) -> float:
     return float(min(1.0, (weights * both).sum()))
 
 
-def between_at(design: Design, delta: float) -> float:
-    """sigma_b^2 at the effect planned: at most (psi - |delta|)^2, so that every task's effect, delta
-    +- sigma_b, has a_only and b_only rates of at least 0 (the model `simulate` draws from)."""
-    return min(design.between, (psi_at(design, delta) - abs(delta)) ** 2)
+def _task_sd(design: Design, delta: float, per_task: float) -> np.ndarray:
+    """The SD of a task's mean difference over `per_task` pairs at delta (module doc). Where
+    `design.pilot_df` (df) is set, the variance is the pilot's estimate times df / (df - 2), its
+    expectation given the estimate (the mean of df / chi^2_df, a flat prior on the log variance): a
+    variance of task means from k tasks has k - 1 degrees of freedom, and planning with the estimate as
+    if it were the truth gives studies less power than stated on average, power being concave in it
+    (from a 24-task pilot with an ICC of 0.33, 74.7% where 80.4% was stated; benchmarks/calibration.py).
+    The whole expected power over the estimate's spread (Julious & Owen 2006, Statistics in Medicine
+    25:2467) overshot there: 86% where 80% was stated at a low ICC."""
+    total = max(0.0, psi_at(design, delta) - delta**2)
+    rho = icc_of(design)
+    var = total * (rho + (1 - rho) / max(per_task, 1.0))
+    at_pilot = design.psi - design.effect**2
+    if per_task == design.per_task and not math.isnan(design.task_var) and at_pilot > 0:
+        # at the pilot's own pairs per task, its task means' own variance (an ICC estimate clipped at 0
+        # overstates it where the ICC is small), scaled with the pair variance to the effect planned
+        var = design.task_var * total / at_pilot
+    if design.pilot_df > 2:
+        var *= design.pilot_df / (design.pilot_df - 2)
+    return np.array([math.sqrt(max(var, 0.0))])
 
 
-def _task_sd(design: Design, delta: float, per_task: float) -> float:
-    between = between_at(design, delta)
-    within = max(0.0, psi_at(design, delta) - delta**2 - between)
-    return math.sqrt(between + within / max(per_task, 1.0))
-
-
-def _sign_flip_power(delta: float, sd: float, tasks: int, alpha: float) -> float:
+def _sign_flip_power(delta: float, sd: np.ndarray, tasks: int, alpha: float) -> float:
     """A sign flip of per-task means rejects where |sum| passes its null spread, which is the
     uncentered second moment, sd^2 + delta^2 per task (the randomization distribution, Lehmann &
     Romano 2005, Testing Statistical Hypotheses, 15.2); the mean itself spreads by sd / sqrt(tasks).
     Below floor_tasks the test cannot reject at all (power_at)."""
-    crit = norm.isf(alpha / 2) * math.sqrt(sd**2 + delta**2)
+    crit = norm.isf(alpha / 2) * np.sqrt(sd**2 + delta**2)
     shift = abs(delta) * math.sqrt(tasks)
-    return float(norm.cdf((shift - crit) / sd) + norm.cdf((-shift - crit) / sd))
+    return float(np.mean(norm.cdf((shift - crit) / sd) + norm.cdf((-shift - crit) / sd)))
 
 
 def floor_tasks(alpha: float) -> int:
@@ -164,21 +235,33 @@ def power_at(design: Design, units: int, delta: float, alpha: float, per_task: f
     if units < floor_tasks(alpha) or delta == 0:
         return 0.0 if delta else alpha
     if psi_at(design, delta) <= abs(delta):
-        return _one_way_power(delta, units, per_task or design.per_task, alpha)
+        # a pilot that never disagreed says nothing of how its tasks' pairs go together: independent
+        rho = icc_of(design) if design.psi > 0 else 0.0
+        return _one_way_power(delta, units, per_task or design.per_task, alpha, rho)
     sd = _task_sd(design, delta, per_task or design.per_task)
-    if sd == 0:
+    if not sd.any():
         return 1.0
-    return _sign_flip_power(delta, sd, units, alpha)
+    return _sign_flip_power(delta, np.maximum(sd, 1e-300), units, alpha)
 
 
-def _one_way_power(delta: float, tasks: int, per_task: float, alpha: float) -> float:
-    """Every discordant pair one way (a pilot that saw none, planned at the least discordance an
-    effect needs): each task's mean is 0 or of the effect's sign, and the sign flip's p is exactly
-    2 / 2^K for the K tasks not 0. It rejects when K >= floor_tasks' bound, K ~ Binomial(tasks, q),
-    q the chance that a task's pairs are not all concordant. The normal approximation is far off
-    here (10 points at 51 tasks), this is exact."""
+def _one_way_power(delta: float, tasks: int, per_task: float, alpha: float, rho: float) -> float:
+    """Every discordant pair one way (a pilot whose discordant pairs all went one way, or that saw
+    none, planned at the least discordance an effect needs): each task's mean is 0 or of the effect's
+    sign, and the sign flip's p is exactly 2 / 2^K for the K tasks not 0. It rejects when K >=
+    floor_tasks' bound, K ~ Binomial(tasks, q), q the chance that a task's pairs are not all
+    concordant: 1 - E(1 - r)^m for a task's rate r of mean |delta| and intraclass correlation rho (a
+    beta-binomial's zero class; rho 0, independent pairs: 1 - (1 - |delta|)^m; rho 1, a task all one
+    way or all concordant: |delta|). The normal approximation is far off here (10 points at 51 tasks),
+    this is exact."""
     needed = math.ceil(1 - math.log2(alpha))
-    q = 1 - (1 - abs(delta)) ** max(1, round(per_task))
+    m, r = max(1, round(per_task)), abs(delta)
+    if rho <= 0 or r >= 1:
+        q = 1 - (1 - r) ** m
+    elif rho >= 1:
+        q = r
+    else:
+        a, b = r * (1 / rho - 1), (1 - r) * (1 / rho - 1)
+        q = 1 - math.exp(betaln(a, b + m) - betaln(a, b))
     return float(binom.sf(needed - 1, tasks, q))
 
 

@@ -19,12 +19,15 @@ from results.terminal import fit
 FORMATS = ("table", "json")
 
 METHODS = (
-    "one pair per task: exact McNemar power, computed exactly over the discordant count, the pilot's discordance "
-    "held fixed (Connor 1987; Miettinen 1968); several per task (seeds, fork points): the task is the unit, a sign "
-    "flip of per-task means planned by its large-sample power with the design effect 1 + (m - 1) ICC (Donner & "
-    "Klar 2000) and the randomization test's uncentered null variance (Lehmann & Romano 2005, 15.2), no test "
-    "below 2/2^k <= alpha tasks; "
-    "Holm over a family of k planned at alpha / k, its first step (a lower bound on each test's power)"
+    "the discordance grows with the effect, E|effect + e| for a normal e fitted to the pilot's; one pair per task: "
+    "exact McNemar power, computed exactly over the discordant count (Connor 1987; Miettinen 1968); several per "
+    "task (seeds, fork points): the task is the unit, a sign flip of per-task means planned by its large-sample "
+    "power with the pilot's ICC as measured, the design effect 1 + (m - 1) ICC (Donner & Klar 2000), the task "
+    "means' variance planned at its expectation given a pilot of k tasks, x (k - 1) / (k - 3), and the "
+    "randomization test's uncentered null variance (Lehmann & Romano 2005, 15.2), no test below 2/2^k <= alpha "
+    "tasks; Holm over a family of k planned at alpha / k, its first step (a lower bound on each test's power); "
+    "simulated: studies drawn from the pilot's own tasks tilted to the effect, each tested by the report "
+    "(a model that is not the formula's); benchmarks/calibration.py checks them against planted truth"
 )
 
 
@@ -91,7 +94,9 @@ def noise_frame(noise: pd.DataFrame) -> pd.DataFrame:
                 "repeats disagree": _share(r["disagree"]),
                 "run-to-run SD pts": _pts(r["spread"]),
                 "unpaired threshold pts": _pts(r["unpaired"]),
-                "two runs' gap (tau2 #540) pts": _pts(r["repeat"]),
+                # the runs its SD rests on beside it: 5 runs and 20 make different thresholds of one SD
+                "two runs' gap (tau2 #540) pts": _pts(r["repeat"])
+                + ("" if r.get("runs") is None else f" ({_count(r['runs'])} runs)"),
                 "paired threshold pts": _pts(r["paired"]),
                 "pairing gain": _ratio(r["gain"]),
             }
@@ -101,9 +106,10 @@ def noise_frame(noise: pd.DataFrame) -> pd.DataFrame:
 
 NOISE_NOTE = (
     "unpaired: the gap between two single runs' rates Fisher's exact test calls real; two runs' gap: what "
-    "repetition alone exceeds alpha of the time (z sqrt2 x run-to-run SD); paired: the smallest difference the "
-    "report's exact McNemar calls real over the same tasks paired, with the repeats' own disagreement as noise; "
-    "pairing gain: unpaired / paired (squared: the tasks pairing saves)"
+    "repetition alone exceeds alpha of the time, t(runs - 1) sqrt2 x run-to-run SD, the SD from the runs "
+    "(repeats) given, a small-sample quantile (a prediction interval, about normal rates); paired: the "
+    "smallest difference the report's exact McNemar calls real over the same tasks paired, with the repeats' "
+    "own disagreement as noise; pairing gain: unpaired / paired (squared: the tasks pairing saves)"
 )
 
 

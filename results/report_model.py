@@ -66,6 +66,9 @@ class ContrastRow(Row):
     test: str
     p_value: float | None
     p_holm: float | None
+    # a Monte Carlo p (a sign flip not enumerated) says so: its draws and standard error; 0 where exact
+    p_draws: int = 0
+    p_se: float | None = None
     calls_diff: float | None = None
     calls_ci_low: float | None = None
     calls_ci_high: float | None = None
@@ -204,6 +207,8 @@ class FactorRow(Row):
     arm_pairs: int
     # the test results.contrasts.paired_effect chose for the pairs' unit (as a contrast's)
     test: str | None = None
+    p_draws: int = 0
+    p_se: float | None = None
     mde: float | None = None
 
 

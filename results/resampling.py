@@ -26,11 +26,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TypeAlias
 
 import numpy as np
 import pandas as pd
 from scipy.stats import permutation_test
+from scipy.stats import t as student_t
 
 from results.stats import ALPHA
 
@@ -55,6 +57,24 @@ def percentile_ci(replicates: np.ndarray, alpha: float = ALPHA) -> tuple[float, 
         return (math.nan, math.nan)
     lo, hi = np.percentile(replicates, [100 * alpha / 2, 100 * (1 - alpha / 2)])
     return float(lo), float(hi)
+
+
+def few_clusters_factor(k: int, alpha: float = ALPHA) -> float:
+    """How much a percentile interval over k resampled clusters is widened: t_{k-1} / z sqrt(k / (k-1))."""
+    if k < 2:
+        return math.nan
+    z = float(student_t.isf(alpha / 2, 1e9))
+    return float(student_t.isf(alpha / 2, k - 1)) / z * math.sqrt(k / (k - 1))
+
+
+def cluster_ci(replicates: np.ndarray, estimate: float, k: int, alpha: float = ALPHA) -> tuple[float, float]:
+    """The percentile interval of a k-cluster bootstrap, each end moved away from the estimate by
+    `few_clusters_factor` (module doc), so that it covers 1 - alpha with few clusters."""
+    lo, hi = percentile_ci(replicates, alpha)
+    if math.isnan(lo):
+        return (lo, hi)
+    f = few_clusters_factor(k, alpha)
+    return estimate - f * (estimate - lo), estimate + f * (hi - estimate)
 
 
 def _ratio_bootstrap(sums: np.ndarray, sizes: np.ndarray, n_boot: int, seed: int, chunk: int) -> np.ndarray:
@@ -96,15 +116,6 @@ def cluster_bootstrap(
     return _ratio_bootstrap(sums, sizes, n_boot, seed, chunk)
 
 
-def _two_sided_p(null: np.ndarray, observed: float, scale: float, exact: bool) -> float:
-    """scipy.stats.permutation_test's two-sided p-value for a null sample and the observed value."""
-    adjustment = 0 if exact else 1
-    gamma = np.finfo(float).eps * 100 * scale
-    less = (np.count_nonzero(null <= observed + gamma) + adjustment) / (null.size + adjustment)
-    greater = (np.count_nonzero(null >= observed - gamma) + adjustment) / (null.size + adjustment)
-    return float(np.clip(2 * min(less, greater), 0.0, 1.0))
-
-
 def sign_flip_p(diffs: Diffs, n_resamples: int = N_BOOT, seed: int = SEED, chunk: int = CHUNK) -> float:
     """Two-sided sign-flip permutation p for mean difference 0 (exact when 2**n <= n_resamples);
     NaN for fewer than two differences (one difference's two signs are no test; scipy refuses them)."""
@@ -117,11 +128,8 @@ def sign_flip_p(diffs: Diffs, n_resamples: int = N_BOOT, seed: int = SEED, chunk
     mags, inverse, counts = np.unique(np.abs(nonzero), return_inverse=True, return_counts=True)
     exact = 2 ** min(d.size, 63) <= n_resamples  # scipy then enumerates every sign pattern
     if not exact and len(mags) <= MAX_TYPES:
-        positive = np.random.default_rng(seed).binomial(counts, 0.5, size=(n_resamples, len(mags)))
-        # observed and null through one product, so equal sign patterns give bit-equal statistics
-        signed = np.bincount(inverse, weights=np.sign(nonzero), minlength=len(mags))
-        stats = np.vstack([signed, 2 * positive - counts]) @ mags / d.size
-        return _two_sided_p(stats[1:], stats[0], float(np.abs(d).mean()), exact=False)
+        less, greater = _flip_counts(d, nonzero, mags, inverse, counts, n_resamples, np.random.default_rng(seed))
+        return _mc_p(less, greater, n_resamples)
     res = permutation_test(
         (d,),
         lambda x, axis: np.mean(x, axis=axis),
@@ -133,3 +141,75 @@ def sign_flip_p(diffs: Diffs, n_resamples: int = N_BOOT, seed: int = SEED, chunk
         rng=np.random.default_rng(seed),
     )
     return float(res.pvalue)
+
+
+def _flip_counts(
+    d: np.ndarray,
+    nonzero: np.ndarray,
+    mags: np.ndarray,
+    inverse: np.ndarray,
+    counts: np.ndarray,
+    draws: int,
+    rng: np.random.Generator,
+) -> tuple[int, int]:
+    """Of `draws` sign patterns, how many give a mean at most, and at least, the observed one (ties
+    within 100 ulps of the scale, as scipy takes them)."""
+    positive = rng.binomial(counts, 0.5, size=(draws, len(mags)))
+    # observed and null through one product, so equal sign patterns give bit-equal statistics
+    signed = np.bincount(inverse, weights=np.sign(nonzero), minlength=len(mags))
+    stats = np.vstack([signed, 2 * positive - counts]) @ mags / d.size
+    gamma = np.finfo(float).eps * 100 * float(np.abs(d).mean())
+    null, observed = stats[1:], stats[0]
+    return int(np.count_nonzero(null <= observed + gamma)), int(np.count_nonzero(null >= observed - gamma))
+
+
+def _mc_p(less: int, greater: int, draws: int) -> float:
+    return float(np.clip(2 * (min(less, greater) + 1) / (draws + 1), 0.0, 1.0))
+
+
+# a Monte Carlo p this many standard errors from alpha or nearer is drawn again with more draws
+NEAR_SE = 3.0
+MAX_DRAWS = 1_000_000
+
+
+@dataclass(frozen=True)
+class FlipP:
+    """A sign flip's p with how it was found: `draws` 0 where exact (every sign pattern, or none
+    to flip), else the Monte Carlo draws it rests on and its standard error."""
+
+    p: float
+    draws: int
+    se: float
+
+
+def sign_flip(
+    diffs: Diffs, n_resamples: int = N_BOOT, seed: int = SEED, alpha: float = ALPHA, chunk: int = CHUNK
+) -> FlipP:
+    """`sign_flip_p` with its precision, drawing more where its p is within NEAR_SE standard errors
+    of alpha (module doc): 10x the draws each round, up to MAX_DRAWS, the first round's draws kept."""
+    d = np.asarray(diffs, dtype=float)
+    if d.size < 2 or not np.any(d) or 2 ** min(d.size, 63) <= n_resamples:
+        return FlipP(sign_flip_p(d, n_resamples, seed, chunk), 0, 0.0)
+    nonzero = d[d != 0]
+    mags, inverse, counts = np.unique(np.abs(nonzero), return_inverse=True, return_counts=True)
+    if len(mags) > MAX_TYPES:
+        p = sign_flip_p(d, n_resamples, seed, chunk)
+        return FlipP(p, n_resamples, _se(p, n_resamples))
+    less, greater = _flip_counts(d, nonzero, mags, inverse, counts, n_resamples, np.random.default_rng(seed))
+    draws, rounds = n_resamples, 0
+    p = _mc_p(less, greater, draws)
+    while abs(p - alpha) < NEAR_SE * _se(p, draws) and draws < MAX_DRAWS:
+        rounds += 1
+        more = min(MAX_DRAWS, draws * 10) - draws
+        rng = np.random.default_rng([seed, rounds])
+        for start in range(0, more, max(1, chunk // len(mags))):
+            step = min(more - start, max(1, chunk // len(mags)))
+            extra = _flip_counts(d, nonzero, mags, inverse, counts, step, rng)
+            less, greater = less + extra[0], greater + extra[1]
+        draws += more
+        p = _mc_p(less, greater, draws)
+    return FlipP(p, draws, _se(p, draws))
+
+
+def _se(p: float, draws: int) -> float:
+    return math.sqrt(max(p * (1 - p), 0.0) / draws) if draws else 0.0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from math import comb
 from pathlib import Path
@@ -12,6 +13,7 @@ import pytest
 from results import UsageError, contrasts, load, pair, parse_contrasts
 from results.contrasts import holm, mcnemar_exact
 from results.paper import PLANNED_CONTRASTS
+from results.report import render_report
 from results.resampling import cluster_bootstrap, paired_bootstrap, percentile_ci, sign_flip_p
 
 
@@ -164,3 +166,24 @@ def test_parse_contrasts() -> None:
         parse_contrasts("raw-raw", present)
     with pytest.raises(UsageError, match="no contrast"):
         parse_contrasts(" , ", present)
+
+
+def test_a_monte_carlo_p_says_so_in_the_json_and_the_text(kit, tmp_path: Path) -> None:
+    """20 tasks x 3 seeds: 2^20 sign patterns are not enumerated; the p is drawn, and the report's
+    JSON gives its draws and standard error, its table a ± and its null line the same."""
+    recs = []
+    for t in range(20):
+        for s in (3101, 3102, 3103):
+            recs.append(kit.make(t, "allowed_json", t % 3 == 0 or s == 3101, sample_seed=s))
+            recs.append(kit.make(t, "raw", t % 4 == 0 or s == 3102, sample_seed=s))
+    df = load(kit.write(tmp_path / "mc", recs))
+    row = json.loads(render_report(df, contrasts="allowed_json-raw", fmt="json"))["contrasts"][0]
+    assert row["test"] == "sign_flip" and row["p_draws"] >= 10_000
+    assert row["p_se"] == pytest.approx(math.sqrt(row["p_value"] * (1 - row["p_value"]) / row["p_draws"]), rel=1e-3)
+    text = " ".join(render_report(df, contrasts="allowed_json-raw", width=200).split())  # notes wrap
+    assert f"±{row['p_se']:.4f}" in text and "Monte Carlo p and its standard error" in text
+    assert f"its p a Monte Carlo estimate, ±{row['p_se']:.4f} over {row['p_draws']:,} draws" in text
+    # McNemar's p is exact: no draws
+    one = [r for r in recs if r["sample_seed"] == 3101]
+    exact = json.loads(render_report(load(kit.write(tmp_path / "one", one)), "allowed_json-raw", fmt="json"))
+    assert exact["contrasts"][0]["p_draws"] == 0
