@@ -23,10 +23,13 @@ ESTIMATE_AFTER = 3
 
 
 def steps(command: str) -> Callable[[str], None]:
-    """A command's steps that take seconds (`report`, `plot`), each said on stderr as it starts;
-    stdout is the result. No command: nothing said (a format a program reads)."""
+    """A command's steps that take seconds (`report`, `plot`), each said on stderr as it starts, to a
+    person at a terminal; stdout is the result. No command, or stderr not a terminal (a log, a
+    pipe, a test): nothing said, so that an error stays the one line it is."""
     err = Console(stderr=True, highlight=False)
-    return lambda step: err.print(f"{command}: {step}…", markup=False) if command else None
+    if not command or not err.is_terminal:
+        return lambda step: None
+    return lambda step: err.print(f"{command}: {step}…", markup=False)
 
 
 def _minutes(seconds: float) -> str:

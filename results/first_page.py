@@ -156,6 +156,10 @@ def render_first_page(report: Report, width: int = 80, headline: bool = False) -
         if fit(console, solved, keep=[PLAYER], drop_order=())[1]:  # too many conditions for a row each
             solved = _long(solved)
         table(solved, [PLAYER, C.condition, "solved/N"])
+        if any(c.paper.solved is not None for c in report.cells):  # why a model has no paper's row
+            cells = [c for c in report.cells if _in(report, c, suite) and c.paper.solved is None]
+            for note in sorted({f"{getattr(c, C.model)}: {c.paper.note}" for c in cells}):
+                say(f"  note: {note}")
         contrasts = contrasts_frame(report, suite)
         if contrasts.empty:
             continue

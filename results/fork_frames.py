@@ -69,9 +69,9 @@ def _alike(frame: pd.DataFrame) -> pd.DataFrame:
     """The source's-own rows of one player, model and suite as one row where all but the condition agree."""
     if frame.empty:
         return frame
-    own = frame["condition"].str.startswith("source's own")
+    own = frame[C.condition].str.startswith("source's own")
     keys = [c for c in (C.model, C.suite, "player") if c in frame]
-    rest = [c for c in frame.columns if c not in (*keys, "condition")]
+    rest = [c for c in frame.columns if c not in (*keys, C.condition)]
     frame = frame.reset_index(drop=True)
     rows = []
     for i in range(len(frame)):
@@ -85,7 +85,7 @@ def _alike(frame: pd.DataFrame) -> pd.DataFrame:
             rows.append(row)
         elif i == same.index[0]:
             one = row.copy()
-            one["condition"], one["points"] = f"source's own (all {len(same)})", f"{row['points']} each"
+            one[C.condition], one["points"] = f"source's own (all {len(same)})", f"{row['points']} each"
             rows.append(one)
     return pd.DataFrame(rows).reset_index(drop=True)
 
