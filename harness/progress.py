@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from harness.agents.base import PREFIX as AGENT_PREFIX
+from harness.printable import console
 from harness.types import EpisodeRecord
 
 # episodes played before the run says how long the rest will take
@@ -106,3 +107,29 @@ class Counter:
                 "bar's ETA follows each episode)",
                 highlight=False,
             )
+
+
+PROGRESS_EVERY_S = 10.0
+
+
+class SimulationProgress:
+    """What `--simulate` is doing, on stderr: an estimate once the first study of a size is timed, then
+    a line every PROGRESS_EVERY_S seconds (plain lines: a log file reads them as a terminal does)."""
+
+    def __init__(self) -> None:
+        self.started = self.said = 0.0
+
+    def __call__(self, what: str, units: int, done: int, studies: int) -> None:
+        now = time.monotonic()
+        if done == 0:
+            self.started = self.said = now
+            return
+        per = (now - self.started) / done
+        if done == 1:
+            line = f"simulating {studies:,} studies of {units:,} for {what}: about {per * studies:,.0f} s"
+        elif now - self.said >= PROGRESS_EVERY_S:
+            line = f"  {done:,} of {studies:,} studies for {what}: about {per * (studies - done):,.0f} s left"
+        else:
+            return
+        console(stderr=True).print(f"{line} ({per * 1000:,.0f} ms a study)", highlight=False)
+        self.said = now

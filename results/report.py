@@ -208,7 +208,8 @@ def _headline(
 def _force_quits_won(df: pd.DataFrame) -> int | None:
     """Under BFCL's protocol: the episodes its evaluate won after a force-quit in the last turn (the
     report shows BFCL's verdict; the harness's own rule would call them lost)."""
-    if "bfcl" not in protocols(df):
+    # the records' own protocol, not protocols(): that one names a protocol with its suite where suites mix
+    if "extra.protocol" not in df.columns or not (df["extra.protocol"] == "bfcl").any():
         return None
     if "extra.force_quit_won" not in df.columns:
         return 0

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import typer
 
@@ -59,6 +58,7 @@ def fork(
         load_sources,
     )
     from harness.fork_checks import is_import_check
+    from harness.fork_play import on_release
     from harness.fork_spec import check_at, check_budget, fork_spec_values
     from harness.rundir.targets import check_folder
     from harness.spec import build_spec
@@ -113,29 +113,9 @@ def fork(
     for spec in specs:
         try:
             # here, or in a worker on the bfcl-eval release an import was replayed on
-            _on_release(spec, flags)
+            on_release(spec, flags, echo)
         except NothingToFork as exc:
             empty += 1
             if empty == len(specs):  # no source of any suite has a point: that is the error
                 raise
             echo(f"skipped {spec.suite}: {exc}")  # a folder of several suites: the others fork
-
-
-def _on_release(spec: Any, flags: dict[str, bool]) -> None:
-    """The fork run where its sources were replayed: here, or in a worker on their release."""
-    # subprocess, BFCL's releases, the fork's modules: not for --help
-    from harness.cli.fork_play import play
-    from harness.fork import NothingToFork
-    from harness.imports import releases
-    from harness.imports.worker import spawn
-
-    release = spec.fork.release if spec.fork is not None else None
-    if release is None or release == releases.installed():
-        play(spec, flags, echo)
-        return
-    request = {"do": "fork", "spec": spec.model_dump(mode="json"), "flags": flags}
-    for answer in spawn(releases.folder(release), request, echo):
-        if "nothing" in answer:
-            raise NothingToFork(str(answer["nothing"]))
-        if answer.get("exit"):
-            raise typer.Exit(int(answer["exit"]))

@@ -8,7 +8,6 @@ have detected (its MDE, beside every contrast that found no difference).
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Annotated
 
@@ -21,32 +20,6 @@ from harness.cli.common import PLUGIN_HELP, echo, group, terminal_width
 app = group()
 
 MAX_STUDIES = 100_000
-PROGRESS_EVERY_S = 10.0
-
-
-class Progress:
-    """What `--simulate` is doing, on stderr: an estimate once the first study of a size is timed, then
-    a line every PROGRESS_EVERY_S seconds (plain lines: a log file reads them as a terminal does)."""
-
-    def __init__(self) -> None:
-        self.started = self.said = 0.0
-
-    def __call__(self, what: str, units: int, done: int, studies: int) -> None:
-        from harness.cli.common import err  # rich: made on use
-
-        now = time.monotonic()
-        if done == 0:
-            self.started = self.said = now
-            return
-        per = (now - self.started) / done
-        if done == 1:
-            line = f"simulating {studies:,} studies of {units:,} for {what}: about {per * studies:,.0f} s"
-        elif now - self.said >= PROGRESS_EVERY_S:
-            line = f"  {done:,} of {studies:,} studies for {what}: about {per * (studies - done):,.0f} s left"
-        else:
-            return
-        err.print(f"{line} ({per * 1000:,.0f} ms a study)", highlight=False)
-        self.said = now
 
 
 @app.command("power")
@@ -77,6 +50,7 @@ def power_command(
     own unit, Holm-adjusted; and the noise floor of repeated seeds or runs (docs/power.md)."""
     # pandas, scipy (results): not at start-up
     from harness.plugins import load as load_plugins
+    from harness.progress import SimulationProgress
     from results import load, paper
     from results.contrasts import parse_contrasts
     from results.noise import noise_floor
@@ -104,7 +78,7 @@ def power_command(
         pairs = [p for p in paper.PLANNED_CONTRASTS if set(p) <= present]
     else:
         pairs = parse_contrasts(contrasts, present)
-    goal = Goal(effect=effect / 100, alpha=alpha, power=power, studies=simulate, progress=Progress())
+    goal = Goal(effect=effect / 100, alpha=alpha, power=power, studies=simulate, progress=SimulationProgress())
     table = plan(df, pairs, goal, factors=factors)
     if table.empty:
         raise UserError(

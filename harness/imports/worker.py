@@ -4,7 +4,7 @@ share names, and BFCL's checker keeps instances in its module's globals).
 
 The parent (`spawn`) sends one JSON request on stdin: the release's folder, what to do (`import`
 the files into a folder, `probe` samples of them for `--bfcl-version auto`, or `fork`: one fork
-run of an import, harness.cli.fork_play) and its arguments. The worker puts the folder first on
+run of an import, harness.fork_play) and its arguments. The worker puts the folder first on
 sys.path before anything imports bfcl_eval, checks that the package it then imports is that
 folder's, and answers on stdout one JSON object a line: `say` (a line for the user, passed on as it
 comes), `error` (bad input: the one line the parent raises as a UserError), and what the request
@@ -129,7 +129,7 @@ def main() -> int:
     try:
         if request["do"] == "fork":
             # after the release is first on sys.path: the fork's environments import bfcl_eval
-            from harness.cli.fork_play import in_worker
+            from harness.fork_play import in_worker
 
             in_worker(request, _say, _answer)
             return 0

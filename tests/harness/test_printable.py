@@ -66,7 +66,7 @@ def test_run_report_show_plot_and_the_error_line_print_the_folders_name_written_
         "report": ("report", out),
         "report json": ("report", out, "--format", "json"),
         "show": ("show", out),
-        "plot": ("plot", out, "--out", out / "figs"),
+        "plot": ("plot", out, "--out", out.with_name(out.name + "-figs")),  # outside the run it reads
         "error": ("report", out / "absent"),
     }.items():
         result, texts[name] = invoke(*args)

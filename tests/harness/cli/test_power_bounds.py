@@ -10,7 +10,7 @@ import shutil
 
 import pytest
 
-from harness.cli import power as power_cli
+from harness import progress
 from tests.harness.cli.invoke import invoke
 
 RUN = ("run", "--suite", "bank-disputes", "--model", "agent:reader", "--conditions", "raw,allowed_json")
@@ -34,7 +34,7 @@ def test_a_simulation_past_the_bound_is_one_line(pilots):
 
 
 def test_a_simulation_says_what_it_does_and_how_long_before_it_goes_on(pilots, monkeypatch):
-    monkeypatch.setattr(power_cli, "PROGRESS_EVERY_S", 0.0)  # every study: the 10 s line without 10 s
+    monkeypatch.setattr(progress, "PROGRESS_EVERY_S", 0.0)  # every study: the 10 s line without 10 s
     result, text = invoke("power", pilots / "a", "--effect", "10", "--contrasts", "allowed_json-raw", "--simulate", "3")
     assert result.exit_code == 0, text
     flat = " ".join(text.split())

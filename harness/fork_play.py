@@ -64,3 +64,20 @@ def in_worker(request: dict[str, Any], say: Callable[[str], None], answer: Calla
         if code is None:  # a bug: its traceback, on the stderr the worker shares
             raise
         answer(exit=code)
+
+
+def on_release(spec: RunSpec, flags: dict[str, bool], say: Callable[[str], None]) -> None:
+    """The fork run where its sources were replayed: here, or in a worker on their release."""
+    from harness.imports import releases  # BFCL's releases: a fork of an import only
+    from harness.imports.worker import spawn  # subprocess: only where a release is another
+
+    release = spec.fork.release if spec.fork is not None else None
+    if release is None or release == releases.installed():
+        play(spec, flags, say)
+        return
+    request = {"do": "fork", "spec": spec.model_dump(mode="json"), "flags": flags}
+    for answer in spawn(releases.folder(release), request, say):
+        if "nothing" in answer:
+            raise NothingToFork(str(answer["nothing"]))
+        if answer.get("exit"):
+            raise typer.Exit(int(answer["exit"]))
