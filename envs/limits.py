@@ -42,85 +42,39 @@ from collections.abc import Callable
 from typing import Any, NoReturn, TypeVar
 
 from envs import sidecar_pool
-from envs.errors import UserError
+from envs.limit_settings import (
+    LIMIT_ENV,
+    MAX_LIMIT_S,
+    MEMORY_ENV,
+    ComputeLimit,
+    MemoryLimit,
+    TimeLimit,
+    limit_s,
+    memory_mib,
+)
+
+# the settings and errors are named here too: callers import the limits from one module
+__all__ = [
+    "LIMIT_ENV",
+    "MAX_LIMIT_S",
+    "MEMORY_ENV",
+    "ComputeLimit",
+    "MemoryLimit",
+    "TimeLimit",
+    "limit_s",
+    "memory_mib",
+    "bounded",
+    "Sidecar",
+]
 
 T = TypeVar("T")
 
-LIMIT_ENV = "REPAIR_HARNESS_COMPUTE_LIMIT_S"
-# a backend call or a success check is microseconds to milliseconds of work: ten seconds is a
-# computation with no end (or one far too large), on a loaded machine too
-DEFAULT_LIMIT_S = 10.0
-# the sidecar's own alarm (`signal.alarm`, a C int of seconds) is the limit rounded up, plus 2
-MAX_LIMIT_S = float(2**31 - 1 - 3)
-MEMORY_ENV = "REPAIR_HARNESS_COMPUTE_MEMORY_MIB"
-# how far a computation's address space may grow past the process it was forked from: a backend
-# call or a check needs megabytes; a model's `square_root(precision=10**10)` asks for gigabytes
-DEFAULT_MEMORY_MIB = 1024
-MIN_MEMORY_MIB, MAX_MEMORY_MIB = 16, 2**30
 
 # children that answered and are exiting: reaped at the next call (waiting costs ~1 ms each)
 _exiting: list[int] = []
 # the pipe ends of live sidecars: a child forked later closes its copies, or a sidecar would never
 # see its parent close them (its end of input)
 _sidecar_fds: set[int] = set()
-
-
-class ComputeLimit(RuntimeError):
-    """External code passed a limit (time or memory): its process was killed, and the limit, never
-    the suite or the agent, is what the harness error names."""
-
-
-class TimeLimit(ComputeLimit):
-    """External code did not return within the limit: its process was killed."""
-
-    def __init__(self, what: str, seconds: float):
-        super().__init__(
-            f"{what} did not return within {seconds:g} s and was stopped (the limit on external code, "
-            f"{LIMIT_ENV}): a harness error, not the agent's failure"
-        )
-
-
-class MemoryLimit(ComputeLimit):
-    """External code asked for more memory than the limit: its allocation failed, its process was ended."""
-
-    def __init__(self, what: str, mib: int):
-        super().__init__(
-            f"{what} needed more than {mib:,} MiB of memory and was stopped (the limit on external code's "
-            f"memory, {MEMORY_ENV}): a harness error, not the agent's failure"
-        )
-
-
-def limit_s() -> float:
-    """The limit in seconds: $REPAIR_HARNESS_COMPUTE_LIMIT_S, else DEFAULT_LIMIT_S."""
-    raw = os.environ.get(LIMIT_ENV)
-    if raw is None:
-        return DEFAULT_LIMIT_S
-    try:
-        value = float(raw)
-    except ValueError:
-        value = math.nan
-    if not 0 < value <= MAX_LIMIT_S:
-        raise UserError(
-            f"{LIMIT_ENV} takes a number of seconds > 0 and at most {MAX_LIMIT_S:,.0f} (what the OS timer "
-            f"takes), got {raw!r}"
-        )
-    return value
-
-
-def memory_mib() -> int:
-    """The memory limit in MiB: $REPAIR_HARNESS_COMPUTE_MEMORY_MIB, else DEFAULT_MEMORY_MIB."""
-    raw = os.environ.get(MEMORY_ENV)
-    if raw is None:
-        return DEFAULT_MEMORY_MIB
-    try:
-        value = int(raw)
-    except ValueError:
-        value = 0
-    if not MIN_MEMORY_MIB <= value <= MAX_MEMORY_MIB:
-        raise UserError(
-            f"{MEMORY_ENV} takes a whole number of MiB from {MIN_MEMORY_MIB} to {MAX_MEMORY_MIB:,}, got {raw!r}"
-        )
-    return value
 
 
 def bounded(fn: Callable[..., T], *args: Any, what: str) -> T:
