@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import gc
 import math
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
@@ -283,11 +284,17 @@ def contrasts(
     gcols = [c for c in group_columns(df, by) if c in PAIR_FIELDS]
     rows, lost = [], []
     arms: dict[str, tuple[pd.DataFrame, pd.DataFrame]] = {}  # a condition in several contrasts is split once
+    # and let go after its last contrast: every arm held at once is the frame's key columns again
+    uses = Counter(c for pair in pairs for c in pair)
     for a, b in pairs:
         for c in (a, b):
             if c not in arms:
                 arms[c] = _arm(df, c)
         paired, unpaired = _pair(a, b, arms[a], arms[b])
+        for c in (a, b):
+            uses[c] -= 1
+            if not uses[c]:
+                del arms[c]
         lost.append(unpaired)
         groups = df.loc[df[C.condition].isin([a, b]), gcols]
         for keys, _ in groups.groupby(gcols, sort=True):

@@ -67,7 +67,7 @@ def found(paths: Iterable[str | Path]) -> list[ImportedRun]:
     directory with records), or passed over (one without: not a run any command reads)."""
     runs: dict[str, ImportedRun] = {}  # a run directory named twice (itself and its folder) is one
     for run_dir in _candidates(map(Path, paths)):
-        recorded = rundir.recorded_lines(run_dir) > 0
+        recorded = rundir.recorded_any(run_dir)
         try:
             meta = rundir.read_meta(run_dir) or {}
         except RecordsError:

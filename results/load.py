@@ -192,6 +192,7 @@ def _load_columnar(paths: list[PathLike], columns: Iterable[str]) -> pd.DataFram
     """`load`'s frame of `columns` by the columnar reader (results.columnar), which declines
     (NotColumnar) whatever it could read otherwise."""
     files = [existing_records(p) for p in paths]
+    columnar.one_heap()
     rows = Rows(columns)
     assert rows.wanted is not None
     layout = first = None

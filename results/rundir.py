@@ -177,6 +177,20 @@ def recorded_lines(run_dir: PathLike) -> int:
     return count
 
 
+def recorded_any(run_dir: PathLike) -> bool:
+    """`recorded_lines(run_dir) > 0`, read up to the first line's end only (a report asks it of
+    every run: a million records are 1.5 GB to count)."""
+    file = records_file(run_dir)
+    if not file.exists():
+        return False
+    regular_records(file)
+    with open(file, "rb") as f:
+        while chunk := f.read(1 << 16):
+            if b"\n" in chunk:
+                return True
+    return False
+
+
 _NOT_REGULAR = {stat.S_IFDIR: "a folder", stat.S_IFIFO: "a FIFO", stat.S_IFSOCK: "a socket"}
 _NOT_REGULAR |= {stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device"}
 

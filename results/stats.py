@@ -90,6 +90,21 @@ def _rate(rows: pd.DataFrame, col: str) -> float:
     return float(values.astype(bool).mean()) if len(values) else math.nan
 
 
+CELL_COLUMNS = (
+    C.success,
+    C.sample_seed,
+    C.model_calls,
+    C.prompt_tokens,
+    C.completion_tokens,
+    C.usage_missing,
+    C.prompt_words,
+    C.first_call_valid,
+    C.repaired,
+    C.limit_hit,
+    C.fenced_answers,
+)
+
+
 def cell(rows: pd.DataFrame) -> dict[str, float | int]:
     """All statistics of one cell (the rows of one condition x model x ...)."""
     ok = valid_rows(rows)
@@ -154,9 +169,12 @@ def sort_cells(frame: pd.DataFrame, cols: list[str], then: Sequence[tuple[str, b
 def summary(df: pd.DataFrame, by: Sequence[str] | None = None) -> pd.DataFrame:
     """One row per condition x model (x `by` columns): see `cell` for the columns."""
     cols = [C.condition, *group_columns(df, by)]
+    # the key columns grouped, then each group's rows of the columns `cell` reads taken: grouping
+    # them all would take every column into sorted order at once
+    read = [*dict.fromkeys([*cols, *(c for c in CELL_COLUMNS if c in df.columns)])]
     rows = [
-        {**dict(zip(cols, keys, strict=True)), **cell(part)}
-        for keys, part in df.groupby(cols, sort=False, dropna=False)
+        {**dict(zip(cols, keys, strict=True)), **cell(df.loc[group.index, read])}
+        for keys, group in df[cols].groupby(cols, sort=False, dropna=False)
     ]
     return sort_cells(pd.DataFrame(rows), cols)
 
