@@ -15,6 +15,7 @@ import pytest
 
 from results.load import read_records
 from tests.harness.cli.invoke import invoke
+from tests.registries import no_plugin_left  # noqa: F401  (autouse: each test's plugins are gone after it)
 
 CONDITIONS = "raw,allowed_json,retry+code+location+allowed@json,retry+code@prose"
 

@@ -15,6 +15,7 @@ from harness import suite_check, suite_check_cache
 from harness.episodes import select_tasks
 from harness.errors import SuiteCheckFailed
 from harness.spec import build_spec, resolved
+from tests.registries import no_plugin_left  # noqa: F401  (autouse: each test's plugins are gone after it)
 
 PLUGIN = Path(__file__).parents[2] / "examples" / "plugins" / "shop_refunds.py"
 
