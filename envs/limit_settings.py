@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Callable
 
 from envs.errors import UserError
 
@@ -47,34 +48,40 @@ class MemoryLimit(ComputeLimit):
         )
 
 
-def limit_s() -> float:
-    """The limit in seconds: $REPAIR_HARNESS_COMPUTE_LIMIT_S, else DEFAULT_LIMIT_S."""
-    raw = os.environ.get(LIMIT_ENV)
+def _setting(name: str, default: float, read: Callable[[str], float], ok: Callable[[float], bool], takes: str) -> float:
+    """A limit from the environment variable `name` (`default` when unset), refused in one line where
+    `read` cannot read it or `ok` says it is out of range."""
+    raw = os.environ.get(name)
     if raw is None:
-        return DEFAULT_LIMIT_S
+        return default
     try:
-        value = float(raw)
+        value = read(raw)
     except ValueError:
         value = math.nan
-    if not 0 < value <= MAX_LIMIT_S:
-        raise UserError(
-            f"{LIMIT_ENV} takes a number of seconds > 0 and at most {MAX_LIMIT_S:,.0f} (what the OS timer "
-            f"takes), got {raw!r}"
-        )
+    if not ok(value):
+        raise UserError(f"{name} takes {takes}, got {raw!r}")
     return value
+
+
+def limit_s() -> float:
+    """The limit in seconds: $REPAIR_HARNESS_COMPUTE_LIMIT_S, else DEFAULT_LIMIT_S."""
+    return _setting(
+        LIMIT_ENV,
+        DEFAULT_LIMIT_S,
+        float,
+        lambda v: 0 < v <= MAX_LIMIT_S,
+        f"a number of seconds > 0 and at most {MAX_LIMIT_S:,.0f} (what the OS timer takes)",
+    )
 
 
 def memory_mib() -> int:
     """The memory limit in MiB: $REPAIR_HARNESS_COMPUTE_MEMORY_MIB, else DEFAULT_MEMORY_MIB."""
-    raw = os.environ.get(MEMORY_ENV)
-    if raw is None:
-        return DEFAULT_MEMORY_MIB
-    try:
-        value = int(raw)
-    except ValueError:
-        value = 0
-    if not MIN_MEMORY_MIB <= value <= MAX_MEMORY_MIB:
-        raise UserError(
-            f"{MEMORY_ENV} takes a whole number of MiB from {MIN_MEMORY_MIB} to {MAX_MEMORY_MIB:,}, got {raw!r}"
+    return int(
+        _setting(
+            MEMORY_ENV,
+            DEFAULT_MEMORY_MIB,
+            int,
+            lambda v: MIN_MEMORY_MIB <= v <= MAX_MEMORY_MIB,
+            f"a whole number of MiB from {MIN_MEMORY_MIB} to {MAX_MEMORY_MIB:,}",
         )
-    return value
+    )
