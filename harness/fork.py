@@ -25,6 +25,7 @@ from typing import Any
 from envs.contract import EpisodeContext, Task
 from envs.errors import UserError
 from harness.answers import NOT_EXECUTED
+from harness.fork_imports import imported_said, release_of
 from harness.loop import call_env, run_episode
 from harness.plugins import Plugin
 from harness.recording import repairs
@@ -175,29 +176,6 @@ def groups(sources: list[Source]) -> list[list[Source]]:
         key = [*(s.spec.get(f) for f in SHARED), release_of(s), imported_said(s, "bfcl_runner")]
         out.setdefault(json.dumps(key, sort_keys=True, default=str), []).append(s)
     return list(out.values())
-
-
-def imported(source: Source) -> bool:
-    """Records imported from another harness's transcripts (harness.imports), not played here."""
-    return any(isinstance(s, dict) and s.get("imported") for s in source.meta.get("sessions") or [])
-
-
-def imported_said(source: Source, key: str) -> Any:
-    """What the import's last session said under `key` (run.json: `sessions[].imported`; an
-    import's sessions all say one); None: no import, or one recorded before it said."""
-    said = [
-        s["imported"].get(key)
-        for s in source.meta.get("sessions") or []
-        if isinstance(s, dict) and isinstance(s.get("imported"), dict)
-    ]
-    return said[-1] if said else None
-
-
-def release_of(source: Source) -> str | None:
-    """The bfcl-eval release an import was replayed on (`imported.bfcl_eval`): a fork rebuilds
-    and plays on it."""
-    release = imported_said(source, "bfcl_eval")
-    return str(release) if release else None
 
 
 def _records(source: Source) -> list[dict[str, Any]]:

@@ -17,7 +17,8 @@ from collections import Counter
 
 from harness import shards
 from harness.episodes import select_tasks
-from harness.fork import Source, imported, plan
+from harness.fork import Source, plan
+from harness.fork_imports import imported
 from harness.run_spec import RunSpec
 from harness.spec import resolved
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.fork import SHARED, ForkError, Source, imported, imported_said, release_of
+from harness.fork import SHARED, ForkError, Source
+from harness.fork_imports import imported, imported_said, release_of
 from harness.run_spec import ForkSpec
 
 

@@ -18,8 +18,8 @@ from rich.console import Console
 
 from results.columns import C, is_reference_agent
 from results.formats import TEST_NAMES, _diff, _p
-from results.frames import contrasts_notes
 from results.report_model import Report
+from results.section_notes import contrasts_notes
 from results.stats import condition_rank
 from results.tables import _meta_lines, print_sections
 from results.terminal import fit

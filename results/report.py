@@ -47,6 +47,7 @@ from results.errors import UnknownChoice
 from results.factors import FACTOR_FIELDS, factor_effects
 from results.first_page import render_first_page
 from results.forks import fork_rows
+from results.protocols import force_quits_won, protocols
 from results.report_model import SCHEMA, Report
 from results.resampling import N_BOOT, SEED
 from results.served import notes as served_notes
@@ -205,31 +206,6 @@ def _headline(
     return out
 
 
-def _force_quits_won(df: pd.DataFrame) -> int | None:
-    """Under BFCL's protocol: the episodes its evaluate won after a force-quit in the last turn (the
-    report shows BFCL's verdict; the harness's own rule would call them lost)."""
-    # the records' own protocol, not protocols(): that one names a protocol with its suite where suites mix
-    if "extra.protocol" not in df.columns or not (df["extra.protocol"] == "bfcl").any():
-        return None
-    if "extra.force_quit_won" not in df.columns:
-        return 0
-    return int(df["extra.force_quit_won"].astype("boolean").fillna(False).sum())
-
-
-def protocols(df: pd.DataFrame) -> list[str]:
-    """The protocols the records played, as their environments recorded them (e.g. plan, veriharness);
-    where the frame also holds suites that record none (bank-disputes beside paper-textworld), each
-    is named with its suite ("plan (paper-textworld)"): a protocol is one suite's, not the folder's."""
-    if "extra.protocol" not in df.columns:
-        return []
-    rows = df[[C.suite, "extra.protocol"]].dropna()
-    # a text column's distinct values print as the values (not so an object column: 1 == True)
-    pairs = {(str(s), str(p)) for s, p in rows.drop_duplicates().itertuples(index=False)}
-    if set(df[C.suite].astype(str).unique()) <= {s for s, _ in pairs}:
-        return sorted({p for _, p in pairs})
-    return sorted(f"{p} ({s})" for s, p in pairs)
-
-
 # every column the report reads, besides the grouping ones (see results.stats.cell, failure_taxonomy)
 REPORT_FIELDS = (
     *SETTING_COLUMNS,
@@ -366,7 +342,7 @@ def build_report(
                     "concurrency": served.get("concurrency"),
                     "nondeterministic": served.get("nondeterministic"),
                     "shards": sharded,
-                    "force_quits_won": _force_quits_won(full),
+                    "force_quits_won": force_quits_won(full),
                 },
                 "gaps": gap_rows,
                 "cells": cell_rows,

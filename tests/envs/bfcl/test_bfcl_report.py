@@ -8,7 +8,7 @@ import json
 import pandas as pd
 import pytest
 
-from results.report import _force_quits_won
+from results.protocols import force_quits_won
 from tests.harness.cli.invoke import invoke
 
 pytestmark = pytest.mark.extra("bfcl")
@@ -16,9 +16,9 @@ pytestmark = pytest.mark.extra("bfcl")
 
 def test_the_force_quits_bfcls_rule_won_are_counted_under_its_protocol_only():
     df = pd.DataFrame({"extra.protocol": ["bfcl", "bfcl", "bfcl"], "extra.force_quit_won": [True, None, None]})
-    assert _force_quits_won(df) == 1
-    assert _force_quits_won(df.drop(columns="extra.force_quit_won")) == 0
-    assert _force_quits_won(df.assign(**{"extra.protocol": "plan"})) is None
+    assert force_quits_won(df) == 1
+    assert force_quits_won(df.drop(columns="extra.force_quit_won")) == 0
+    assert force_quits_won(df.assign(**{"extra.protocol": "plan"})) is None
 
 
 def test_a_bfcl_protocol_runs_report_says_which_verdict_it_shows(tmp_path):

@@ -131,7 +131,8 @@ def test_show_replays_nothing_it_prints_what_the_release_answered(imported):
 def test_imports_of_two_releases_fork_in_one_run_each():
     """`--bfcl-version auto` may replay a folder's files on several releases: each release's sources
     are one fork run, on its own release; a run played here names none."""
-    from harness.fork import Source, groups, release_of
+    from harness.fork import Source, groups
+    from harness.fork_imports import release_of
 
     spec = {"suite": "bfcl-base", "env_options": {"protocol": "bfcl"}, "tool_mode": "native"}
 
