@@ -28,6 +28,7 @@ plugin's success check). Without `os.fork` (Windows) everything runs in place, w
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import math
 import os
@@ -236,6 +237,25 @@ def _forget_kept() -> None:
 
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_kept)
+
+
+@atexit.register
+def _end_sidecars() -> None:
+    """At this process's exit: each kept sidecar's input closed and every sidecar waited for, so that
+    none outlives it and their CPU is counted as its children's (os.wait4, `time`); one still busy a
+    second later (an ask interrupted mid-computation) is ended. Forked children exit by os._exit: never here."""
+    for pid, requests, answers in sidecar_pool.drain():
+        _shut(pid, requests, answers)
+    deadline = time.monotonic() + 1.0
+    while _exiting and time.monotonic() < deadline:
+        _reap()
+        if _exiting:
+            time.sleep(0.002)
+    for pid in _exiting:
+        _end_group(pid)
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, 0)
+    _exiting.clear()
 
 
 def _shut(pid: int, requests: int, answers: int) -> None:

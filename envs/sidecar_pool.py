@@ -1,7 +1,7 @@
 """Sidecars kept between episodes (envs.limits.Sidecar with `build`): one whose episode closed in
 good order waits here for the next episode, by the memory limit it was forked under. They are one
-per worker that plays at once, and end with this process (at their input's end). A process forked
-from this one forgets them: they are its parent's."""
+per worker that plays at once, and end with this process (envs.limits closes their input and waits
+for them at its exit). A process forked from this one forgets them: they are its parent's."""
 
 from __future__ import annotations
 
@@ -20,6 +20,14 @@ def take(mib: int) -> tuple[int, int, int] | None:
 def keep(mib: int, sidecar: tuple[int, int, int]) -> None:
     with _lock:
         _kept.setdefault(mib, []).append(sidecar)
+
+
+def drain() -> list[tuple[int, int, int]]:
+    """Every kept sidecar, none kept any more (this process is exiting)."""
+    with _lock:
+        out = [sidecar for sidecars in _kept.values() for sidecar in sidecars]
+        _kept.clear()
+    return out
 
 
 def forget() -> list[int]:

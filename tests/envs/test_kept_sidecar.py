@@ -6,6 +6,7 @@ one; a process forked from here never uses this process's kept sidecars."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -90,3 +91,41 @@ def test_a_forked_process_forks_its_own():
     again = _episode(3)
     assert again.ask(_pid, what="pid") == parent_side and again.ask(_add, 1, what="add") == 4
     again.close()
+
+
+# a process that keeps a sidecar burning 0.6 s of CPU, then exits (prints the sidecar's pid)
+_EXITS_WITH_ONE_KEPT = """
+import os, time
+from envs.limits import Sidecar
+class Tally:
+    pass
+def _tally():
+    return Tally()
+def _burn(_):
+    t = time.process_time()
+    while time.process_time() - t < 0.6:
+        pass
+    return os.getpid()
+s = Sidecar(Tally(), build=(_tally, ()))
+print(s.ask(_burn, what="burn"))
+s.close()
+"""
+
+
+def test_a_process_waits_for_its_kept_sidecars_at_exit(tmp_path):
+    """Kept sidecars end with their process and are its children until then: their CPU is counted
+    where a process's children's is (os.wait4, `time`), none outlives it as an orphan."""
+    import resource
+    import subprocess
+    import sys
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).resolve().parents[2]), *sys.path])}
+    done = subprocess.run([sys.executable, "-c", _EXITS_WITH_ONE_KEPT], capture_output=True, text=True, env=env)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    assert done.returncode == 0, done.stderr
+    sidecar = int(done.stdout.split()[-1])
+    with pytest.raises(ProcessLookupError):  # reaped by its parent before that exited: gone
+        os.kill(sidecar, 0)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    assert cpu >= 0.6  # the sidecar's 0.6 s among it (it was the exiting process's child when reaped)
