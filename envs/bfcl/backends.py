@@ -51,7 +51,11 @@ def _pristine() -> tuple[tuple[Any, Any, Any], ...]:
     out = []
     for cls in CLASSES:
         for fn in vars(backend_class(cls)).values():
-            if inspect.isfunction(fn):
+            # only those with a default a call can change: a tuple of immutable values is its own
+            # deep copy, and no call can change it (restoring it was 90% of restore_defaults' time)
+            if inspect.isfunction(fn) and (
+                copy.deepcopy(fn.__defaults__) is not fn.__defaults__ or fn.__kwdefaults__ is not None
+            ):
                 out.append((fn, copy.deepcopy(fn.__defaults__), copy.deepcopy(fn.__kwdefaults__)))
     return tuple(out)
 
@@ -63,9 +67,23 @@ def restore_defaults() -> None:
         fn.__kwdefaults__ = copy.deepcopy(kwdefaults)
 
 
+@functools.cache
+def _mutable_defaults(fn: Any) -> bool:
+    """Whether a function has a parameter whose default is a list, dict or set (its type stays:
+    restore_defaults puts back copies of the first ones)."""
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return True
+    return any(isinstance(p.default, (list, dict, set)) for p in params.values())
+
+
 def _with_defaults(method: Any, arguments: dict[str, Any]) -> dict[str, Any]:
     """The arguments with each mutable default given explicitly, as a copy: the episode's call
     never holds, and so never changes, the method's own default."""
+    fn = getattr(method, "__func__", None)
+    if inspect.isfunction(fn) and not _mutable_defaults(fn):  # most methods: no signature to read per call
+        return dict(arguments)
     try:
         params = inspect.signature(method).parameters
     except (TypeError, ValueError):
@@ -86,9 +104,8 @@ class Backends:
             if cls not in STATELESS:
                 instance._load_scenario(copy.deepcopy(config.get(cls, {})), long_context=long_context)
             self.instances[cls] = instance
-            for name, method in inspect.getmembers(instance, predicate=inspect.ismethod):
-                if not name.startswith("_"):
-                    self.methods[name] = (cls, method)
+            for name, method in _public_methods(instance):
+                self.methods[name] = (cls, method)
         # BFCL's code on a model's arguments may never return (a big-int `power`): a child with a
         # copy of these backends runs every call first, in the same order, under the limit on
         # external code (envs.limits), and the checker too. The child is kept for the next
@@ -167,6 +184,31 @@ class Backends:
         except Exception as exc:  # BFCL turns every exception into text for the model
             return f"{ERROR_PREFIX}{exc}", None, exc
         return shown, result, None
+
+
+_METHOD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _method_names(klass: type) -> tuple[str, ...]:
+    """The names `inspect.getmembers(instance, inspect.ismethod)` finds public on an instance of a
+    class whose instances hold no attribute of a method's name, in its order (sorted)."""
+    if klass not in _METHOD_NAMES:
+        fresh = klass()
+        _METHOD_NAMES[klass] = tuple(
+            n for n in dir(klass) if not n.startswith("_") and inspect.ismethod(getattr(fresh, n, None))
+        )
+    return _METHOD_NAMES[klass]
+
+
+def _public_methods(instance: Any) -> list[tuple[str, Any]]:
+    """An instance's public bound methods, by name, as `inspect.getmembers(..., ismethod)` lists
+    them (which reads every attribute of the instance: 1 ms a backend); the class's names bound,
+    unless one of the instance's own attributes is a method or shadows one (then getmembers' own)."""
+    names = _method_names(type(instance))
+    own = vars(instance)
+    if any(n in own for n in names) or any(inspect.ismethod(v) for v in own.values()):
+        return [(n, m) for n, m in inspect.getmembers(instance, predicate=inspect.ismethod) if not n.startswith("_")]
+    return [(n, getattr(instance, n)) for n in names]
 
 
 def _built(classes: list[str], config: dict[str, Any], long_context: bool) -> Backends:

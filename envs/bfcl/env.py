@@ -96,6 +96,7 @@ class BfclEnv:
         self.entry = data.entry(category, task.params["entry_id"])
         self.functions = functions(self.entry["involved_classes"])  # for the ground truth's signatures
         self.backends: Backends | None = None
+        self._names: dict[str, str] | None = None
         self.turn = 0
         self.executed: list[list[dict[str, Any]]] = []
         self.verdict: dict[str, Any] | None = None
@@ -116,6 +117,7 @@ class BfclEnv:
         )
         self.docs, self.held = data.functions(self.entry)
         self.turn, self.executed, self.verdict, self.turns_solved, self.refused_ran = 0, [[]], None, [], 0
+        self._names = None  # the backends' instance names (`_instances`), once an episode
         self.forced_valid = False
         self.not_evaluated = 0
         bfcl = self.protocol == "bfcl"
@@ -228,12 +230,14 @@ class BfclEnv:
         with them, calls.as_bfcl_ran): the model's name (an import's folder) joins it, as the
         release played on names it (an import of an older file, a fork of one: that release's)."""
         assert self.backends is not None
-        model = str(self.task.params.get("bfcl_model", "model"))
-        release = data.version()
-        return {
-            name: instance_name(release, model, self.entry["id"], cls)
-            for name, (cls, _) in self.backends.methods.items()
-        }
+        if self._names is None:  # once an episode: its backends, task and release are the episode's
+            model = str(self.task.params.get("bfcl_model", "model"))
+            release = data.version()
+            self._names = {
+                name: instance_name(release, model, self.entry["id"], cls)
+                for name, (cls, _) in self.backends.methods.items()
+            }
+        return self._names
 
     def force_quit(self) -> Accepted:
         """BFCL's evaluate on an entry its handler force-quit (envs.contract.ForceQuits): the turns
