@@ -239,7 +239,6 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_kept)
 
 
-@atexit.register
 def _end_sidecars() -> None:
     """At this process's exit: each kept sidecar's input closed and every sidecar waited for, so that
     none outlives it and their CPU is counted as its children's (os.wait4, `time`); one still busy a
@@ -256,6 +255,9 @@ def _end_sidecars() -> None:
         with contextlib.suppress(ChildProcessError):
             os.waitpid(pid, 0)
     _exiting.clear()
+
+
+atexit.register(_end_sidecars)
 
 
 def _shut(pid: int, requests: int, answers: int) -> None:
