@@ -323,7 +323,7 @@ class RunDir:
         if self._writer is None:
             self._writer = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="records")
         unsaved, self._unsaved = self._unsaved, []
-        loop = asyncio.get_running_loop()
+        batch, waiting = [], []
         for key, transcript, record, failed, done in unsaved:
             try:
                 data, line = self._transcript_bytes(key, transcript), self.line(record)
@@ -331,8 +331,24 @@ class RunDir:
                 if not done.done():  # a worker cancelled as the run stopped awaits it no more
                     done.set_exception(exc)
                 continue
-            written = loop.run_in_executor(self._writer, self._save, key, data, record, line, failed)
-            written.add_done_callback(functools.partial(_settle, done))
+            batch.append((key, data, record, line, failed))
+            waiting.append(done)
+        if batch:
+            # the episodes that ended together go to the writer as one job: its thread woken, and
+            # the loop told, once for them all (a third as often at C=32, L=0)
+            written = asyncio.get_running_loop().run_in_executor(self._writer, self._save_all, batch)
+            written.add_done_callback(functools.partial(_settle, waiting))
+
+    def _save_all(self, batch: list[tuple[Any, ...]]) -> list[EpisodeRecord | Exception]:
+        """Each episode's `_save` in order, its record or its exception: one failing leaves the
+        others theirs, as a job each did."""
+        saved: list[EpisodeRecord | Exception] = []
+        for item in batch:
+            try:
+                saved.append(self._save(*item))
+            except Exception as exc:
+                saved.append(exc)
+        return saved
 
     def _save(
         self,
@@ -375,18 +391,20 @@ class RunDir:
         self._appender.append(line.encode("utf-8"))
 
 
-def _settle(done: asyncio.Future[Any], written: asyncio.Future[Any]) -> None:
-    """`done` as the writer's future ended: its record, or its exception."""
+def _settle(waiting: list[asyncio.Future[Any]], written: asyncio.Future[list[Any]]) -> None:
+    """Each of `waiting` as the writer's job for them ended: its record, or its exception."""
     if written.cancelled():
-        if not done.done():
-            done.cancel()
+        for done in waiting:
+            if not done.done():
+                done.cancel()
         return
-    # read even when nobody waits for `done` any more (its worker was cancelled when the run
+    # read even when nobody waits for them any more (their workers were cancelled when the run
     # stopped on a full disk): an unread exception is logged with its traceback at exit
     exc = written.exception()
-    if done.done():
-        return
-    if exc is not None:
-        done.set_exception(exc)
-    else:
-        done.set_result(written.result())
+    for done, saved in zip(waiting, [exc] * len(waiting) if exc is not None else written.result(), strict=True):
+        if done.done():
+            continue
+        if isinstance(saved, BaseException):
+            done.set_exception(saved)
+        else:
+            done.set_result(saved)

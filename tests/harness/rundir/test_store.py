@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -226,6 +227,43 @@ def test_a_transcript_that_cannot_be_written_becomes_the_episodes_harness_error_
     assert len(rows) == 1 and rows[0]["harness_error"] == saved.harness_error
 
 
+def test_episodes_that_end_together_are_one_writer_job_and_each_keeps_its_own_outcome(tmp_path, monkeypatch):
+    """Saves asked for in one pass of the loop go to the writer thread as one job; a transcript
+    that cannot be written is its own episode's harness-error record, the others' records stand."""
+    import asyncio
+
+    import harness.rundir.store as store_module
+
+    store = _opened(tmp_path)
+    pairs = [_record(i) for i in range(3)]
+    replace = store_module.replace_file
+
+    def second_fails(path, data, **kw):
+        if path.name == Path(store.transcript_name(pairs[1][0])).name:
+            raise OSError(22, "Invalid argument")
+        replace(path, data, **kw)
+
+    monkeypatch.setattr(store_module, "replace_file", second_fails)
+    jobs = []
+
+    async def main():
+        loop = asyncio.get_running_loop()
+        run_in_executor = loop.run_in_executor
+        loop.run_in_executor = lambda *a: (jobs.append(a), run_in_executor(*a))[1]
+        saves = [
+            store.save(k, {"turns": [], "harness_error": None}, r, lambda exc, i=i: _record(i, f"failed: {exc}")[1])
+            for i, (k, r) in enumerate(pairs)
+        ]
+        return await asyncio.gather(*saves)
+
+    saved = asyncio.run(main())
+    store.close()
+    assert len(jobs) == 1
+    assert [s.harness_error for s in saved] == [None, "failed: [Errno 22] Invalid argument", None]
+    rows = [json.loads(line) for line in (tmp_path / "run" / "records.jsonl").read_text().splitlines()]
+    assert [row["harness_error"] for row in rows] == [s.harness_error for s in saved]
+
+
 def test_appends_within_the_sync_interval_share_an_fsync_and_close_does_not_wait_it_out(tmp_path, monkeypatch):
     import time
 
@@ -327,19 +365,40 @@ def test_a_record_that_cannot_be_written_for_a_cancelled_worker_breaks_no_loop_c
 
 def test_transcripts_and_run_json_reach_the_disk_before_the_record_that_names_them(tmp_path, monkeypatch):
     """A power cut must not leave a record beside an empty transcript or an empty run.json: a
-    transcript's data is fsynced before its record is appended; run.json's data and its entry."""
+    transcript's data is on the disk before its record is appended (written through a descriptor
+    opened O_DSYNC, or fsynced where the platform has no O_DSYNC); run.json's data and its entry."""
     import asyncio
 
+    from harness.rundir import files
+
     events: list[str] = []
-    real_fsync = os.fsync
+    real_open, real_write, real_fsync = os.open, os.write, os.fsync
+    durable: set[int] = set()
+
+    def name(fd):
+        return os.path.basename(os.readlink(f"/proc/self/fd/{fd}"))
+
+    def open_(path, flags, *args, **kwargs):
+        fd = real_open(path, flags, *args, **kwargs)
+        (durable.add if files._DSYNC and flags & files._DSYNC else durable.discard)(fd)
+        return fd
+
+    def write(fd, data):
+        if fd in durable:
+            events.append("durable write " + name(fd))
+        return real_write(fd, data)
 
     def fsync(fd):
-        events.append("fsync " + os.path.basename(os.readlink(f"/proc/self/fd/{fd}")))
+        events.append("fsync " + name(fd))
         real_fsync(fd)
 
+    monkeypatch.setattr(os, "open", open_)
+    monkeypatch.setattr(os, "write", write)
     monkeypatch.setattr(os, "fsync", fsync)
+    on_disk = "durable write" if files._DSYNC else "fsync"
     store = _opened(tmp_path)
-    assert "fsync run.tmp" in events and "fsync run" in events  # run.json's data, then the folder's entry
+    assert f"{on_disk} run.tmp" in events and "fsync run" in events  # run.json's data, then the folder's entry
+    assert events.index(f"{on_disk} run.tmp") < events.index("fsync run")
     events.clear()
     key, record = _record(1)
     append_line = store.append_line
@@ -351,7 +410,36 @@ def test_transcripts_and_run_json_reach_the_disk_before_the_record_that_names_th
     asyncio.run(main())
     store.close()
     slug = key.slug()
-    assert events.index(f"fsync {slug}.tmp") < events.index("append")
+    assert events.index(f"{on_disk} {slug}.tmp") < events.index("append")
+
+
+def test_a_transcript_is_durable_without_o_dsync_too(tmp_path, monkeypatch):
+    """Where the platform has no O_DSYNC, replace_file fsyncs the data before the rename."""
+    from harness.rundir import files
+
+    events: list[str] = []
+    real_fsync, real_replace = os.fsync, os.replace
+    monkeypatch.setattr(files, "_DSYNC", 0)
+    monkeypatch.setattr(os, "fsync", lambda fd: (events.append("fsync"), real_fsync(fd)))
+    monkeypatch.setattr(os, "replace", lambda a, b: (events.append("rename"), real_replace(a, b)))
+    files.replace_file(tmp_path / "t.json", b"{}", durable=True, entry=False)
+    assert events == ["fsync", "rename"] and (tmp_path / "t.json").read_bytes() == b"{}"
+
+
+def test_replace_file_never_writes_through_what_was_left_at_its_temporary_name(tmp_path):
+    """A file or a link left at the temporary name (a killed writer, or planted) is replaced, its
+    target untouched."""
+    from harness.rundir import files
+
+    target = tmp_path / "elsewhere"
+    target.write_bytes(b"keep")
+    (tmp_path / "t.tmp").symlink_to(target)
+    files.replace_file(tmp_path / "t.json", b"new", durable=True)
+    assert target.read_bytes() == b"keep" and (tmp_path / "t.json").read_bytes() == b"new"
+    assert not (tmp_path / "t.tmp").exists()
+    (tmp_path / "t.tmp").write_bytes(b"left by a killed writer")
+    files.replace_file(tmp_path / "t.json", b"newer")
+    assert (tmp_path / "t.json").read_bytes() == b"newer" and not (tmp_path / "t.tmp").exists()
 
 
 def test_a_disk_turned_read_only_before_close_is_a_storage_error_and_an_earlier_one_is_kept(tmp_path, monkeypatch):
