@@ -9,6 +9,8 @@ sample ends the search. The candidates are the releases on the package index, th
 installed one: first those of the file's own data series (`BFCL_v3_...` files: releases up to
 2025.8.6.2), the ones already here first, then the rest spread over the series (newest, oldest, the
 middles of the gaps: neighbouring releases mostly hold the same data), at most MAX_TRIED a file.
+The index is read only once a file needs a candidate past its series' releases that are here (an
+import on the release it was made with asks nothing of the network).
 """
 
 from __future__ import annotations
@@ -86,21 +88,26 @@ def _probe(release: str, samples: list[dict[str, str]], out: Path, say: Callable
 def choose(paths: list[Path], model: str | None, say: Callable[[str], None]) -> Choice:
     """Each result file's release; a line for each says which, on what evidence, of how many tried."""
     results, scores, _ = files(paths)
-    say(f"auto: reading bfcl-eval's releases from the package index (at most {releases.INDEX_TIMEOUT_S} s)")
-    listed = releases.listed()
-    if listed is None:
-        say("auto: the package index cannot be read: only the cached and installed bfcl-eval releases are tried")
     installed = releases.installed()
     here = releases.cached() + ([installed] if installed else [])
-    order = {}
-    for f in results:
-        m = NAME.match(f.name)
-        assert m is not None  # files() keeps only names that match
-        order[f] = candidates(f"BFCL_{m.group(1)}", listed or [], here)
-    if not any(order.values()):
-        raise releases.ReleaseUnavailable(
-            "--bfcl-version auto: no bfcl-eval release to try (none cached or installed, no index)"
-        )
+    series = {f: _series(f) for f in results}
+    # the releases of a file's own series that are here come first whatever the index lists: it is
+    # read (a pip process, 0.4 cpu s) only once a file needs a candidate past them
+    near = {f: candidates(series[f], [], [v for v in here if releases.data_series(v) == series[f]]) for f in results}
+    order: dict[Path, list[str]] | None = None
+
+    def listing() -> dict[Path, list[str]]:
+        say(f"auto: reading bfcl-eval's releases from the package index (at most {releases.INDEX_TIMEOUT_S} s)")
+        listed = releases.listed()
+        if listed is None:
+            say("auto: the package index cannot be read: only the cached and installed bfcl-eval releases are tried")
+        out = {f: candidates(series[f], listed or [], here) for f in results}
+        if not any(out.values()):
+            raise releases.ReleaseUnavailable(
+                "--bfcl-version auto: no bfcl-eval release to try (none cached or installed, no index)"
+            )
+        return out
+
     tried: dict[Path, list[tuple[str, dict[str, Any]]]] = defaultdict(list)
     with tempfile.TemporaryDirectory(prefix="repair-harness-auto-") as tmp:
         samples = {f: _sample(f, Path(tmp) / "samples" / str(i), model or model_of(f)) for i, f in enumerate(results)}
@@ -108,8 +115,11 @@ def choose(paths: list[Path], model: str | None, say: Callable[[str], None]) -> 
             wanted: dict[str, list[Path]] = defaultdict(list)
             for f in results:
                 done = any(score(probe)[:2] == (0, 0) for _, probe in tried[f])  # reproduced: no more
-                if not done and round_ < len(order[f]):
-                    wanted[order[f][round_]].append(f)
+                if not done and round_ >= len(near[f]) and order is None:
+                    order = listing()
+                candidates_f = near[f] if order is None else order[f]
+                if not done and round_ < len(candidates_f):
+                    wanted[candidates_f[round_]].append(f)
             for release, fs in wanted.items():
                 asked = [{"file": str(samples[f]), "model": model or model_of(f)} for f in fs]
                 try:
@@ -134,6 +144,13 @@ def choose(paths: list[Path], model: str | None, say: Callable[[str], None]) -> 
             )
     _one_release_a_run(choice, model)
     return choice
+
+
+def _series(f: Path) -> str:
+    """A result file's data series (`BFCL_v3`, `BFCL_v4`), from its name."""
+    m = NAME.match(f.name)
+    assert m is not None  # files() keeps only names that match
+    return f"BFCL_{m.group(1)}"
 
 
 def _one_release_a_run(choice: Choice, model: str | None) -> None:

@@ -37,7 +37,7 @@ def test_auto_picks_the_release_whose_texts_match_the_log(tmp_path):
     env = {CACHE_ENV: str(cache), **offline(tmp_path)}
     result, said = invoke("import", "bfcl", folder, "--out", tmp_path / "out", "--bfcl-version", "auto", env=env)
     assert result.exit_code == 0, said
-    assert "the package index cannot be read" in said
+    assert "package index" not in said  # a release here reproduced the sample: the index is never read
     assert f"auto: {result_file}: bfcl-eval 2099.1.1 (" in said and "2 tried: 2099.1.2, 2099.1.1" in said
     assert "`--bfcl-version auto`" not in said  # no hint: auto chose
     run = tmp_path / "out" / GPT
@@ -45,3 +45,19 @@ def test_auto_picks_the_release_whose_texts_match_the_log(tmp_path):
     replays = [r["extra"]["replay"] for r in records if r["success"] is not None]
     assert replays and all(r["calls"] == r["same_text"] for r in replays)
     assert json.loads((run / "run.json").read_text())["sessions"][0]["imported"]["bfcl_eval"] == "2099.1.1"
+
+
+def test_auto_reads_the_index_once_no_release_here_reproduces_and_says_when_it_cannot(tmp_path):
+    cache = tmp_path / "cache"
+    standin(cache, "2099.1.2", "Another sentence.")  # of the file's series, but not its release
+    folder = tmp_path / "result" / "openai_gpt-oss-20b"
+    shutil.copytree(DATA / "openai_gpt-oss-20b", folder)
+    result_file = folder / "multi_turn" / "BFCL_v4_multi_turn_base_result.json"
+    result_file.write_text(result_file.read_text().replace(SENTENCE, THEIRS))  # no release says THEIRS
+
+    env = {CACHE_ENV: str(cache), **offline(tmp_path)}
+    result, said = invoke("import", "bfcl", folder, "--out", tmp_path / "out", "--bfcl-version", "auto", env=env)
+    assert result.exit_code == 0, said
+    # the releases here tried first (none reproduces), then the index asked for more: offline, no more
+    assert "the package index cannot be read" in said and "tried: 2099.1.2" in said
+    assert f"auto: {result_file}: no release tried reproduces its sample" in said
