@@ -29,25 +29,19 @@ import pyarrow.json as pj
 from results.columns import KEY_FIELDS, C
 from results.dynamics import COLUMNS as DYN_COLUMNS
 from results.dynamics_arrays import CALLS_TYPE, Episodes, NotColumnar, episode_arrays
+from results.heap import give_back
 
 __all__ = ["NotColumnar", "Layout", "FileColumns", "sample_lines", "layout_of", "read_file", "frame"]
 
 # lines parsed one by one to learn the layout: the first ones, ones spread through the file, the last
 HEAD, SPREAD = 50, 200
-CHUNK = 1 << 26
+CHUNK = 1 << 23  # read at once to count patterns: twice this is held beside every column read
 BLOCK = 1 << 23
 _STRINGS = (C.suite, C.task_id, C.model, C.condition)
 _FLATTENED = (C.extra, C.condition_params)
 _CONFIG = pa.struct([("decoding", pa.struct([("temperature", pa.float64())]))])
 _REPLAY = pa.struct([("divergence", pa.struct([("answer", pa.int64())]))])
 _KEY_TYPES = {**{f: pa.string() for f in KEY_FIELDS}, C.budget: pa.int64(), C.sample_seed: pa.int64()}
-
-
-def one_heap() -> None:
-    """Arrow allocates from the C library's heap, as numpy and pandas do: with its own (mimalloc),
-    what the parser and the frame's building free stays in Arrow's heap while the report's numpy
-    arrays grow the other (a million records: 1.21 GB peak, 1.11 GB in one heap; issue 67)."""
-    pa.set_memory_pool(pa.system_memory_pool())
 
 
 def _type(values: Iterable[Any]) -> pa.DataType:
@@ -208,10 +202,11 @@ def read_file(file: Path, layout: Layout) -> FileColumns:
                         continue
                     if k in layout.flat[name]:
                         arrays.setdefault(f"{name}.{k}", []).append(struct.field(k))
+            # the batch's blocks given back now, not when the next batch replaces them
+            del batch, extra, replay, config, episodes, struct
+            give_back()
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError) as exc:
         raise NotColumnar(str(exc)) from None
-    # the parser's blocks are freed: their memory back to the system, not kept by Arrow's allocator
-    pa.default_memory_pool().release_unused()
     _check_text(file, layout, arrays, rows)
     # the defaults results.load._parse gives: unconstrained, no fork point
     arrays[C.constrain] = [pc.fill_null(c, "none") for c in arrays[C.constrain]]
@@ -314,6 +309,6 @@ def frame(files: list[FileColumns], run_dirs: list[str], names: tuple[str, ...])
             series[name] = _dynamic([part for f in files for part in f.dynamics.pop(name)])
         else:
             series[name] = _series([c for f in files for c in f.arrays.pop(name)])
+        give_back()  # the column's chunks
     df = pd.DataFrame(series, copy=False)
-    pa.default_memory_pool().release_unused()  # the chunks the columns were combined from
     return df

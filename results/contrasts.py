@@ -33,6 +33,7 @@ from statsmodels.stats.multitest import multipletests
 
 from results.columns import C
 from results.errors import UsageError
+from results.heap import gives_back
 from results.load import PAIR_FIELDS
 from results.power import POWER, design_of, mde
 from results.resampling import (
@@ -45,6 +46,7 @@ from results.resampling import (
     percentile_ci,
     sign_flip,
 )
+from results.row_groups import row_keys
 from results.stats import ALPHA, group_columns
 
 CLUSTER = (C.suite, C.task_id)
@@ -125,36 +127,50 @@ class ContrastResult:
     unpaired: pd.DataFrame  # episodes of either arm with no usable partner, with the reason
 
 
-def _keys(rows: pd.DataFrame) -> pd.DataFrame:
-    """One row per episode key of an arm: status ok when any valid row has it, else harness_error
-    (a harness error that a resume retried successfully is ok)."""
-    status = np.where(rows[C.success].notna().to_numpy(), "ok", C.harness_error)
-    keys = rows[list(PAIR_FIELDS)].assign(status=status)
-    return keys.sort_values("status", kind="stable").drop_duplicates(list(PAIR_FIELDS), keep="last")
+Arm = tuple[pd.DataFrame, pd.DataFrame]
 
 
-def _arm(df: pd.DataFrame, condition: str) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """One condition's valid rows (the columns pairing reads) and its episode keys (see `_keys`)."""
-    cols = [*PAIR_FIELDS, C.success, *([C.model_calls] if C.model_calls in df else [])]
-    rows = df.loc[df[C.condition] == condition, cols]
-    return rows[rows[C.success].notna()], _keys(rows)
+def _arm(df: pd.DataFrame, condition: str, key: np.ndarray) -> Arm:
+    """One condition's valid rows (their episode key, row position, success and model calls) and
+    its episode keys, each once: ok when any valid row has it, else a harness error (a harness
+    error that a resume retried successfully is ok), with a row of it (its key fields)."""
+    at = np.flatnonzero((df[C.condition] == condition).to_numpy())
+    success = df[C.success].iloc[at]
+    valid = success.notna().to_numpy()
+    rows = {"key": key[at], "row": at, C.success: success.to_numpy()}
+    if C.model_calls in df:
+        rows[C.model_calls] = df[C.model_calls].iloc[at].to_numpy()
+    ok = pd.DataFrame({k: v[valid] for k, v in rows.items()})
+    keys = pd.DataFrame({"key": key[at], "row": at, "ok": valid})
+    return ok, keys.sort_values("ok", kind="stable").drop_duplicates("key", keep="last")
 
 
 def pair(df: pd.DataFrame, a: str, b: str) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Paired rows (columns success_a/_b, model_calls_a/_b + PAIR_FIELDS) and the unpaired ones."""
-    return _pair(a, b, _arm(df, a), _arm(df, b))
+    key = row_keys(df, PAIR_FIELDS)
+    return _pair(df, a, b, _arm(df, a, key), _arm(df, b, key), PAIR_FIELDS)
 
 
+def _status(ok: pd.Series) -> np.ndarray:
+    return np.where(ok.isna(), "missing", np.where(ok.fillna(False).astype(bool), "ok", C.harness_error))
+
+
+@gives_back
 def _pair(
-    a: str, b: str, arm_a: tuple[pd.DataFrame, pd.DataFrame], arm_b: tuple[pd.DataFrame, pd.DataFrame]
+    df: pd.DataFrame, a: str, b: str, arm_a: Arm, arm_b: Arm, fields: Sequence[str]
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The pairs of two arms, in arm a's row order, with the key `fields` of their rows, and the
+    unpaired episodes (every key field), in the order of their keys as text."""
     (ok_a, keys_a), (ok_b, keys_b) = arm_a, arm_b
-    paired = ok_a.merge(ok_b, on=list(PAIR_FIELDS), suffixes=("_a", "_b"), validate="one_to_one")
-    both = keys_a.merge(keys_b, on=list(PAIR_FIELDS), how="outer", suffixes=("_a", "_b"))
-    # the statuses are set before the rows are picked: assigned to no rows, a Series would be
-    # aligned on its own index and add rows of nothing but NaN keys
-    both = both.assign(status_a=both["status_a"].fillna("missing"), status_b=both["status_b"].fillna("missing"))
-    lost = both[(both["status_a"] != "ok") | (both["status_b"] != "ok")].assign(contrast=f"{a}-{b}", a=a, b=b)
+    merged = ok_a.merge(ok_b, on="key", suffixes=("_a", "_b"), validate="one_to_one").sort_values("row_a")
+    paired = df[list(fields)].take(merged["row_a"].to_numpy()).reset_index(drop=True)
+    for name in merged.columns.drop(["key", "row_a", "row_b"]):
+        paired[name] = merged[name].to_numpy()
+    both = keys_a.merge(keys_b, on="key", how="outer", suffixes=("_a", "_b"))
+    both = both[~(both["ok_a"].eq(True) & both["ok_b"].eq(True))]
+    rows = both["row_a"].fillna(both["row_b"]).to_numpy(dtype=np.int64)
+    lost = df[list(PAIR_FIELDS)].take(rows).reset_index(drop=True)
+    lost = lost.assign(contrast=f"{a}-{b}", a=a, b=b, status_a=_status(both["ok_a"]), status_b=_status(both["ok_b"]))
     # the order of the keys as text, field by field
     order = lost[list(PAIR_FIELDS)].astype(str).sort_values(list(PAIR_FIELDS), kind="stable").index
     # the fork point names an unpaired episode only among forks (harness.fork)
@@ -217,6 +233,7 @@ def _ci(boot: np.ndarray, estimate: float, tasks: int, sampling: bool) -> tuple[
     return cluster_ci(boot, estimate, tasks) if sampling else percentile_ci(boot)
 
 
+@gives_back
 def _row(part: pd.DataFrame, n_boot: int, seed: int) -> dict[str, object]:
     sa, sb = part["success_a"].astype(bool).to_numpy(), part["success_b"].astype(bool).to_numpy()
     # task numbers in order of first appearance (tuples of arrow strings would cost seconds at 100k pairs)
@@ -261,6 +278,7 @@ def with_mde(table: pd.DataFrame, groups: Sequence[str], designs: pd.Series, alp
 CALL_COLUMNS = ("calls_a", "calls_b", "calls_diff", "calls_ci_low", "calls_ci_high", "calls_p")
 
 
+@gives_back
 def contrasts(
     df: pd.DataFrame,
     pairs: Sequence[tuple[str, str]],
@@ -283,14 +301,15 @@ def contrasts(
     # only key columns can split pairs; other `by` columns shape the summary tables alone
     gcols = [c for c in group_columns(df, by) if c in PAIR_FIELDS]
     rows, lost = [], []
-    arms: dict[str, tuple[pd.DataFrame, pd.DataFrame]] = {}  # a condition in several contrasts is split once
-    # and let go after its last contrast: every arm held at once is the frame's key columns again
+    arms: dict[str, Arm] = {}  # a condition in several contrasts is split once
+    # and let go after its last contrast
     uses = Counter(c for pair in pairs for c in pair)
+    key = row_keys(df, PAIR_FIELDS)
     for a, b in pairs:
         for c in (a, b):
             if c not in arms:
-                arms[c] = _arm(df, c)
-        paired, unpaired = _pair(a, b, arms[a], arms[b])
+                arms[c] = _arm(df, c, key)
+        paired, unpaired = _pair(df, a, b, arms[a], arms[b], [*CLUSTER, *(c for c in gcols if c not in CLUSTER)])
         for c in (a, b):
             uses[c] -= 1
             if not uses[c]:

@@ -48,6 +48,8 @@ import pandas as pd
 from envs.contract import violation_class
 from results.columns import CALL, C
 from results.divergence import shown_until
+from results.heap import gives_back
+from results.row_groups import row_groups
 from results.stats import ALPHA, group_columns, sort_cells, wilson
 
 PREFIX = "dyn."
@@ -182,6 +184,7 @@ def _pass_k(part: pd.DataFrame, k: int, counts: pd.Series | None = None) -> floa
     return total / weight if weight else None
 
 
+@gives_back
 def cell(part: pd.DataFrame, budget: int, greedy: bool | None) -> dict[str, Any]:
     """The repair-dynamics statistics of one cell's valid episodes."""
 
@@ -241,6 +244,7 @@ def _next_rates(part: pd.DataFrame) -> dict[str, Any]:
     }
 
 
+@gives_back
 def dynamics(df: pd.DataFrame, by: Sequence[str] | None = None) -> list[dict[str, Any]]:
     """One row per cell (condition x the report's groups) of the valid episodes."""
     if PREFIX + "retries" not in df:
@@ -255,9 +259,8 @@ def dynamics(df: pd.DataFrame, by: Sequence[str] | None = None) -> list[dict[str
     ]
     # the key columns grouped, then each group's rows of the columns read taken: grouping them all
     # would take every column into sorted order at once (a million episodes: 200 MB)
-    valid = df[C.success].notna()
-    for keys, group in df.loc[valid, cols].groupby(cols, sort=False, dropna=False):
-        part = df.loc[group.index, read]
+    for keys, at in row_groups(df, cols, df[C.success].notna().to_numpy()):
+        part = df[read].take(at)
         budget = int(part[C.budget].max())
         greedy = bool(part[PREFIX + "greedy"].eq(True).all())
         rows.append(

@@ -15,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from results import columnar
+from results import columnar, heap
 from results.columns import KEY_FIELDS, C
 from results.dynamics import episode_columns
 from results.errors import RecordsError
@@ -192,7 +192,7 @@ def _load_columnar(paths: list[PathLike], columns: Iterable[str]) -> pd.DataFram
     """`load`'s frame of `columns` by the columnar reader (results.columnar), which declines
     (NotColumnar) whatever it could read otherwise."""
     files = [existing_records(p) for p in paths]
-    columnar.one_heap()
+    heap.one_heap()
     rows = Rows(columns)
     assert rows.wanted is not None
     layout = first = None

@@ -47,6 +47,7 @@ from results.errors import UnknownChoice
 from results.factors import FACTOR_FIELDS, factor_effects
 from results.first_page import render_first_page
 from results.forks import fork_rows
+from results.heap import gives_back
 from results.protocols import force_quits_won, protocols
 from results.report_model import SCHEMA, Report
 from results.resampling import N_BOOT, SEED
@@ -98,6 +99,7 @@ def _names_in(contrast: str | tuple[str, str]) -> list[str]:
     return [side for item in items for i, ch in enumerate(item) if ch == "-" for side in (item[:i], item[i + 1 :])]
 
 
+@gives_back
 def _settings(df: pd.DataFrame) -> pd.DataFrame:
     """The distinct settings of a frame: all `_setting` looks at, in a few rows instead of one per episode."""
     return df[list(SETTING_COLUMNS)].drop_duplicates()
@@ -155,6 +157,7 @@ def _group_label(row: dict[str, Any], gcols: Sequence[str]) -> str:
     return f"{row['contrast']} ({group})" if group else row["contrast"]
 
 
+@gives_back
 def _headline(
     df: pd.DataFrame,
     by: Sequence[str] | None,

@@ -14,6 +14,8 @@ from statsmodels.stats.proportion import proportion_confint
 
 from results.columns import C
 from results.errors import UnknownChoice
+from results.heap import gives_back
+from results.row_groups import row_groups
 
 ALPHA = 0.05
 # DESIGN.md's order: floor first, then the paper's four, then the other arms
@@ -166,19 +168,18 @@ def sort_cells(frame: pd.DataFrame, cols: list[str], then: Sequence[tuple[str, b
     return frame.sort_values(keys, ascending=ascending, kind="stable").drop(columns="_cond").reset_index(drop=True)
 
 
+@gives_back
 def summary(df: pd.DataFrame, by: Sequence[str] | None = None) -> pd.DataFrame:
     """One row per condition x model (x `by` columns): see `cell` for the columns."""
     cols = [C.condition, *group_columns(df, by)]
     # the key columns grouped, then each group's rows of the columns `cell` reads taken: grouping
     # them all would take every column into sorted order at once
     read = [*dict.fromkeys([*cols, *(c for c in CELL_COLUMNS if c in df.columns)])]
-    rows = [
-        {**dict(zip(cols, keys, strict=True)), **cell(df.loc[group.index, read])}
-        for keys, group in df[cols].groupby(cols, sort=False, dropna=False)
-    ]
+    rows = [{**dict(zip(cols, keys, strict=True)), **cell(df[read].take(at))} for keys, at in row_groups(df, cols)]
     return sort_cells(pd.DataFrame(rows), cols)
 
 
+@gives_back
 def failure_taxonomy(df: pd.DataFrame, by: Sequence[str] | None = None) -> pd.DataFrame:
     """How the unsolved episodes ended: final failure code counts and shares per cell."""
     cols = [C.condition, *group_columns(df, by)]
