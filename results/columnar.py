@@ -8,9 +8,10 @@ that reader runs instead, with its own checks and messages. It declines whatever
 otherwise: a line that is not one JSON object of the types the sampled records have, a blank
 line, an unterminated last line, records whose fields differ from the sampled ones' (the first
 lines, lines spread through the file and the last are parsed by `results.load._parse`, every
-check included), a key field null or empty, an episode recorded twice, a nested value other than
-an empty object among the columns kept, and a `success` that is null where its line does not say
-`"success":null` (a record without one is an error, not a harness error).
+check included), a key field's value that reader refuses (results.rundir.key_error, asked of each
+distinct value), an episode recorded twice, a nested value other than an empty object among the
+columns kept, and a `success` that is null where its line does not say `"success":null` (a record
+without one is an error, not a harness error).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from results.columns import KEY_FIELDS, C
 from results.dynamics import COLUMNS as DYN_COLUMNS
 from results.dynamics_arrays import CALLS_TYPE, Episodes, NotColumnar, episode_arrays
 from results.heap import give_back
+from results.rundir import CHECKED, DEFAULTS, key_error
 
 __all__ = ["NotColumnar", "Layout", "FileColumns", "sample_lines", "layout_of", "read_file", "frame"]
 
@@ -37,7 +39,6 @@ __all__ = ["NotColumnar", "Layout", "FileColumns", "sample_lines", "layout_of", 
 HEAD, SPREAD = 50, 200
 CHUNK = 1 << 23  # read at once to count patterns: twice this is held beside every column read
 BLOCK = 1 << 23
-_STRINGS = (C.suite, C.task_id, C.model, C.condition)
 _FLATTENED = (C.extra, C.condition_params)
 _CONFIG = pa.struct([("decoding", pa.struct([("temperature", pa.float64())]))])
 _REPLAY = pa.struct([("divergence", pa.struct([("answer", pa.int64())]))])
@@ -208,9 +209,8 @@ def read_file(file: Path, layout: Layout) -> FileColumns:
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError) as exc:
         raise NotColumnar(str(exc)) from None
     _check_text(file, layout, arrays, rows)
-    # the defaults results.load._parse gives: unconstrained, no fork point
-    arrays[C.constrain] = [pc.fill_null(c, "none") for c in arrays[C.constrain]]
-    arrays[C.fork] = [pc.fill_null(c, "") for c in arrays[C.fork]]
+    for name, default in DEFAULTS.items():  # as results.load._parse fills them
+        arrays[name] = [pc.fill_null(c, default) for c in arrays[name]]
     return FileColumns(arrays, dynamics, rows)
 
 
@@ -250,13 +250,11 @@ def _nulls(chunks: list[pa.Array]) -> int:
 
 def _check_text(file: Path, layout: Layout, arrays: dict[str, list[pa.Array]], rows: int) -> None:
     """What Arrow cannot tell apart, told from the text: one record a line, a null success written
-    as such, a kept nested column `{}` in every record; and the key fields set."""
-    for name in (C.suite, C.task_id, C.model, C.condition, C.budget, C.sample_seed):
-        if _nulls(arrays[name]):
-            raise NotColumnar(f"{name} null")
-    for name in _STRINGS:
-        if any(pc.any(pc.equal(c, "")).as_py() for c in arrays[name]):
-            raise NotColumnar(f"{name} empty")
+    as such, a kept nested column `{}` in every record; and the key fields' values."""
+    for name in CHECKED:
+        # the per-record reader's own checks, of each distinct value (null included): one place
+        if name != C.success and any(key_error(name, v) for v in pa.chunked_array(arrays[name]).unique().to_pylist()):
+            raise NotColumnar(f"a bad {name}")
     if C.constrain in layout.raw_keys and _nulls(arrays[C.constrain]):
         raise NotColumnar("constrain null")
     if C.constrain not in layout.raw_keys and _nulls(arrays[C.constrain]) < rows:

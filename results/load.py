@@ -21,6 +21,7 @@ from results.dynamics import episode_columns
 from results.errors import RecordsError
 from results.rows import Rows
 from results.rundir import (
+    DEFAULTS,
     META,
     REQUIRED,
     PathLike,
@@ -68,11 +69,11 @@ def _parse(file: Path, no: int, line: str) -> dict[str, Any]:
         raise RecordsError(f"{file}:{no}: not a JSON record ({e.msg})") from None
     if not isinstance(rec, dict):
         raise RecordsError(f"{file}:{no}: a record must be a JSON object")
-    # a key field added later, with the value every older record had: decoding unconstrained
+    # a key field added later, with the value every older record had (results.rundir.DEFAULTS)
     if C.constrain not in rec:
-        rec[C.constrain] = "none"
-    if rec.get(C.fork) is None:  # an episode played from its start (harness.fork): no fork point
-        rec[C.fork] = ""
+        rec[C.constrain] = DEFAULTS[C.constrain]
+    if rec.get(C.fork) is None:  # an episode played from its start (harness.fork)
+        rec[C.fork] = DEFAULTS[C.fork]
     check_record(rec, f"{file}:{no}")
     # the repair path in a few numbers (results.dynamics), so that a frame without the call logs has it
     rec.update(episode_columns(rec))

@@ -249,34 +249,49 @@ _UNDECODED = re.compile("[\udc80-\udcff]")
 
 # what every record has, checked alike by every reader (`run`'s resume, `report`, `export`)
 REQUIRED = (*KEY_FIELDS, C.success)
+# the key fields added later, and the value a record without one (or, for fork, with null) is read
+# with by both readers: decoding unconstrained, an episode played from its start (no fork point)
+DEFAULTS = {C.constrain: "none", C.fork: ""}
 
 
 def check_record(rec: dict[str, Any], where: str) -> None:
     """A record's key fields and success of their types; a hand edit that changed one ("budget":
     "4", "success": "false") is named, whichever command reads it."""
-    missing = [f for f in REQUIRED if f not in rec and f not in (C.constrain, C.fork)]  # later axes: defaults
+    missing = [f for f in REQUIRED if f not in rec and f not in DEFAULTS]  # later axes: defaults
     if missing:
         raise RecordsError(f"{where}: record lacks the key field(s) {', '.join(missing)}")
-    for f in (C.suite, C.task_id, C.model, C.condition):
-        if not isinstance(rec[f], str) or not rec[f]:
-            raise RecordsError(f"{where}: {f} must be a non-empty string, got {rec[f]!r}")
-    if rec[C.model] != rec[C.model].strip() or not rec[C.model].isprintable():
+    for f in CHECKED:
+        error = key_error(f, rec[f])
+        if error:
+            raise RecordsError(f"{where}: {error}")
+
+
+# the fields `key_error` checks, in the order a record's are checked
+CHECKED = (C.suite, C.task_id, C.model, C.condition, C.budget, C.sample_seed, C.success)
+
+
+def key_error(field: str, value: Any) -> str | None:
+    """What is wrong with a record's value of one of the CHECKED fields (None: nothing). Both
+    readers ask it: the per-record one of every record, the columnar one of every distinct value."""
+    if field in (C.suite, C.task_id, C.model, C.condition) and (not isinstance(value, str) or not value):
+        return f"{field} must be a non-empty string, got {value!r}"
+    if field == C.model and (value != value.strip() or not value.isprintable()):
         # as a spec refuses it (harness.run_spec): `run` would play the episode again, `report` refuse it
-        raise RecordsError(
-            f"{where}: model {rec[C.model]!r} has a leading or trailing space or a control character, which no "
+        return (
+            f"model {value!r} has a leading or trailing space or a control character, which no "
             "model name has; the record was edited: repair it"
         )
-    for f in (C.budget, C.sample_seed):
-        if isinstance(rec[f], bool) or not isinstance(rec[f], int):
-            raise RecordsError(f"{where}: {f} must be an integer, got {rec[f]!r}")
-    if rec[C.success] not in (True, False, None):
-        raise RecordsError(f"{where}: success must be true, false or null, got {rec[C.success]!r}")
+    if field in (C.budget, C.sample_seed) and (isinstance(value, bool) or not isinstance(value, int)):
+        return f"{field} must be an integer, got {value!r}"
+    if field == C.success and value not in (True, False, None):
+        return f"success must be true, false or null, got {value!r}"
+    return None
 
 
 def record_key(row: dict[str, Any]) -> tuple[Any, ...]:
     """An episode's key as every reader compares it: the key fields' values in order, `constrain`
     "none" for a record from before that axis (it was unconstrained)."""
-    return tuple(row.get(f, "none") if f == "constrain" else row.get(f) for f in KEY_FIELDS)
+    return tuple(row.get(f, DEFAULTS[f]) if f == C.constrain else row.get(f) for f in KEY_FIELDS)
 
 
 def key_text(key: tuple[Any, ...]) -> str:

@@ -138,3 +138,28 @@ def test_a_field_the_report_does_not_read_changes_no_column(tmp_path, monkeypatc
         rec["extra"]["note"] = {"any": ["thing"]}
     run = _write(tmp_path / "run", records)
     pd.testing.assert_frame_equal(load(run, columns=report_columns()), _per_record(monkeypatch, [run]))
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("task_id", ""), ("model", "m "), ("model", "m\tx"), ("suite", None), ("budget", "4"), ("sample_seed", True)],
+)
+def test_a_bad_key_off_the_sampled_lines_gets_the_per_record_readers_message(tmp_path, monkeypatch, field, value):
+    """The key checks are one (results.rundir.key_error): the columnar reader asks them of every
+    distinct value, the per-record reader of every record, so a bad key the layout's sample missed
+    is refused as the per-record reader refuses it (a model "m " was read)."""
+    records = _many()
+    run = _write(tmp_path / "run", records)
+    sampled = set(columnar.sample_lines(run / "records.jsonl"))
+    lines = (run / "records.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    at = next(i for i in range(len(lines) // 2, len(lines) - 1) if not sampled & set(lines[i - 1 : i + 2]))
+    records[at][field] = value
+    _write(run, records)
+    assert not {ln for ln in columnar.sample_lines(run / "records.jsonl") if f'"{field}":{json.dumps(value)}' in ln}
+    with pytest.raises(columnar.NotColumnar):
+        LOAD._load_columnar([run], report_columns())
+    with pytest.raises(RecordsError) as fast:
+        load(run, columns=report_columns())
+    with pytest.raises(RecordsError) as slow:
+        _per_record(monkeypatch, [run])
+    assert str(fast.value) == str(slow.value)
