@@ -10,7 +10,6 @@ BFCL's own text of them on every entry's functions and compare).
 from __future__ import annotations
 
 import copy
-import json
 import re
 from typing import Any
 
@@ -46,22 +45,9 @@ def _cast(properties: dict[str, Any]) -> dict[str, Any]:
     return properties
 
 
-# a doc's text (JSON, keys sorted) -> its ToolSpec: every episode of an entry's classes lists the
-# same docs again (an import: 18-27 an entry, 17 us each to build), and a ToolSpec is never changed
-_BUILT: dict[str, ToolSpec] = {}
-
-
 def tool(doc: dict[str, Any]) -> ToolSpec:
     """One function doc as BFCL's handler sends it (its `response` schema kept, a "." in the name
-    written "_"), carried whole in `ToolSpec.wire`; built once for each doc's text."""
-    key = json.dumps(doc, sort_keys=True)
-    built = _BUILT.get(key)
-    if built is None:
-        built = _BUILT[key] = _tool(doc)
-    return built
-
-
-def _tool(doc: dict[str, Any]) -> ToolSpec:
+    written "_"), carried whole in `ToolSpec.wire`."""
     item = copy.deepcopy(doc)
     item["name"] = re.sub(r"\.", "_", item["name"])
     item["parameters"]["type"] = "object"
