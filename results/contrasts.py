@@ -127,13 +127,15 @@ class ContrastResult:
     unpaired: pd.DataFrame  # episodes of either arm with no usable partner, with the reason
 
 
+# an arm (`_arm`): its valid rows, and its episodes each once with their status
 Arm = tuple[pd.DataFrame, pd.DataFrame]
 
 
 def _arm(df: pd.DataFrame, condition: str, key: np.ndarray) -> Arm:
     """One condition's valid rows (their episode key, row position, success and model calls) and
-    its episode keys, each once: ok when any valid row has it, else a harness error (a harness
-    error that a resume retried successfully is ok), with a row of it (its key fields)."""
+    its episodes, each once: ok when any valid row has it, else a harness error (a harness error
+    that a resume retried successfully is ok), with the position of one of its rows. `key`: each
+    row's episode as one integer (`row_keys` of PAIR_FIELDS)."""
     at = np.flatnonzero((df[C.condition] == condition).to_numpy())
     success = df[C.success].iloc[at]
     valid = success.notna().to_numpy()
@@ -152,6 +154,7 @@ def pair(df: pd.DataFrame, a: str, b: str) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 def _status(ok: pd.Series) -> np.ndarray:
+    """An arm's episodes' `ok` after the outer merge, as the unpaired table names it."""
     return np.where(ok.isna(), "missing", np.where(ok.fillna(False).astype(bool), "ok", C.harness_error))
 
 
