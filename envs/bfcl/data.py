@@ -125,9 +125,10 @@ def unhinted(doc: dict[str, Any]) -> dict[str, Any]:
     return {**doc, "description": doc["description"].removesuffix(_HINT)}
 
 
-def functions(e: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[int, list[dict[str, Any]]]]:
-    """The docs an entry starts with, and the held-back ones by the turn that adds them."""
-    start = [copy.deepcopy(d) for cls in e["involved_classes"] for d in docs(cls)]
+def functions(e: dict[str, Any], shared: bool = False) -> tuple[list[dict[str, Any]], dict[int, list[dict[str, Any]]]]:
+    """The docs an entry starts with, and the held-back ones by the turn that adds them: copies, or
+    with `shared` the docs `docs` holds, for a caller that only reads them (the same objects each time)."""
+    start = [d if shared else copy.deepcopy(d) for cls in e["involved_classes"] for d in docs(cls)]
     held: dict[int, list[dict[str, Any]]] = {}
     for turn, names in e.get("missed_function", {}).items():
         for name in names:

@@ -21,7 +21,6 @@ lists the functions, its decoder reads the calls out of the answer's text (the e
 from __future__ import annotations
 
 import copy
-import json
 from typing import Any, Literal
 
 from bfcl_eval.constants.type_mappings import GORILLA_TO_OPENAPI
@@ -77,19 +76,19 @@ def tool_spec(doc: dict[str, Any]) -> ToolSpec:
     return ToolSpec(name=doc["name"], description=doc["description"], parameters=params)
 
 
-# (classes, held-back functions) -> the entry's docs and held docs, as data.functions gives them;
-# then -> the tool list at each point of the episode: the same few lists for every entry of a
-# category, rebuilt at each reset (0.45 ms an entry). Both only read here, never changed
-_DOCS: dict[str, tuple[list[dict[str, Any]], dict[int, list[dict[str, Any]]]]] = {}
-_TOOLS: dict[tuple[str, str, int, int], list[ToolSpec]] = {}
+# a doc (one `data.docs` holds: the same object for the process's life, kept here so its id is never
+# another's), unhinted or not, under a protocol -> its ToolSpec: each episode lists its classes' docs
+# again (18-27 an entry, 17 us each to build); a ToolSpec is only read
+_SPECS: dict[tuple[int, bool, str], tuple[dict[str, Any], ToolSpec]] = {}
 
 
-def _docs_of(entry: dict[str, Any]) -> tuple[str, list[dict[str, Any]], dict[int, list[dict[str, Any]]]]:
-    key = json.dumps([entry["involved_classes"], entry.get("missed_function", {})], sort_keys=True)
-    if key not in _DOCS:
-        _DOCS[key] = data.functions(entry)
-    docs, held = _DOCS[key]
-    return key, list(docs), held
+def _spec(doc: dict[str, Any], unhinted: bool, protocol: str) -> ToolSpec:
+    key = (id(doc), unhinted, protocol)
+    got = _SPECS.get(key)
+    if got is None or got[0] is not doc:
+        spec = wire.tool(data.unhinted(doc) if unhinted else doc) if protocol == "bfcl" else tool_spec(doc)
+        got = _SPECS[key] = (doc, spec)
+    return got[1]
 
 
 class BfclEnv:
@@ -131,7 +130,8 @@ class BfclEnv:
             self.entry.get("initial_config", {}),
             long_context=self.category == "long_context",
         )
-        self._docs_key, self.docs, self.held = _docs_of(self.entry)
+        # the docs as `data.docs` holds them, only read here (data.functions' copies were 0.15 ms an entry)
+        self.docs, self.held = data.functions(self.entry, shared=True)
         self.turn, self.executed, self.verdict, self.turns_solved, self.refused_ran = 0, [[]], None, [], 0
         self._names = None  # the backends' instance names (`_instances`), once an episode
         self.forced_valid = False
@@ -168,14 +168,10 @@ class BfclEnv:
         return prompting.results_message([call_text(c) for c in calls], results)
 
     def _tools(self) -> list[ToolSpec]:
-        start = len(self.docs) - sum(len(d) for t, d in self.held.items() if t <= self.turn)
-        key = (self._docs_key, self.protocol, len(self.docs), start)  # the docs: the entry's, turn's held added
-        if key not in _TOOLS:
-            if self.protocol == "bfcl":  # as BFCL's handler compiles them: held-back docs without the hint
-                _TOOLS[key] = [wire.tool(d if i < start else data.unhinted(d)) for i, d in enumerate(self.docs)]
-            else:
-                _TOOLS[key] = [tool_spec(d) for d in self.docs]
-        return list(_TOOLS[key])
+        if self.protocol == "bfcl":  # as BFCL's handler compiles them: held-back docs without the hint
+            start = len(self.docs) - sum(len(d) for t, d in self.held.items() if t <= self.turn)
+            return [_spec(d, i >= start, "bfcl") for i, d in enumerate(self.docs)]
+        return [_spec(d, False, "harness") for d in self.docs]
 
     def submit(self, action: Action) -> Outcome:
         if self.verdict is not None:
