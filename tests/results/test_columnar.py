@@ -163,3 +163,15 @@ def test_a_bad_key_off_the_sampled_lines_gets_the_per_record_readers_message(tmp
     with pytest.raises(RecordsError) as slow:
         _per_record(monkeypatch, [run])
     assert str(fast.value) == str(slow.value)
+
+
+def test_the_text_counts_are_exact_across_chunk_seams(tmp_path, monkeypatch):
+    """_counts reads the file a chunk at a time: a pattern cut by a seam is counted once."""
+    rng = random.Random(1)
+    patterns = [b"\n", b'"success":null', b'"env":{}']
+    pieces = [*patterns, b"x", b'"', b"null", b"{}"]
+    for _ in range(200):
+        text = b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 300)))
+        (tmp_path / "f").write_bytes(text)
+        monkeypatch.setattr(columnar, "CHUNK", rng.randint(len(patterns[1]), 50))
+        assert columnar._counts(tmp_path / "f", patterns) == [text.count(p) for p in patterns]
