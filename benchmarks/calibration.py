@@ -295,6 +295,7 @@ def main() -> None:
             )
             check_play(args.play, Path(tmp), rng, args.effect)
     print(f"\ntotal {time.perf_counter() - start:.0f} s")
+    print("peers: none (BFCL and inspect_ai plan no study's power; the planted truth checks each figure)")
 
 
 if __name__ == "__main__":

@@ -91,6 +91,7 @@ def main() -> None:
         if g["calls"]
         else "no paired observation"
     )
+    print("peers: none (BFCL's runner and inspect_ai start no episode at a recorded call: they play the full grid)")
     a_b = a.conditions.split(",")[:2]
     if len(a_b) == 2:
         print(f"precision on {a_b[0]} - {a_b[1]} (bootstrap 95% CI, the report's paired test)")

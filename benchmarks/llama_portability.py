@@ -92,6 +92,7 @@ def main() -> None:
         print(f"{p[-46:]:<46} {pp:>12.1f} {tg:>12.1f}  {isa}")
         if (pp, tg) != first:
             print(f"{'  vs the first':<46} {pp / first[0]:>12.3f} {tg / first[1]:>12.3f}")
+    print("peers: none (the builds given with --python are the comparison: llama.cpp's native build beside ours)")
 
 
 if __name__ == "__main__":

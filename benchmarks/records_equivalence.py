@@ -147,6 +147,7 @@ def main() -> None:
     c.add_argument("after", type=Path)
     c.add_argument("--ignore", default="", help="comma-separated record fields a change adds or alters on purpose")
     args = ap.parse_args()
+    print("peers: none (a check of this harness's own records, one version against another)", flush=True)
     if args.cmd == "play":
         play(args.out, args.tasks)
     else:

@@ -186,6 +186,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=1, help="runs per size; the fastest is shown")
     args = parser.parse_args()
     print("synthetic records (benchmarks/report_scale.py generator, no model): measures the analysis code only")
+    print("peers: none (no other harness reports these records; BFCL's evaluate scores its own result files)")
     print(f"targets: 100,000 records <= {TARGET_S:.0f} s, <= {TARGET_MB:.0f} MB peak; 1,000,000 <= 30 s, <= 1024 MB\n")
     print(
         f"{'records':>9} {'write s':>8} {'report s':>9} {'cpu s':>6} {'peak MB':>8} {'json KB':>8} "

@@ -94,6 +94,7 @@ def main() -> None:
     console.print(table)
     for k, v in summary(df).items():
         console.print(f"{k}: {v}", highlight=False)
+    console.print("peers: none (the two serving stacks are the comparison; BFCL and inspect_ai serve no model)")
 
 
 if __name__ == "__main__":

@@ -52,6 +52,7 @@ def main() -> None:
     for name, (cpu, cached) in figures.items():
         print(f"{name:>8} {cpu:>8.3f} {cpu / len(tasks) * 1000:>8.3f}  {'kept' if cached else 'played'}")
     print(f"the project's code hash, once per process: {hashing * 1000:.1f} ms")
+    print("peers: none (BFCL's runner and inspect_ai check no suite before a run)")
 
 
 if __name__ == "__main__":

@@ -105,6 +105,7 @@ def main() -> None:
     console.print(table)
     speed = stats(times["fresh start"])[0] / stats(times["ours"])[0]
     console.print(f"ours is {speed:.1f}x faster than a fresh start (median)")
+    console.print("peer: the fresh start (and --subprocess's fresh process) replays as the paper's artifact did")
 
 
 if __name__ == "__main__":
