@@ -13,7 +13,11 @@ runs it, a fresh process each:
   OpenAI chat-completions handler (FC, 32 threads), on as many of BFCL's single-turn entries (one
   request each), a quarter from each of simple_python, multiple, parallel and parallel_multiple: the
   same mix at both sizes (three of them hold 200 entries: 800 at most; issue 67 measured 1,000
-  minus 200).
+  minus 200);
+- inspect_ai (--no-inspect leaves it out): `eval` of as many one-message samples through its
+  OpenAI-compatible provider (`openai-api/bench/...`, 32 connections, generate(tool_calls="none"): the
+  stand-in always answers with a call, which inspect's default loop would answer and ask again),
+  its log written as a user's is.
 The CPU of a process is its user + system time with its children (os.wait4); the marginal CPU of a
 call is (CPU(large) - CPU(small)) / (large - small): start-up and imports cancel out. The clients run
 interleaved in each round; the figures are medians over the rounds, and the ratio is the harness's
@@ -96,12 +100,38 @@ def bfcl_cpu(url: str, n: int) -> float:
         return cpu
 
 
+# inspect_ai's eval as a user writes it: one generate per sample (tool_calls="none": the stand-in
+# always answers with a call, which inspect's default loop would answer and ask again, forever)
+INSPECT_EVAL = """
+import sys, tempfile
+from inspect_ai import Task, eval
+from inspect_ai.dataset import Sample
+from inspect_ai.solver import generate
+n, url = int(sys.argv[1]), sys.argv[2]
+task = Task(dataset=[Sample(input=f"Customer {i}: please open a dispute.") for i in range(n)],
+            solver=generate(tool_calls="none"))
+with tempfile.TemporaryDirectory() as logs:
+    log = eval(task, model="openai-api/bench/" + sys.argv[3], model_base_url=url, max_connections=32,
+               log_dir=logs, display="none", max_retries=0)[0]
+    if log.status != "success" or len(log.samples or []) != n:
+        sys.exit(f"inspect_ai's eval ended {log.status} with {len(log.samples or [])} of {n} samples: {log.error}")
+"""
+
+
+def inspect_cpu(url: str, n: int) -> float:
+    """inspect_ai (a peer): `eval` of n one-message samples through its OpenAI-compatible provider,
+    32 connections, in a fresh process, its log written as a user's is."""
+    env = {**os.environ, "BENCH_API_KEY": "none"}
+    return _cpu([sys.executable, "-c", INSPECT_EVAL, str(n), url, MODEL], env, Path(tempfile.gettempdir()))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--small", type=int, default=200)
     ap.add_argument("--large", type=int, default=800)
     ap.add_argument("--before", type=Path, help="another checkout of the harness, measured beside this one")
+    ap.add_argument("--no-inspect", action="store_true", help="leave inspect_ai (a peer) out")
     args = ap.parse_args()
     proc, url = start_server(0.0)
     caches = Path(tempfile.mkdtemp(prefix="cpu-per-call-cache-"))
@@ -109,6 +139,8 @@ def main() -> None:
     if args.before:
         clients = {"before": lambda n: harness_cpu(args.before.resolve(), url, n, caches / "before"), **clients}
     clients["bfcl"] = lambda n: bfcl_cpu(url, n)
+    if not args.no_inspect:
+        clients["inspect"] = lambda n: inspect_cpu(url, n)
     marginal: dict[str, list[float]] = {name: [] for name in clients}
     try:
         for r in range(args.rounds):
@@ -123,12 +155,19 @@ def main() -> None:
     print(f"\nmarginal CPU of a call, ms (median of {args.rounds} interleaved rounds; {time.strftime('%H:%M')} UTC)")
     medians = {name: statistics.median(v) for name, v in marginal.items()}
     for name, value in medians.items():
-        label = {"before": f"harness at {args.before}", "harness": "harness (this checkout)"}.get(name, "BFCL's runner")
+        label = {
+            "before": f"harness at {args.before}",
+            "harness": "harness (this checkout)",
+            "bfcl": "BFCL's runner",
+            "inspect": "inspect_ai (eval, 32 connections)",
+        }[name]
         print(f"{label:>40}: {value:.3f}  (rounds: {', '.join(f'{v:.3f}' for v in marginal[name])})")
     for name in ("before", "harness"):
         if name in medians:
             ratio = medians[name] / medians["bfcl"]
             print(f"{name:>8} / BFCL's runner: {ratio:.2f} (target <= 0.75: {'PASS' if ratio <= 0.75 else 'FAIL'})")
+    if "inspect" in medians:
+        print(f" harness / inspect_ai: {medians['harness'] / medians['inspect']:.2f}")
 
 
 if __name__ == "__main__":

@@ -45,8 +45,8 @@ judge a change by its CPU per call.
 The peers, after the table, at C=32, L=50 ms: BFCL's own runner (`bfcl generate` of the installed
 bfcl-eval, FC, 32 threads, on --peer-entries of its single-turn entries, one call each; its own
 requests, so its figure is its calls/s in the server's window and over its whole run, beside the
-harness row's) in --pairs rounds; inspect_ai has no line (said so). The CPU of a call beside BFCL's
-runner's: benchmarks/cpu_per_call.py.
+harness row's) and inspect_ai (`eval` of as many one-message samples, 32 connections), in --pairs
+rounds. The CPU of a call beside theirs: benchmarks/cpu_per_call.py.
 
 --budget 1 makes every episode one call: the per-episode costs (the world, the record, the
 transcript file) then fall on every call, the harness's worst case.
@@ -427,39 +427,41 @@ def measure(
     }
 
 
-def bfcl_runner(url: str, entries: int) -> tuple[float, float, float]:
-    """BFCL's own runner, a peer: `bfcl generate` of the installed bfcl-eval on its OpenAI
-    chat-completions handler (FC, 32 threads) on `entries` of BFCL's single-turn entries, one call
-    each (benchmarks/cpu_per_call.py's mix). Its calls/s in the server's window (the measure of the
-    table's rows), over its whole run (start-up included), and its CPU ms a call, start-up included."""
-    from benchmarks.cpu_per_call import bfcl_cpu
+def peer_run(url: str, entries: int, peer: str) -> tuple[float, float, float]:
+    """A peer's run, as benchmarks/cpu_per_call.py runs it: BFCL's own runner (`bfcl generate` of
+    the installed bfcl-eval, FC, 32 threads, on `entries` of BFCL's single-turn entries, one call
+    each) or inspect_ai (`eval` of `entries` one-message samples, 32 connections). Its calls/s in
+    the server's window (the measure of the table's rows), over its whole run (start-up included),
+    and its CPU ms a call, start-up included."""
+    from benchmarks.cpu_per_call import bfcl_cpu, inspect_cpu
 
     _seen(url)
     start = time.perf_counter()
-    cpu = bfcl_cpu(url, entries)
+    cpu = (bfcl_cpu if peer == "bfcl" else inspect_cpu)(url, entries)
     elapsed = time.perf_counter() - start
     seen = _seen(url)
     if seen["n"] != entries:
-        raise SystemExit(f"the server saw {seen['n']} chat calls from BFCL's runner, not {entries}")
+        raise SystemExit(f"the server saw {seen['n']} chat calls from {peer}, not {entries}")
     return seen["n"] / (seen["last"] - seen["first"]), entries / elapsed, cpu / entries * 1000
 
 
 def peers(url: str, pairs: int, entries: int, ours: dict[str, Any]) -> None:
     """The peers' lines beside the harness's at C=32, L=50 ms."""
-    runs = [bfcl_runner(url, entries) for _ in range(pairs)]
-    rate, wall, cpu = (statistics.median(r[i] for r in runs) for i in range(3))
     print(f"\npeers at C=32, L=50 ms (medians of {pairs} rounds; each sends its own requests):")
-    print(
-        f"  {'BFCL runner':<12} {rate:>6.0f} calls/s in the server's window, {wall:>4.0f} over its whole run "
-        f"({entries} single-turn entries, bfcl generate FC, 32 threads; {cpu:.1f} ms of CPU a call, start-up included)"
-    )
+    for peer, label, what in (
+        ("bfcl", "BFCL runner", "single-turn entries, bfcl generate FC, 32 threads"),
+        ("inspect", "inspect_ai", "one-message samples, eval, 32 connections"),
+    ):
+        runs = [peer_run(url, entries, peer) for _ in range(pairs)]
+        rate, wall, cpu = (statistics.median(r[i] for r in runs) for i in range(3))
+        print(
+            f"  {label:<12} {rate:>6.0f} calls/s in the server's window, {wall:>4.0f} over its whole run "
+            f"({entries} {what}; {cpu:.1f} ms of CPU a call, start-up included)",
+            flush=True,
+        )
     print(
         f"  {'harness':<12} {ours['harness']:>6.0f} calls/s in the server's window, {ours['harness_wall']:>4.0f} over "
-        f"its whole run ({ours['calls']} calls, the row above; CPU a call beside BFCL's: benchmarks/cpu_per_call.py)"
-    )
-    print(
-        "  inspect_ai   no line: an eval of 5 samples through its openai-api provider did not finish in 25 s on "
-        "this stand-in when tried; issue 67's comparison ran it on its own"
+        f"its whole run ({ours['calls']} calls, the row above; CPU a call beside theirs: benchmarks/cpu_per_call.py)"
     )
 
 
@@ -483,7 +485,7 @@ def main() -> None:
     parser.add_argument("--scale", type=float, default=1.0, help="calls per measurement, as a factor")
     parser.add_argument("--budget", type=int, default=None, help="calls per episode (default: the suite's budget)")
     parser.add_argument("--profile", action="store_true", help="cProfile a harness run at L=0, C=8 and stop")
-    parser.add_argument("--peer-entries", type=int, default=400, help="BFCL's entries a round (0: no peers' lines)")
+    parser.add_argument("--peer-entries", type=int, default=400, help="the peers' calls a round (0: no peers' lines)")
     args = parser.parse_args()
     os.environ.pop("OPENAI_API_KEY", None)
     servers = {ms: start_server(ms / 1000) for ms in LATENCIES_MS}
