@@ -80,19 +80,12 @@ def bfcl_ids(n: int) -> dict[str, list[str]]:
 
 
 def bfcl_cpu(url: str, n: int) -> float:
-    from tests.bfcl_live_compare import deps
+    from tests.bfcl_runner import command, environment
 
     with tempfile.TemporaryDirectory(prefix="cpu-per-call-bfcl-") as work:
         Path(work, "test_case_ids_to_generate.json").write_text(json.dumps(bfcl_ids(n)))
-        env = {
-            **os.environ,
-            "PYTHONPATH": os.pathsep.join([str(ROOT), str(deps())]),
-            "BFCL_PROJECT_ROOT": work,
-            "OPENAI_BASE_URL": url,
-            "OPENAI_API_KEY": "none",
-        }
-        cmd = [sys.executable, str(ROOT / "tests" / "bfcl_runner.py"), "--served-model", MODEL]
-        cmd += ["generate", "--model", f"{MODEL}-FC", "--run-ids", "--num-threads", "32"]
+        env = environment(work, OPENAI_BASE_URL=url, OPENAI_API_KEY="none")
+        cmd = [*command(served=MODEL), "generate", "--model", f"{MODEL}-FC", "--run-ids", "--num-threads", "32"]
         cpu = _cpu(cmd, env, Path(work))
         written = sum(len(p.read_text().splitlines()) for p in Path(work, "result").rglob("*_result.json"))
         if written != n:

@@ -52,12 +52,12 @@ def peers() -> dict[str, tuple[list[str], dict[str, str]]]:
     """The peers' command lines, as installed beside this harness: BFCL's `bfcl` (bfcl-eval, through
     tests/bfcl_runner.py: the other vendors' SDKs it imports at start-up are stand-ins here, which
     import faster than the SDKs would) and inspect_ai's `inspect`."""
-    from tests.bfcl_live_compare import deps
+    from tests.bfcl_runner import command, deps
 
     bfcl_env = {**_env(), "PYTHONPATH": os.pathsep.join([str(ROOT), str(deps())])}
     inspect = str(Path(sys.executable).with_name("inspect"))
     return {
-        "bfcl --help (BFCL's runner)": ([sys.executable, str(ROOT / "tests" / "bfcl_runner.py"), "--help"], bfcl_env),
+        "bfcl --help (BFCL's runner)": ([*command(), "--help"], bfcl_env),
         "inspect --help (inspect_ai)": ([inspect, "--help"], _env()),
     }
 

@@ -34,6 +34,7 @@ from envs.bfcl.decode import call_text  # noqa: E402
 from envs.contract import ToolCall  # noqa: E402
 from tests import bfcl_synthetic as synthetic  # noqa: E402
 from tests.bfcl_replay_server import ReplayServer, from_result  # noqa: E402
+from tests.bfcl_runner import command, environment  # noqa: E402
 
 DATA = ROOT / "tests" / "data" / "bfcl_results"
 # real models' published runs with an inference log (tests/data/bfcl_results/README.md says whence)
@@ -45,16 +46,6 @@ SYNTHETIC_ENTRIES = {
     "base": ["multi_turn_base_4", "multi_turn_base_7", "multi_turn_base_28"],
     "miss_func": ["multi_turn_miss_func_4"],
 }
-# BFCL's runner's own small dependencies (bfcl_runner.py stands in for the other vendors' SDKs only)
-RUNNER_DEPS = ["filelock==3.20.0", "overrides==7.7.0", "tabulate==0.9.0"]
-DEPS = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "repair-harness" / "bfcl-runner-deps"
-
-
-def deps() -> Path:
-    if not (DEPS / "filelock").is_dir():
-        cmd = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(DEPS), *RUNNER_DEPS]
-        subprocess.run(cmd, check=True)
-    return DEPS
 
 
 def _first(entry: dict[str, Any]) -> str:
@@ -65,14 +56,8 @@ def bfcl(server: ReplayServer, form: str, category: str, ids: list[str], work: P
     """BFCL's generate and evaluate: its result lines and its verdicts, by entry id."""
     model = server.model + ("-FC" if form == "fc" else "")
     (work / "test_case_ids_to_generate.json").write_text(json.dumps({f"multi_turn_{category}": ids}))
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(ROOT), str(deps())]),
-        "BFCL_PROJECT_ROOT": str(work),
-        "OPENAI_BASE_URL": server.url,
-        "OPENAI_API_KEY": "none",
-    }
-    runner = [sys.executable, str(ROOT / "tests" / "bfcl_runner.py"), "--served-model", server.model]
+    env = environment(work, OPENAI_BASE_URL=server.url, OPENAI_API_KEY="none")
+    runner = command(served=server.model)
     for args in (
         ["generate", "--model", model, "--run-ids", "--num-threads", "1"],
         ["evaluate", "--model", model, "--test-category", f"multi_turn_{category}", "--partial-eval"],

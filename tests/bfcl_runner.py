@@ -9,15 +9,51 @@ are stand-ins: importing them works, using one raises. The path a multi-turn ent
 takes under BFCL's OpenAI chat-completions handler (`OpenAICompletionsHandler`, FC or prompting)
 uses none of them, so every request it sends and every verdict `evaluate` gives is BFCL's own code
 on the real `openai` SDK; a run that reached a stand-in stops with its name.
+
+The tests and the benchmarks that run BFCL's command line take its start here: `command()` and
+`environment()` (BFCL's runner's own small dependencies installed once by `deps()`).
 """
 
 from __future__ import annotations
 
 import importlib.abc
 import importlib.machinery
+import os
+import subprocess
 import sys
 import types
+from pathlib import Path
 from typing import Any
+
+# BFCL's runner's own small dependencies (this file stands in for the other vendors' SDKs only)
+RUNNER_DEPS = ["filelock==3.20.0", "overrides==7.7.0", "tabulate==0.9.0"]
+DEPS = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "repair-harness" / "bfcl-runner-deps"
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def deps() -> Path:
+    """The folder of BFCL's runner's own dependencies, installed there the first time."""
+    if not (DEPS / "filelock").is_dir():
+        cmd = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(DEPS), *RUNNER_DEPS]
+        subprocess.run(cmd, check=True)
+    return DEPS
+
+
+def command(*models: str, served: str | None = None) -> list[str]:
+    """`bfcl` of the installed bfcl-eval, as this file runs it: `served`, a model served at
+    OPENAI_BASE_URL (see `register`); `models`, names of BFCL's model table spelled `NAME=FC` or
+    `NAME=prompting`, added where the table lacks them (see `add`)."""
+    cmd = [sys.executable, str(Path(__file__).resolve())]
+    for model in models:
+        cmd += ["--add-model", model]
+    return cmd + (["--served-model", served] if served else [])
+
+
+def environment(project: Path | str, **extra: str) -> dict[str, str]:
+    """The environment of `command()`: BFCL's project root (its result/ and score/ folders) `project`."""
+    path = os.pathsep.join([str(ROOT), str(deps())])
+    return {**os.environ, "PYTHONPATH": path, "BFCL_PROJECT_ROOT": str(project), **extra}
+
 
 # import names whose absence BFCL's start-up survives with a stand-in (never used on the OpenAI path)
 STAND_INS = (
@@ -130,12 +166,39 @@ def register(served: str) -> None:
         )
 
 
+def add(name: str, fc: bool) -> bool:
+    """`name` in BFCL's model table, on `OpenAICompletionsHandler` (FC or prompting), where the
+    table lacks it, as BFCL's docs add a model; False where the table already has it (kept as is)."""
+    from bfcl_eval.constants.model_config import MODEL_CONFIG_MAPPING, ModelConfig
+    from bfcl_eval.model_handler.api_inference.openai_completion import OpenAICompletionsHandler
+
+    if name in MODEL_CONFIG_MAPPING:
+        return False
+    MODEL_CONFIG_MAPPING[name] = ModelConfig(
+        model_name=name,
+        display_name=name,
+        url="",
+        org="",
+        license="",
+        model_handler=OpenAICompletionsHandler,
+        is_fc_model=fc,
+    )
+    return True
+
+
 if __name__ == "__main__":
-    # `bfcl_runner.py --served-model NAME generate|evaluate ...`
+    # `bfcl_runner.py [--add-model NAME=FC|prompting]... [--served-model NAME] generate|evaluate ...`
     install()
     from bfcl_eval.__main__ import cli
 
     args = sys.argv[1:]
+    while args[:1] == ["--add-model"]:
+        name, _, kind = args[1].rpartition("=")
+        if kind not in ("FC", "prompting"):
+            sys.exit(f"--add-model {args[1]}: NAME=FC or NAME=prompting")
+        if add(name, kind == "FC"):
+            print(f"{name}: not in BFCL's model table: added on OpenAICompletionsHandler, {kind}", file=sys.stderr)
+        args = args[2:]
     if args[:1] == ["--served-model"]:
         register(args[1])
         args = args[2:]
