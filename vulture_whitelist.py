@@ -25,7 +25,7 @@ from harness.agents import reader
 from harness.cli import common, imports, listing, power, reproduce
 from harness.imports import bfcl as bfcl_import
 from harness.serving import server_proc
-from results import report_model, rundir
+from results import report_model, run_meta
 
 # names that no object importable here carries: TypedDict keys, a transformers model's attribute
 by_name: Any = None
@@ -44,8 +44,8 @@ _ = (
     run_spec.RunSpec._model_names,
     run_spec.RunSpec._out,
     run_spec.RunSpec._shard,
-    # pydantic fields run.json is validated against (results.rundir.RunMeta), read as a dict after
-    rundir.RunMeta.moving_errors,
+    # pydantic fields run.json is validated against (results.run_meta.RunMeta), read as a dict after
+    run_meta.RunMeta.moving_errors,
     types.EpisodeRecord._without_fork,
     contract.Violation._without_bounds,
     # pydantic fields filled by name (envs.validation.bounds_of) and written by Bounds.given

@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/cpu_per_call.py [--rounds 3] [--small 200] [--large 800]
         [--before PATH]   (another checkout of the harness, measured in the same rounds)
 
-The server: benchmarks/throughput.py's stand-in (latency 0, one fixed chat completion with a native
+The server: benchmarks/stand_in_server.py's stand-in (latency 0, one fixed chat completion with a native
 call, no model work). Each client plays --small and then --large single-call episodes as a user
 runs it, a fresh process each:
 - the harness: `repair-harness run` (bank-disputes, budget 1, native tools, concurrency 32,
@@ -44,7 +44,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.throughput import MODEL, start_server  # noqa: E402
+from benchmarks.stand_in_server import MODEL, start_server  # noqa: E402
 
 # BFCL's single-turn categories of one request per entry, in the order their entries are taken
 BFCL_SINGLE = (("simple_python", 400), ("multiple", 200), ("parallel", 200), ("parallel_multiple", 200))

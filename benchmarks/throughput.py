@@ -61,8 +61,6 @@ import asyncio
 import functools
 import io
 import json
-import multiprocessing
-import multiprocessing.process
 import os
 import statistics
 import sys
@@ -74,120 +72,12 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.stand_in_server import MODEL, canonical, seen_since, served_rate, start_server  # noqa: E402
+
 LATENCIES_MS = (0, 50)
 CONCURRENCY = (1, 8, 32)
-MODEL = "bench-model"
 # issue 40's targets, at C=32, L=50 ms: the harness row over the raw row, and over the sdk row
 LIMIT_TARGET, SDK_TARGET = 0.85, 1.5
-
-
-def _chat_answer() -> bytes:
-    call = {
-        "id": "call_0",
-        "type": "function",
-        "function": {"name": "open_dispute", "arguments": json.dumps({"operation_id": "op-AAAAAA", "reason": "fraud"})},
-    }
-    return json.dumps(
-        {
-            "id": "chatcmpl-bench",
-            "object": "chat.completion",
-            "created": 0,
-            "model": MODEL,
-            "choices": [
-                {
-                    "index": 0,
-                    "finish_reason": "tool_calls",
-                    "message": {"role": "assistant", "content": None, "tool_calls": [call]},
-                }
-            ],
-            "usage": {"prompt_tokens": 300, "completion_tokens": 20, "total_tokens": 320},
-        }
-    ).encode()
-
-
-def _models_answer() -> bytes:
-    return json.dumps(
-        {"object": "list", "data": [{"id": MODEL, "object": "model", "created": 0, "owned_by": "bench"}]}
-    ).encode()
-
-
-# -- the server ---------------------------------------------------------------------------------
-
-
-async def _serve(latency_s: float, conn: Any) -> None:
-    chat, models = _chat_answer(), _models_answer()
-    head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n"
-    replies = {True: head % len(models) + models, False: head % len(chat) + chat}
-    # since the last GET /stats: the window (first chat request in, last answer out) and the bodies
-    seen: dict[str, Any] = {"n": 0, "first": None, "last": None}
-    bodies: list[str] = []
-
-    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            while True:
-                request = await reader.readuntil(b"\r\n\r\n")
-                if request.startswith(b"GET /stats"):
-                    body = json.dumps({**seen, "bodies": bodies}).encode()
-                    seen.update(n=0, first=None, last=None)
-                    bodies.clear()
-                    writer.write(head % len(body) + body)
-                    continue
-                get = request.startswith(b"GET")
-                if not get and seen["first"] is None:
-                    seen["first"] = time.perf_counter()
-                at = request.lower().find(b"content-length:")
-                if at >= 0:
-                    data = await reader.readexactly(int(request[at + 15 : request.index(b"\r\n", at)]))
-                    if not get:
-                        bodies.append(data.decode())
-                if latency_s:
-                    await asyncio.sleep(latency_s)
-                writer.write(replies[get])
-                if not get:
-                    seen["n"] += 1
-                    seen["last"] = time.perf_counter()
-        except (asyncio.IncompleteReadError, ConnectionError):
-            pass
-        finally:
-            writer.close()
-
-    server = await asyncio.start_server(handle, "127.0.0.1", 0, backlog=1024)
-    conn.send(server.sockets[0].getsockname()[1])
-    async with server:
-        await server.serve_forever()
-
-
-def _server_main(latency_s: float, conn: Any) -> None:
-    asyncio.run(_serve(latency_s, conn))
-
-
-def start_server(latency_s: float) -> tuple[multiprocessing.process.BaseProcess, str]:
-    ours, theirs = multiprocessing.Pipe()
-    proc = multiprocessing.get_context("fork").Process(target=_server_main, args=(latency_s, theirs), daemon=True)
-    proc.start()
-    return proc, f"http://127.0.0.1:{ours.recv()}/v1"
-
-
-def _seen(url: str) -> dict[str, Any]:
-    """What the server saw since the last look (which it then forgets)."""
-    import urllib.request
-
-    with urllib.request.urlopen(url.rsplit("/v1", 1)[0] + "/stats") as resp:
-        return json.loads(resp.read())
-
-
-def _canonical(bodies: Any) -> list[str]:
-    """The bodies as a multiset: whatever their order of arrival and JSON spacing."""
-    return sorted(json.dumps(b, sort_keys=True) for b in bodies)
-
-
-def served_rate(url: str, expected: list[str]) -> float:
-    """Chat calls per second in the window the server saw: the same measure for every client,
-    without its start-up and shut-down. The client must have sent exactly the expected bodies."""
-    seen = _seen(url)
-    if _canonical(json.loads(b) for b in seen["bodies"]) != expected:
-        raise SystemExit(f"the server saw {seen['n']} chat calls, not the {len(expected)} expected bodies")
-    return seen["n"] / (seen["last"] - seen["first"])
 
 
 # -- the requests ---------------------------------------------------------------------------------
@@ -212,9 +102,9 @@ def _spec(url: str, n: int, concurrency: int, out: str, budget: int | None) -> A
 
 def capture(url: str, episodes: int, budget: int | None) -> list[dict[str, Any]]:
     """The bodies the harness sends for `episodes` episodes: it plays them once, the server keeps them."""
-    _seen(url)
+    seen_since(url)
     harness(url, episodes, 1, budget)
-    return [json.loads(b) for b in _seen(url)["bodies"]]
+    return [json.loads(b) for b in seen_since(url)["bodies"]]
 
 
 # -- the three clients ---------------------------------------------------------------------------
@@ -391,7 +281,7 @@ def measure(
     episodes: int,
     budget: int | None,
 ) -> dict[str, Any]:
-    expected = _canonical(bodies)
+    expected = canonical(bodies)
     runners = {
         "raw": lambda: raw(url, bodies, concurrency),
         "sdk": lambda: sdk(url, bodies, concurrency),
@@ -435,11 +325,11 @@ def peer_run(url: str, entries: int, peer: str) -> tuple[float, float, float]:
     and its CPU ms a call, start-up included."""
     from benchmarks.cpu_per_call import bfcl_cpu, inspect_cpu
 
-    _seen(url)
+    seen_since(url)
     start = time.perf_counter()
     cpu = (bfcl_cpu if peer == "bfcl" else inspect_cpu)(url, entries)
     elapsed = time.perf_counter() - start
-    seen = _seen(url)
+    seen = seen_since(url)
     if seen["n"] != entries:
         raise SystemExit(f"the server saw {seen['n']} chat calls from {peer}, not {entries}")
     return seen["n"] / (seen["last"] - seen["first"]), entries / elapsed, cpu / entries * 1000
@@ -507,7 +397,7 @@ def main() -> None:
                 episodes = episodes_for(ms, c, args.scale, per_episode)
                 bodies = capture(url0, episodes, args.budget)
                 raw(url0, bodies[:50], 4), sdk(url0, bodies[:50], 4), transport_bare(url0, bodies[:50], 4)  # warm-up
-                _seen(url0)
+                seen_since(url0)
                 r = measure(servers[ms][1], ms, c, args.pairs, bodies, episodes, args.budget)
                 print(
                     f"{ms:>4} {c:>3} {r['calls']:>5} {r['raw']:>6.0f} {r['sdk']:>6.0f} {r['transport']:>6.0f} "

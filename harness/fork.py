@@ -33,7 +33,7 @@ from harness.replay import PrefixEnd, Replay, Replaying
 from harness.run_spec import RunSpec
 from harness.spec import Resolved, check_grid_size, resolved
 from harness.types import SCHEMA_VERSION, EpisodeKey, ModelTurn
-from results import rundir
+from results import run_meta, rundir
 from results.divergence import shown_until
 
 # call outcomes that are not a rejection (CallLog.outcome); any other is a violation's code
@@ -149,7 +149,7 @@ def load_sources(paths: list[str]) -> list[Source]:
     """The run directories the paths name (a folder of runs stands for them), each checked."""
     sources = []
     for path in rundir.run_dirs(paths):
-        meta = rundir.read_meta(path)
+        meta = run_meta.read_meta(path)
         if not rundir.is_run_dir(path) or meta is None:
             raise ForkError(f"{path}: not a run directory (no {rundir.RECORDS} with its {rundir.META})")
         missing = [f for f in ("spec", "run_id") if meta.get(f) is None]  # read_meta checks types, not presence

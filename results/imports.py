@@ -23,7 +23,7 @@ from typing import Any
 
 import pandas as pd
 
-from results import rundir
+from results import run_meta, rundir
 from results.columns import C
 from results.errors import RecordsError
 
@@ -69,7 +69,7 @@ def found(paths: Iterable[str | Path]) -> list[ImportedRun]:
     for run_dir in _candidates(map(Path, paths)):
         recorded = rundir.recorded_any(run_dir)
         try:
-            meta = rundir.read_meta(run_dir) or {}
+            meta = run_meta.read_meta(run_dir) or {}
         except RecordsError:
             continue
         source, spec = provenance(meta), meta.get("spec") or {}

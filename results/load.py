@@ -20,18 +20,17 @@ from results.columns import KEY_FIELDS, C
 from results.dynamics import episode_columns
 from results.errors import RecordsError
 from results.rows import Rows
+from results.run_meta import check_metas, read_meta
 from results.rundir import (
     DEFAULTS,
     META,
     REQUIRED,
     PathLike,
-    check_metas,
     check_once,
     check_record,
     existing_records,
     key_text,
     read_lines,
-    read_meta,
     records_path,
     regular_records,
     utf8_name,

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from results import rundir
+from results import run_meta
 from results.errors import RecordsError
 
 
@@ -33,7 +33,7 @@ def notes(run_dirs: Iterable[str]) -> dict[str, Any]:
     nondeterministic: set[str] = set()
     for run_dir in run_dirs:
         try:
-            meta = rundir.read_meta(run_dir) or {}
+            meta = run_meta.read_meta(run_dir) or {}
         except RecordsError:
             continue
         for session in meta.get("sessions") or []:

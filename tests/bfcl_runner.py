@@ -147,35 +147,14 @@ def install() -> None:
     sys.meta_path.append(_Finder())
 
 
-def register(served: str) -> None:
-    """Two entries of BFCL's model table for a model served at OPENAI_BASE_URL under the name
-    `served`, both on `OpenAICompletionsHandler`: `{served}-FC` (its FC path: the name holds "FC")
-    and `{served}` (its prompting path), as BFCL's docs add a model."""
+def _entry(name: str, served: str, fc: bool) -> None:
+    """`name` in BFCL's model table for the model served as `served`, on `OpenAICompletionsHandler`
+    (FC or prompting), as BFCL's docs add a model."""
     from bfcl_eval.constants.model_config import MODEL_CONFIG_MAPPING, ModelConfig
     from bfcl_eval.model_handler.api_inference.openai_completion import OpenAICompletionsHandler
 
-    for name, fc in ((f"{served}-FC", True), (served, False)):
-        MODEL_CONFIG_MAPPING[name] = ModelConfig(
-            model_name=served,
-            display_name=name,
-            url="",
-            org="",
-            license="",
-            model_handler=OpenAICompletionsHandler,
-            is_fc_model=fc,
-        )
-
-
-def add(name: str, fc: bool) -> bool:
-    """`name` in BFCL's model table, on `OpenAICompletionsHandler` (FC or prompting), where the
-    table lacks it, as BFCL's docs add a model; False where the table already has it (kept as is)."""
-    from bfcl_eval.constants.model_config import MODEL_CONFIG_MAPPING, ModelConfig
-    from bfcl_eval.model_handler.api_inference.openai_completion import OpenAICompletionsHandler
-
-    if name in MODEL_CONFIG_MAPPING:
-        return False
     MODEL_CONFIG_MAPPING[name] = ModelConfig(
-        model_name=name,
+        model_name=served,
         display_name=name,
         url="",
         org="",
@@ -183,6 +162,23 @@ def add(name: str, fc: bool) -> bool:
         model_handler=OpenAICompletionsHandler,
         is_fc_model=fc,
     )
+
+
+def register(served: str) -> None:
+    """Two entries of BFCL's model table for a model served at OPENAI_BASE_URL under the name
+    `served`: `{served}-FC` (its FC path: the name holds "FC") and `{served}` (its prompting path)."""
+    for name, fc in ((f"{served}-FC", True), (served, False)):
+        _entry(name, served, fc)
+
+
+def add(name: str, fc: bool) -> bool:
+    """`name` in BFCL's model table (FC or prompting) where the table lacks it; False where the
+    table already has it (kept as is)."""
+    from bfcl_eval.constants.model_config import MODEL_CONFIG_MAPPING
+
+    if name in MODEL_CONFIG_MAPPING:
+        return False
+    _entry(name, name, fc)
     return True
 
 

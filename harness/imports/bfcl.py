@@ -37,7 +37,8 @@ from harness.imports.inputs import text_lines
 from harness.imports.play import Batch, Recorded
 from harness.run_spec import RunSpec
 from harness.types import ModelTurn, Usage
-from results.rundir import once, read_meta
+from results.run_meta import read_meta
+from results.rundir import once
 
 CONDITION = "bfcl-native"
 PROTOCOL = {"protocol": "bfcl"}  # the suite's options an import plays under (envs.bfcl.suite)

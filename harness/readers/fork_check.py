@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.types import EpisodeKey
-from results import rundir
+from results import run_meta, rundir
 
 # what a continuation must repeat of each recorded call
 _CALL = ("kind", "signature", "outcome")
@@ -29,7 +29,7 @@ def _lines(path: Path) -> list[dict[str, Any]]:
 
 def differences(out: str | Path) -> tuple[int, list[str]]:
     """The fork records compared (scored ones) and, for each that differs, what differs."""
-    meta = rundir.read_meta(out) or {}
+    meta = run_meta.read_meta(out) or {}
     fork = (meta.get("spec") or {}).get("fork") or {}
     sources: dict[str, dict[str, dict[str, Any]]] = {}
     for path, run in zip(fork.get("sources", []), fork.get("runs", []), strict=False):

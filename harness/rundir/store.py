@@ -47,7 +47,7 @@ from harness.rundir.append import Appender
 from harness.rundir.files import compact_json, replace_file, to_json
 from harness.rundir.folder import RunDirError, make_dirs, refuse_links, remove_created, take_lock
 from harness.types import EpisodeKey, EpisodeRecord
-from results import rundir
+from results import run_meta, rundir
 from results.errors import RecordsError
 
 
@@ -218,7 +218,7 @@ class RunDir:
 
     def _read_meta(self) -> dict[str, Any] | None:
         try:
-            meta = rundir.read_meta(self.path)  # the one reader of run.json: the report's verdict too
+            meta = run_meta.read_meta(self.path)  # the one reader of run.json: the report's verdict too
         except RecordsError as exc:
             raise RunDirError(str(exc)) from None
         if meta is None:
