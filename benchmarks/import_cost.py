@@ -87,9 +87,9 @@ def _normal(value: object, run_ids: set[str]) -> object:
     return value
 
 
-def written(out: Path) -> dict[str, object]:
+def written(out: Path) -> dict[str, tuple[list[str], dict[str, object]]]:
     """Each run folder's records (sorted) and transcripts (by name), the run id taken out."""
-    found: dict[str, object] = {}
+    found: dict[str, tuple[list[str], dict[str, object]]] = {}
     for records in sorted(out.rglob("records.jsonl")):
         lines = [json.loads(line) for line in records.read_text(encoding="utf-8").splitlines()]
         ids = {str(r["run_id"]) for r in lines}
@@ -98,6 +98,39 @@ def written(out: Path) -> dict[str, object]:
             {p.name: _normal(json.loads(p.read_text()), ids) for p in (records.parent / "transcripts").iterdir()},
         )
     return found
+
+
+def _paths(a: object, b: object, at: str = "") -> set[str]:
+    """Where two JSON values differ, list indices written []: the fields, not each place."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return {p for k in a.keys() | b.keys() for p in _paths(a.get(k, ...), b.get(k, ...), f"{at}.{k}")}
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        return {p for x, y in zip(a, b, strict=True) for p in _paths(x, y, f"{at}[]")}
+    return set() if a == b else {at or "."}
+
+
+def compared(
+    after: dict[str, tuple[list[str], dict[str, object]]], before: dict[str, tuple[list[str], dict[str, object]]]
+) -> str:
+    """The two imports' records, then their transcripts: identical but for the run id, or what differs
+    (a newer harness may write more into a transcript than an older one for the same records)."""
+    if after.keys() != before.keys():
+        return f"records: other run folders ({sorted(after)} against {sorted(before)})"
+    records = sum(after[run][0] != before[run][0] for run in after)
+    said = [f"records: {'identical but for the run id' if not records else f'DIFFER in {records} run folders'}"]
+    differ = [
+        (a, before[run][1].get(name))
+        for run in after
+        for name, a in after[run][1].items()
+        if a != before[run][1].get(name)
+    ]
+    total = sum(len(after[run][1]) for run in after)
+    fields = sorted({p for a, b in differ for p in _paths(a, b)})
+    said.append(
+        f"transcripts: {'identical but for the run id' if not differ else f'{len(differ)} of {total} differ'}"
+        + (f", in {', '.join(fields[:6])}{' ...' if len(fields) > 6 else ''}" if fields else "")
+    )
+    return "; ".join(said)
 
 
 def model_of(path: Path) -> str:
@@ -244,7 +277,7 @@ def main() -> None:
                 mine, _ = ours(Path(tmp) / "after-0" / f"{i}-{folder.name}")
                 agreement(folder, mine, Path(tmp) / "bfcl-0" / f"{i}-{folder.name}")
         if args.before:
-            same = written(Path(tmp) / "after-0") == written(Path(tmp) / "before-0")
+            same = compared(written(Path(tmp) / "after-0"), written(Path(tmp) / "before-0"))
     release = "--bfcl-version auto" if args.auto else "the installed release"
     medians = {side: statistics.median(totals) for side, totals in cpu.items()}
     for side, median in medians.items():
@@ -262,7 +295,7 @@ def main() -> None:
         print(f"{peer}: {medians['bfcl']:.2f} cpu s for {scored} entries = {each:.2f} ms an entry")
         print(f"after / bfcl evaluate, CPU an entry: {medians['after'] / n * 1000 / each:.2f}")
     if args.before:
-        print("records and transcripts:", "identical but for the run id" if same else "DIFFER")
+        print(same)
     print("load average:", " ".join(f"{x:.2f}" for x in os.getloadavg()))
 
 
