@@ -29,7 +29,6 @@ import asyncio
 import concurrent.futures
 import fcntl
 import functools
-import io
 import json
 import os
 import uuid
@@ -46,14 +45,10 @@ from harness.run_spec import RunSpec, grows_grid
 from harness.rundir.append import Appender
 from harness.rundir.files import compact_json, replace_file, to_json
 from harness.rundir.folder import RunDirError, make_dirs, refuse_links, remove_created, take_lock
+from harness.rundir.recorded import key_id, recorded
 from harness.types import EpisodeKey, EpisodeRecord
 from results import run_meta, rundir
 from results.errors import RecordsError
-
-
-def _key_id(row: dict[str, Any]) -> str:
-    # a record from before the constrain axis has no `constrain`: it was unconstrained
-    return EpisodeKey.of(row).id()
 
 
 class RunDir:
@@ -120,7 +115,7 @@ class RunDir:
         except UserError:
             self.close()
             raise
-        return {_key_id(r) for r in self._rows}
+        return {key_id(r) for r in self._rows}
 
     def errors_on_record(self) -> int:
         """Harness-error records among those `open` found (a plain resume does not replay them)."""
@@ -130,8 +125,8 @@ class RunDir:
         """The episodes `--retry-errors` plays again: those recorded only as harness errors (a
         result recorded after an error, by an older harness's replay, stands; the error still
         moves aside)."""
-        scored = {_key_id(r) for r in self._rows if not r.get("harness_error")}
-        return {k for r in self._rows if r.get("harness_error") and (k := _key_id(r)) not in scored}
+        scored = {key_id(r) for r in self._rows if not r.get("harness_error")}
+        return {k for r in self._rows if r.get("harness_error") and (k := key_id(r)) not in scored}
 
     def move_errors_aside(self) -> None:
         """`--retry-errors` with no episode to play: the harness-error records still move aside."""
@@ -235,30 +230,7 @@ class RunDir:
             return []
         data = self.records.read_bytes()
         whole = rundir.whole_lines(data)
-        rows, numbers = [], []
-        text = io.StringIO(whole.decode("utf-8", errors="surrogateescape"), newline=None)
-        try:
-            numbered = list(rundir.record_lines(text))
-        except RecordsError as exc:
-            raise RunDirError(f"{self.records}: {exc}") from None
-        for number, line in numbered:
-            try:
-                row = json.loads(line)
-                rundir.check_record(row, f"{self.records} line {number}")  # the report's verdict too
-                _key_id(row)
-            except RecordsError as exc:
-                raise RunDirError(f"{exc}; nothing was changed: repair that line, or use another --out") from None
-            except (ValueError, KeyError, TypeError):
-                raise RunDirError(
-                    f"{self.records} line {number} is not a record (damaged in the middle, not cut at the end); "
-                    "nothing was changed: repair or remove that line, or use another --out"
-                ) from None
-            rows.append(row)
-            numbers.append(number)
-        rundir.check_once(
-            self.records,
-            ((rundir.record_key(r), r.get("success") is not None, n) for r, n in zip(rows, numbers, strict=True)),
-        )
+        rows, numbers = recorded(self.records, whole)
         lost = {i for i, r in enumerate(rows) if rundir.transcript_lost(self.path, r)}
         self.lost_transcripts = len(lost)
         if lost:  # records a crash kept without their transcripts: they go, their episodes play again
