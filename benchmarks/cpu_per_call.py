@@ -35,7 +35,6 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -44,21 +43,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.process_cpu import command_cpu  # noqa: E402
 from benchmarks.stand_in_server import MODEL, start_server  # noqa: E402
 
 # BFCL's single-turn categories of one request per entry, in the order their entries are taken
 BFCL_SINGLE = (("simple_python", 400), ("multiple", 200), ("parallel", 200), ("parallel_multiple", 200))
-
-
-def _cpu(cmd: list[str], env: dict[str, str], cwd: Path) -> float:
-    """User + system CPU seconds of a command and the children it waited for."""
-    with tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=err)
-        _, status, usage = os.wait4(proc.pid, 0)
-        if os.waitstatus_to_exitcode(status) != 0:
-            err.seek(0)
-            raise SystemExit(f"{cmd[:4]} failed: {err.read().decode()[-3000:]}")
-    return usage.ru_utime + usage.ru_stime
 
 
 def harness_cpu(tree: Path, url: str, n: int, cache: Path) -> float:
@@ -67,7 +56,7 @@ def harness_cpu(tree: Path, url: str, n: int, cache: Path) -> float:
         cmd = [sys.executable, "-m", "harness.cli", "run", "--suite", "bank-disputes", "--model", MODEL]
         cmd += ["--endpoint", url, "--conditions", "allowed_json", "--tool-mode", "native", "--budget", "1"]
         cmd += ["--no-preflight", "--concurrency", "32", "--env", f"n_tasks={n}", "--out", f"{out}/run"]
-        return _cpu(cmd, env, tree)
+        return command_cpu(cmd, env, tree)[0]
 
 
 def bfcl_ids(n: int) -> dict[str, list[str]]:
@@ -86,7 +75,7 @@ def bfcl_cpu(url: str, n: int) -> float:
         Path(work, "test_case_ids_to_generate.json").write_text(json.dumps(bfcl_ids(n)))
         env = environment(work, OPENAI_BASE_URL=url, OPENAI_API_KEY="none")
         cmd = [*command(served=MODEL), "generate", "--model", f"{MODEL}-FC", "--run-ids", "--num-threads", "32"]
-        cpu = _cpu(cmd, env, Path(work))
+        cpu = command_cpu(cmd, env, Path(work))[0]
         written = sum(len(p.read_text().splitlines()) for p in Path(work, "result").rglob("*_result.json"))
         if written != n:
             raise SystemExit(f"BFCL's runner wrote {written} results, not {n}")
@@ -115,7 +104,7 @@ def inspect_cpu(url: str, n: int) -> float:
     """inspect_ai (a peer): `eval` of n one-message samples through its OpenAI-compatible provider,
     32 connections, in a fresh process, its log written as a user's is."""
     env = {**os.environ, "BENCH_API_KEY": "none"}
-    return _cpu([sys.executable, "-c", INSPECT_EVAL, str(n), url, MODEL], env, Path(tempfile.gettempdir()))
+    return command_cpu([sys.executable, "-c", INSPECT_EVAL, str(n), url, MODEL], env, Path(tempfile.gettempdir()))[0]
 
 
 def main() -> None:

@@ -25,51 +25,20 @@ the line says so. Its scores and the import's verdicts are compared file by file
 from __future__ import annotations
 
 import argparse
-import ctypes
 import json
 import os
 import re
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from importlib.metadata import version
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-PR_SET_CHILD_SUBREAPER = 36
 
-
-def _subreaper() -> bool:
-    """Orphaned descendants reparented to this process (Linux); False where that cannot be."""
-    try:
-        return ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
-    except (OSError, AttributeError):
-        return False
-
-
-def _cpu(cmd: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float, str]:
-    """CPU seconds of a command with all its descendants, its wall seconds and its stderr."""
-    start = time.monotonic()
-    with tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=err)
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.monotonic() - start
-        cpu = usage.ru_utime + usage.ru_stime
-        while True:  # the orphans it left, reparented here
-            try:
-                _, _, left = os.wait4(-1, 0)
-            except ChildProcessError:
-                break
-            cpu += left.ru_utime + left.ru_stime
-        if os.waitstatus_to_exitcode(status) != 0:
-            err.seek(0)
-            raise SystemExit(f"{' '.join(cmd[2:6])} failed: {err.read().decode()[-3000:]}")
-        err.seek(0)
-        return cpu, wall, err.read().decode(errors="replace")
+from benchmarks.process_cpu import command_cpu, subreaper  # noqa: E402
 
 
 def entries(folder: Path) -> int:
@@ -184,7 +153,9 @@ def bfcl_evaluate(folder: Path, project: Path, kinds: dict[str, str | None]) -> 
     # BFCL names a model folder's model by its underscores made slashes (eval_runner's own rule)
     adds = [f"{m.replace('_', '/')}={kinds[m]}" for m in sorted(models)]
     cmd = [*command(*adds), "evaluate", "--model", ",".join(a.split("=")[0] for a in adds)]
-    cpu, wall, err = _cpu([*cmd, "--test-category", "multi_turn"], environment(project, OPENAI_API_KEY="none"), project)
+    cpu, wall, err = command_cpu(
+        [*cmd, "--test-category", "multi_turn"], environment(project, OPENAI_API_KEY="none"), project, orphans=True
+    )
     notes += [line.strip() for line in err.splitlines() if "not in BFCL's model table" in line]
     return cpu, wall, n, notes
 
@@ -236,7 +207,7 @@ def main() -> None:
     ap.add_argument("--before", type=Path, help="another checkout of the harness, measured in the same rounds")
     ap.add_argument("--no-peer", action="store_true", help="leave BFCL's own `bfcl evaluate` (the peer) out")
     args = ap.parse_args()
-    reaped = _subreaper()
+    reaped = subreaper()
     if not reaped:
         print("(no child subreaper here: a descendant left running by its parent is not counted)")
     trees = {"after": ROOT} | ({"before": args.before.resolve()} if args.before else {})
@@ -252,7 +223,7 @@ def main() -> None:
                 for i, folder in enumerate(args.folders):
                     out = Path(tmp) / f"{side}-{r}" / f"{i}-{folder.name}"
                     cmd = [sys.executable, "-m", "harness.cli", "import", "bfcl", str(folder.resolve()), "--out"]
-                    seconds, wall, _ = _cpu([*cmd, str(out), *flags], env, tree)
+                    seconds, wall, _ = command_cpu([*cmd, str(out), *flags], env, tree, orphans=True)
                     print(f"round {r + 1}, {side}: {folder.name}: {seconds:.2f} cpu s, {wall:.1f} wall s", flush=True)
                     total += seconds
                 cpu[side].append(total)
